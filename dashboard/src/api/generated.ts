@@ -1,0 +1,88 @@
+// Requests to a project's generated API (/v1/<project_id>), kept raw so the
+// Test console can show status, headers, timing and the body as sent back.
+import { ApiError, type ErrorBody } from './client';
+
+export type QueryPairs = [string, string][];
+
+export interface GeneratedRequest {
+  method: string;
+  /** Path below /v1/<project_id>, starting with a slash: `/users/3`. */
+  path: string;
+  query?: QueryPairs;
+  /** A JSON text (sent as is) or a value to encode. */
+  body?: string | unknown;
+  credential?: string;
+}
+
+export interface GeneratedResponse {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  headers: [string, string][];
+  text: string;
+  json: unknown;
+  timeMs: number;
+}
+
+export function apiBasePath(projectId: string): string {
+  return `/v1/${encodeURIComponent(projectId)}`;
+}
+
+/** The relative URL of a request, with query pairs encoded but brackets kept readable. */
+export function generatedUrl(projectId: string, path: string, query: QueryPairs = []): string {
+  const search = query
+    .filter(([name]) => name !== '')
+    .map(([name, value]) => `${encodeQueryPart(name)}=${encodeQueryPart(value)}`)
+    .join('&');
+  return `${apiBasePath(projectId)}${path}${search ? `?${search}` : ''}`;
+}
+
+function encodeQueryPart(part: string): string {
+  return encodeURIComponent(part).replace(/%5B/g, '[').replace(/%5D/g, ']').replace(/%2C/g, ',');
+}
+
+export async function sendGenerated(projectId: string, request: GeneratedRequest): Promise<GeneratedResponse> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (request.credential) headers.Authorization = `Bearer ${request.credential}`;
+  let body: string | undefined;
+  if (request.body !== undefined && request.body !== '') {
+    headers['Content-Type'] = 'application/json';
+    body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+  }
+  const started = performance.now();
+  const response = await fetch(generatedUrl(projectId, request.path, request.query), {
+    method: request.method.toUpperCase(),
+    headers,
+    body,
+  });
+  const text = await response.text();
+  const timeMs = Math.round(performance.now() - started);
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    ok: response.ok,
+    headers: [...response.headers.entries()],
+    text,
+    json,
+    timeMs,
+  };
+}
+
+/** The envelope's data and meta, or the envelope's error as an ApiError. */
+export function unwrapGenerated<T>(response: GeneratedResponse): { data: T; meta?: Record<string, unknown>; message?: string } {
+  const payload = response.json as { success?: boolean; data?: T; meta?: Record<string, unknown>; message?: string; error?: ErrorBody } | undefined;
+  if (response.ok && payload && payload.success !== false) {
+    return { data: payload.data as T, meta: payload.meta, message: payload.message };
+  }
+  if (payload?.error?.code) throw new ApiError(response.status, payload.error);
+  throw new ApiError(response.status, {
+    code: 'BAD_RESPONSE',
+    message: `The API answered ${response.status} without the expected JSON body.`,
+  });
+}

@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import type { SchemaColumn, SchemaDocument, SchemaTable } from '../schema/document';
+import { describePath, problemAt, unclaimedProblems, validateDocument } from './validation';
+
+function doc(...tables: SchemaTable[]): SchemaDocument {
+  return { tables };
+}
+
+function table(name: string, ...columns: SchemaColumn[]): SchemaTable {
+  return { name, columns };
+}
+
+const users = table(
+  'users',
+  { name: 'email', type: 'email', required: true, unique: true },
+  { name: 'password_hash', type: 'password', required: true },
+);
+
+describe('validateDocument', () => {
+  it('accepts the contract example', () => {
+    const example = doc(
+      {
+        name: 'users',
+        auth: true,
+        columns: [
+          { name: 'email', type: 'email', required: true, unique: true },
+          { name: 'name', type: 'text', max_length: 100 },
+          { name: 'password_hash', type: 'password', required: true },
+          { name: 'age', type: 'integer', min: 0 },
+          { name: 'is_active', type: 'boolean', default: true },
+        ],
+      },
+      table(
+        'posts',
+        { name: 'title', type: 'text', required: true, searchable: true },
+        { name: 'author_id', type: 'integer', references: { table: 'users', on_delete: 'cascade' } },
+      ),
+    );
+    expect(validateDocument(example)).toEqual({});
+  });
+
+  it.each([
+    ['', 'Table name is required'],
+    ['Users', 'Table name must start with a lower-case letter'],
+    ['1users', 'Table name must start with a lower-case letter'],
+    ['_private', 'Table name must not start with an underscore'],
+    ['user-list', 'Table name may hold only lower-case letters, digits and underscores'],
+    ['a'.repeat(64), 'Table name must be at most 63 characters'],
+    ['auth', '"auth" is reserved'],
+    ['docs', '"docs" is reserved'],
+  ])('rejects the table name %j', (name, message) => {
+    expect(validateDocument(doc(table(name)))).toEqual({ 'tables[0].name': message });
+  });
+
+  it('accepts a 63-character name', () => {
+    expect(validateDocument(doc(table('a'.repeat(63))))).toEqual({});
+  });
+
+  it('flags the second of two tables with one name', () => {
+    expect(validateDocument(doc(table('posts'), table('posts')))).toEqual({
+      'tables[1].name': 'another table is already named "posts"',
+    });
+  });
+
+  it.each(['id', 'created_at', 'updated_at'])('reserves the system column name %s', (name) => {
+    expect(validateDocument(doc(table('posts', { name, type: 'text' })))).toEqual({
+      'tables[0].columns[0].name': `"${name}" is a system column every table already has`,
+    });
+  });
+
+  it('flags duplicate column names and bad column names', () => {
+    const problems = validateDocument(
+      doc(table('posts', { name: 'title', type: 'text' }, { name: 'title', type: 'text' }, { name: 'Body', type: 'text' })),
+    );
+    expect(problems).toEqual({
+      'tables[0].columns[1].name': 'another column of "posts" is already named "title"',
+      'tables[0].columns[2].name': 'Column name must start with a lower-case letter',
+    });
+  });
+
+  it('flags an unknown type', () => {
+    expect(validateDocument(doc(table('posts', { name: 'x', type: 'varchar' })))).toEqual({
+      'tables[0].columns[0].type': 'unknown type "varchar"',
+    });
+  });
+
+  it('an enum needs distinct, non-empty values', () => {
+    const check = (values?: string[]) =>
+      validateDocument(doc(table('posts', { name: 'status', type: 'enum', values })))['tables[0].columns[0].values'];
+    expect(check(undefined)).toBe('an enum needs at least one value');
+    expect(check([])).toBe('an enum needs at least one value');
+    expect(check(['a', ''])).toBe('values must not be empty');
+    expect(check(['a', 'a'])).toBe('values must be distinct');
+    expect(check(['a', 'b'])).toBeUndefined();
+  });
+
+  it('a reference needs an existing table and a key of its id type', () => {
+    const problems = validateDocument(
+      doc(
+        { ...table('users'), id_type: 'uuid' },
+        table(
+          'posts',
+          { name: 'author_id', type: 'integer', references: { table: 'users' } },
+          { name: 'topic_id', type: 'integer', references: { table: 'topics' } },
+        ),
+        table('notes', { name: 'editor_id', type: 'uuid', required: true, references: { table: 'users', on_delete: 'set_null' } }),
+      ),
+    );
+    expect(problems).toEqual({
+      'tables[1].columns[0].references': 'must have type uuid, the type of users.id',
+      'tables[1].columns[1].references': 'there is no table "topics"',
+      'tables[2].columns[0].references': 'a required column cannot be set to null on delete',
+    });
+  });
+
+  it('checks ranges, lengths, patterns and defaults', () => {
+    const problems = validateDocument(
+      doc(
+        table(
+          'items',
+          { name: 'qty', type: 'integer', min: 5, max: 1, default: 2.5 },
+          { name: 'code', type: 'text', min_length: 4, max_length: 2, pattern: '([a-z' },
+          { name: 'flag', type: 'boolean', default: 'yes' },
+          { name: 'kind', type: 'enum', values: ['a'], default: 'b' },
+          { name: 'secret', type: 'password', default: 'x' },
+          { name: 'price', type: 'decimal', min: 0, default: -1 },
+        ),
+      ),
+    );
+    expect(problems).toEqual({
+      'tables[0].columns[0].max': 'must not be less than min',
+      'tables[0].columns[0].default': 'must be a whole number',
+      'tables[0].columns[1].max_length': 'must not be less than min_length',
+      'tables[0].columns[1].pattern': 'is not a valid regular expression',
+      'tables[0].columns[2].default': 'must be true or false',
+      'tables[0].columns[3].default': 'must be one of the values',
+      'tables[0].columns[4].default': 'a password column takes no default',
+      'tables[0].columns[5].default': 'must be at least 0',
+    });
+  });
+
+  it('an auth table needs an email and a password column, and there is only one', () => {
+    expect(validateDocument(doc({ ...table('members', { name: 'name', type: 'text' }), auth: true }))).toEqual({
+      'tables[0].auth': 'an auth table needs an email column and a password column',
+    });
+    expect(validateDocument(doc({ ...users, auth: true }, { ...users, name: 'admins', auth: true }))).toEqual({
+      'tables[1].auth': 'only one table can be the auth table ("users" is)',
+    });
+  });
+
+  it('the owner level needs an owner column that references the auth table', () => {
+    const posts: SchemaTable = {
+      ...table('posts', { name: 'title', type: 'text' }, { name: 'author_id', type: 'integer', references: { table: 'users' } }),
+      permissions: { read: 'public', update: 'owner' },
+    };
+    expect(validateDocument(doc({ ...users, auth: true }, posts))).toEqual({
+      'tables[1].permissions.update': 'the owner level needs an owner column',
+      'tables[1].owner_column': 'choose the column that holds the owner',
+    });
+    expect(validateDocument(doc({ ...users, auth: true }, { ...posts, owner_column: 'title' }))).toEqual({
+      'tables[1].owner_column': 'must reference the auth table "users"',
+    });
+    expect(validateDocument(doc({ ...users, auth: true }, { ...posts, owner_column: 'author_id' }))).toEqual({});
+    expect(validateDocument(doc(users, { ...posts, owner_column: 'author_id' }))).toEqual({
+      'tables[1].owner_column': 'needs an auth table for end users to own rows',
+    });
+  });
+
+  it('two relations with one name on a table clash', () => {
+    const problems = validateDocument(
+      doc(
+        users,
+        table(
+          'posts',
+          { name: 'author_id', type: 'integer', references: { table: 'users' } },
+          { name: 'author', type: 'integer', references: { table: 'users' } },
+        ),
+      ),
+    );
+    expect(problems).toEqual({
+      'tables[1].columns[1].relation': 'the relation name "author" is already used on "posts"',
+      'tables[1].columns[1].reverse_relation': 'the relation name "posts" is already used on "users"',
+    });
+  });
+});
+
+describe('showing problems at fields', () => {
+  const problems = {
+    'tables[0].columns[1].references.table': 'no such table',
+    'tables[0].columns[1].name': 'bad name',
+    'tables[0].columns[1].weird': 'odd',
+    'tables[0].columns[10].name': 'other column',
+    'tables[0]': 'table-wide',
+  };
+
+  it('problemAt includes sub-fields but not sibling indexes', () => {
+    expect(problemAt(problems, 'tables[0].columns[1].references')).toBe('no such table');
+    expect(problemAt(problems, 'tables[0].columns[1].name')).toBe('bad name');
+  });
+
+  it('unclaimedProblems lists what no field shows', () => {
+    expect(unclaimedProblems(problems, 'tables[0].columns[1]', ['name', 'references'])).toEqual(['weird: odd']);
+    expect(unclaimedProblems(problems, 'tables[0]', ['name', 'columns'])).toEqual(['table-wide']);
+  });
+
+  it('describePath names tables and columns', () => {
+    const d = doc(users);
+    expect(describePath(d, 'tables[0].columns[1].type')).toBe('table users › column password_hash › type');
+    expect(describePath(d, 'tables[3].name')).toBe('table #4 › name');
+    expect(describePath(d, 'something')).toBe('something');
+  });
+});

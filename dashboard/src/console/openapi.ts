@@ -1,0 +1,183 @@
+// Just enough of an OpenAPI 3.1 document to list a project's operations,
+// their parameters and request bodies for the Test console.
+
+export interface OpenApiSchema {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  enum?: unknown[];
+  example?: unknown;
+  examples?: unknown[];
+  default?: unknown;
+  properties?: Record<string, OpenApiSchema>;
+  required?: string[];
+  items?: OpenApiSchema;
+  readOnly?: boolean;
+  writeOnly?: boolean;
+  allOf?: OpenApiSchema[];
+  oneOf?: OpenApiSchema[];
+  anyOf?: OpenApiSchema[];
+  minimum?: number;
+}
+
+export interface OpenApiParameter {
+  $ref?: string;
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  description?: string;
+  schema?: OpenApiSchema;
+  example?: unknown;
+}
+
+interface OpenApiOperation {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  parameters?: OpenApiParameter[];
+  requestBody?: { $ref?: string; content?: Record<string, { schema?: OpenApiSchema; example?: unknown }> };
+  security?: Record<string, string[]>[];
+}
+
+export interface OpenApiDocument {
+  openapi?: string;
+  info?: { title?: string; version?: string };
+  servers?: { url: string }[];
+  paths: Record<string, Record<string, OpenApiOperation | OpenApiParameter[]>>;
+  components?: {
+    schemas?: Record<string, OpenApiSchema>;
+    parameters?: Record<string, OpenApiParameter>;
+    requestBodies?: Record<string, OpenApiOperation['requestBody']>;
+    securitySchemes?: Record<string, { type: string; scheme?: string; in?: string; name?: string }>;
+  };
+}
+
+export interface ConsoleOperation {
+  id: string;
+  method: string;
+  path: string;
+  summary: string;
+  tag: string;
+  parameters: OpenApiParameter[];
+  bodySchema?: OpenApiSchema;
+  bodyExample?: unknown;
+  /** A collection read: the list helpers (page, sort, filter...) apply. */
+  isList: boolean;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+export function resolveRef<T>(doc: OpenApiDocument, value: T & { $ref?: string }): T {
+  let current: unknown = value;
+  for (let depth = 0; depth < 10; depth++) {
+    const ref = (current as { $ref?: string } | undefined)?.$ref;
+    if (!ref || !ref.startsWith('#/')) break;
+    current = ref
+      .slice(2)
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], doc);
+  }
+  return (current ?? value) as T;
+}
+
+export function listOperations(doc: OpenApiDocument): ConsoleOperation[] {
+  const operations: ConsoleOperation[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const shared = ((item.parameters as OpenApiParameter[] | undefined) ?? []).map((p) => resolveRef(doc, p));
+    for (const method of METHODS) {
+      const op = item[method] as OpenApiOperation | undefined;
+      if (!op) continue;
+      const own = (op.parameters ?? []).map((p) => resolveRef(doc, p));
+      const parameters = mergeParameters(shared, own);
+      const body = op.requestBody ? resolveRef(doc, op.requestBody) : undefined;
+      const media = body?.content?.['application/json'];
+      const isList = method === 'get' && parameters.some((p) => p.in === 'query' && (p.name === 'page' || p.name === 'limit'));
+      operations.push({
+        id: `${method.toUpperCase()} ${path}`,
+        method: method.toUpperCase(),
+        path,
+        summary: op.summary ?? op.operationId ?? '',
+        tag: op.tags?.[0] ?? path.split('/')[1] ?? '',
+        parameters,
+        bodySchema: media?.schema,
+        bodyExample: media?.example,
+        isList,
+      });
+    }
+  }
+  return operations;
+}
+
+function mergeParameters(shared: OpenApiParameter[], own: OpenApiParameter[]): OpenApiParameter[] {
+  const key = (p: OpenApiParameter) => `${p.in}:${p.name}`;
+  const ownKeys = new Set(own.map(key));
+  return [...shared.filter((p) => !ownKeys.has(key(p))), ...own];
+}
+
+/** The table a path like `/posts` or `/posts/{id}` addresses, if any. */
+export function tableOfPath(path: string): string | undefined {
+  const match = /^\/([a-z][a-z0-9_]*)(?:\/\{[^}]+\})?$/.exec(path);
+  return match && match[1] !== 'auth' ? match[1] : undefined;
+}
+
+/** Replaces `{name}` segments with the given values. */
+export function fillPath(path: string, values: Record<string, string>): string {
+  return path.replace(/\{([^}]+)\}/g, (_all, name: string) => encodeURIComponent(values[name] ?? ''));
+}
+
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+}
+
+/** An example value for an OpenAPI schema, for bodies the project schema does not describe. */
+export function exampleFromSchema(doc: OpenApiDocument, schema: OpenApiSchema | undefined, depth = 0): unknown {
+  if (!schema || depth > 6) return undefined;
+  const s = resolveRef(doc, schema);
+  if (s.example !== undefined) return s.example;
+  if (s.examples?.length) return s.examples[0];
+  if (s.default !== undefined) return s.default;
+  if (s.enum?.length) return s.enum[0];
+  const parts = s.allOf ?? s.oneOf ?? s.anyOf;
+  if (parts?.length) {
+    const merged = parts.map((p) => exampleFromSchema(doc, p, depth + 1));
+    if (s.allOf && merged.every((m) => m && typeof m === 'object')) return Object.assign({}, ...merged);
+    return merged[0];
+  }
+  const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [name, prop] of Object.entries(s.properties ?? {})) {
+        if (resolveRef(doc, prop).readOnly) continue;
+        out[name] = exampleFromSchema(doc, prop, depth + 1);
+      }
+      return out;
+    }
+    case 'array':
+      return [exampleFromSchema(doc, s.items, depth + 1)];
+    case 'integer':
+      return s.minimum ?? 1;
+    case 'number':
+      return s.minimum ?? 1.5;
+    case 'boolean':
+      return true;
+    case 'string':
+      if (s.format === 'email') return 'user@example.com';
+      if (s.format === 'date-time') return '2025-01-01T12:00:00Z';
+      if (s.format === 'date') return '2025-01-01';
+      if (s.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
+      if (s.format === 'uri') return 'https://example.com';
+      if (s.format === 'password') return 'correct-horse-battery';
+      return 'string';
+    default:
+      return s.properties ? exampleFromSchema(doc, { ...s, type: 'object' }, depth) : undefined;
+  }
+}
+
+/** Names of the document's bearer (or API key) security schemes, for Authorize. */
+export function bearerSchemeNames(doc: OpenApiDocument): string[] {
+  return Object.entries(doc.components?.securitySchemes ?? {})
+    .filter(([, scheme]) => (scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer') || scheme.type === 'apiKey')
+    .map(([name]) => name);
+}

@@ -1,0 +1,4 @@
+export const engineKeys = {
+  all: ['engines'] as const,
+  list: () => [...engineKeys.all, 'list'] as const,
+};

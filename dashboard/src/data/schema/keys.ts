@@ -1,0 +1,7 @@
+export const schemaKeys = {
+  all: (projectId: string) => ['schema', projectId] as const,
+  draft: (projectId: string) => [...schemaKeys.all(projectId), 'draft'] as const,
+  plan: (projectId: string) => [...schemaKeys.all(projectId), 'plan'] as const,
+  versions: (projectId: string) => [...schemaKeys.all(projectId), 'versions'] as const,
+  published: (projectId: string) => [...schemaKeys.all(projectId), 'published'] as const,
+};

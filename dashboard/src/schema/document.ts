@@ -1,0 +1,139 @@
+// The schema document of CONTRACT 4.1: what the builder edits, the platform
+// API stores and generate publishes. Field names are the wire names.
+
+export const COLUMN_TYPES = [
+  'text',
+  'integer',
+  'number',
+  'decimal',
+  'boolean',
+  'timestamp',
+  'date',
+  'email',
+  'url',
+  'uuid',
+  'enum',
+  'json',
+  'password',
+] as const;
+
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+export const OPERATIONS = ['read', 'create', 'update', 'delete'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export const PERMISSION_LEVELS = ['public', 'authenticated', 'owner', 'key'] as const;
+export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+
+export const ON_DELETE_ACTIONS = ['restrict', 'cascade', 'set_null'] as const;
+export type OnDeleteAction = (typeof ON_DELETE_ACTIONS)[number];
+
+export const ID_TYPES = ['integer', 'uuid'] as const;
+export type IdType = (typeof ID_TYPES)[number];
+
+export const SYSTEM_COLUMNS = ['id', 'created_at', 'updated_at'] as const;
+
+export interface Reference {
+  table: string;
+  on_delete?: OnDeleteAction;
+}
+
+export interface SchemaColumn {
+  name: string;
+  // A fronted database may carry "passthrough" columns the builder shows
+  // but does not offer, so the type stays a plain string on the wire.
+  type: ColumnType | string;
+  renamed_from?: string;
+  description?: string;
+  required?: boolean;
+  unique?: boolean;
+  default?: unknown;
+  min?: number;
+  max?: number;
+  min_length?: number;
+  max_length?: number;
+  pattern?: string;
+  values?: string[];
+  index?: boolean;
+  searchable?: boolean;
+  references?: Reference;
+  html?: boolean;
+  relation?: string;
+  reverse_relation?: string;
+  pg_type?: string;
+}
+
+export type Permissions = Partial<Record<Operation, PermissionLevel>>;
+
+export interface Position {
+  x: number;
+  y: number;
+}
+
+export interface SchemaTable {
+  name: string;
+  renamed_from?: string;
+  description?: string;
+  auth?: boolean;
+  id_type?: IdType;
+  owner_column?: string;
+  permissions?: Permissions;
+  columns: SchemaColumn[];
+  position?: Position;
+  external?: { primary_key: string; has_created_at?: boolean; has_updated_at?: boolean };
+}
+
+export interface SchemaDocument {
+  tables: SchemaTable[];
+}
+
+export const NUMERIC_TYPES: readonly string[] = ['integer', 'number', 'decimal'];
+export const TEXT_LIKE_TYPES: readonly string[] = ['text', 'email', 'url', 'enum', 'password'];
+// Types whose values the list endpoint's `search` matches (CONTRACT 5.1).
+export const SEARCHABLE_TYPES: readonly string[] = ['text', 'email', 'url', 'enum'];
+
+export const TYPE_LABELS: Record<ColumnType, string> = {
+  text: 'Text',
+  integer: 'Integer',
+  number: 'Number (float)',
+  decimal: 'Decimal (exact)',
+  boolean: 'Boolean',
+  timestamp: 'Timestamp',
+  date: 'Date',
+  email: 'E-mail',
+  url: 'URL',
+  uuid: 'UUID',
+  enum: 'Enum (one of a list)',
+  json: 'JSON',
+  password: 'Password (stored hashed)',
+};
+
+export function isColumnType(value: string): value is ColumnType {
+  return (COLUMN_TYPES as readonly string[]).includes(value);
+}
+
+/** The relation name a foreign-key column defines on its own table (CONTRACT 4.2). */
+export function forwardRelationName(column: SchemaColumn): string {
+  if (column.relation) return column.relation;
+  return column.name.endsWith('_id') ? column.name.slice(0, -3) : column.name;
+}
+
+/** The relation name a foreign-key column defines on the table it references. */
+export function reverseRelationName(table: SchemaTable, column: SchemaColumn): string {
+  return column.reverse_relation || table.name;
+}
+
+/** Relation names usable in `include` on the given table, forward first. */
+export function relationNamesOf(doc: SchemaDocument, tableName: string): string[] {
+  const names: string[] = [];
+  const own = doc.tables.find((t) => t.name === tableName);
+  for (const column of own?.columns ?? []) {
+    if (column.references) names.push(forwardRelationName(column));
+  }
+  for (const table of doc.tables) {
+    for (const column of table.columns) {
+      if (column.references?.table === tableName) names.push(reverseRelationName(table, column));
+    }
+  }
+  return names;
+}

@@ -1,0 +1,130 @@
+package apihttp
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// admit authenticates the caller, counts the request against the plan and
+// checks the table's rule for the operation (level).
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, rt *Route, level string) error {
+	if err := h.Authenticate(r, rt); err != nil {
+		return err
+	}
+	if err := h.CountRequest(w, r, rt); err != nil {
+		return err
+	}
+	return authorize(rt, level)
+}
+
+// Authenticate resolves the request's credential into rt.Principal. A
+// missing credential is allowed here (public rules); a wrong one is not.
+func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
+	rt.Principal = Principal{Kind: "none"}
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		return nil
+	}
+	tok, ok := auth.BearerToken(header)
+	if !ok {
+		return envelope.New(envelope.CodeUnauthorized, "The Authorization header must be: Bearer <API key or access token>")
+	}
+	if auth.LooksLikeAPIKey(tok) {
+		rec, err := h.d.Keys.Verify(r.Context(), tok)
+		if err != nil {
+			if errors.Is(err, auth.ErrInvalidToken) {
+				return envelope.New(envelope.CodeUnauthorized, "Invalid or revoked API key")
+			}
+			return err
+		}
+		if rec.ProjectID != rt.ProjectID {
+			return envelope.New(envelope.CodeUnauthorized, "This API key belongs to another project")
+		}
+		rt.Principal = Principal{Kind: "key", KeyScope: rec.Scope, KeyPrefix: rec.Prefix}
+		return nil
+	}
+	if h.d.Users == nil {
+		return envelope.New(envelope.CodeUnauthorized, "Invalid credential")
+	}
+	uid, err := h.d.Users.VerifyAccess(r.Context(), rt.Entry, tok)
+	if err != nil {
+		var ee *envelope.Error
+		if errors.As(err, &ee) {
+			return ee
+		}
+		if errors.Is(err, auth.ErrInvalidToken) {
+			return envelope.New(envelope.CodeUnauthorized, "Invalid or expired access token")
+		}
+		return err
+	}
+	rt.Principal = Principal{Kind: "user", UserID: uid}
+	return nil
+}
+
+// CountRequest applies the plan's rate limit and sets the X-RateLimit
+// headers on every answer.
+func (h *Handler) CountRequest(w http.ResponseWriter, r *http.Request, rt *Route) error {
+	if h.d.Limiter == nil {
+		return nil
+	}
+	q, err := h.d.Limiter.Take(r.Context(), rt.ProjectID)
+	if err != nil {
+		return err
+	}
+	if q.Limit < 0 {
+		return nil
+	}
+	hd := w.Header()
+	hd.Set("X-RateLimit-Limit", strconv.FormatInt(q.Limit, 10))
+	hd.Set("X-RateLimit-Remaining", strconv.FormatInt(q.Remaining, 10))
+	hd.Set("X-RateLimit-Reset", strconv.FormatInt(q.Reset.Unix(), 10))
+	if !q.Allowed {
+		wait := int64(q.Reset.Sub(h.d.Now()).Seconds()) + 1
+		if wait < 1 {
+			wait = 1
+		}
+		hd.Set("Retry-After", strconv.FormatInt(wait, 10))
+		return envelope.New(envelope.CodeRateLimited, "%s", q.Message)
+	}
+	return nil
+}
+
+// authorize checks a table rule against the principal (CONTRACT 5.3).
+func authorize(rt *Route, level string) error {
+	p := rt.Principal
+	write := rt.Operation == OpCreate || rt.Operation == OpUpdate || rt.Operation == OpDelete
+	if p.Kind == "key" && write && p.KeyScope != auth.ScopeReadWrite {
+		return envelope.New(envelope.CodeForbidden, "This API key is read-only")
+	}
+	switch level {
+	case schema.LevelPublic:
+		return nil
+	case schema.LevelKey:
+		if p.Kind == "none" {
+			return envelope.New(envelope.CodeUnauthorized, "This endpoint needs an API key: Authorization: Bearer <API key>")
+		}
+		if p.Kind != "key" {
+			return envelope.New(envelope.CodeForbidden, "This operation is only allowed with an API key")
+		}
+		return nil
+	default: // authenticated, owner
+		if p.Kind == "none" {
+			return envelope.New(envelope.CodeUnauthorized, "Missing credential: send Authorization: Bearer <API key or access token>")
+		}
+		return nil
+	}
+}
+
+// ownerScope returns the end user's id when the operation is limited to
+// their own rows (level owner), or nil when the caller reaches all rows.
+func ownerScope(t *schema.CTable, rt *Route) (any, error) {
+	if t.Level(permissionOf[rt.Operation]) != schema.LevelOwner || rt.Principal.Kind != "user" || t.Owner == nil {
+		return nil, nil
+	}
+	return rt.Principal.UserID, nil
+}

@@ -1,0 +1,191 @@
+// Package apihttp serves the generated APIs (/v1/<project_id>/...) as a
+// plain http.Handler: route, authenticate, rate-limit, authorize,
+// validate, run one statement, write the envelope.
+package apihttp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/registry"
+)
+
+// Deps are the handler's collaborators; optional ones may be nil.
+type Deps struct {
+	DB       *sql.DB
+	Registry *registry.Registry
+	Keys     *auth.Keys
+	// MaxBody is the request body limit in bytes (default 1 MiB).
+	MaxBody int64
+	Logger  *slog.Logger
+	// Limiter counts requests against the project's plan; nil: no limit.
+	Limiter Limiter
+	// Recorder receives one sample per request; nil: none.
+	Recorder Recorder
+	// Users verifies end-user access tokens; nil: API keys only.
+	Users UserVerifier
+	// Extra serves project paths this package does not own (auth, docs);
+	// nil: they answer 404.
+	Extra func(w http.ResponseWriter, r *http.Request, rt *Route) bool
+	Now   func() time.Time
+}
+
+// Limiter decides whether a project may make another request.
+type Limiter interface {
+	Take(ctx context.Context, projectID string) (Quota, error)
+}
+
+// Quota is a limiter decision with what the headers report.
+type Quota struct {
+	Allowed   bool
+	Limit     int64 // <0: unlimited
+	Remaining int64
+	Reset     time.Time
+	Message   string
+}
+
+// Sample is one request as analytics sees it.
+type Sample struct {
+	ProjectID, Table, Operation, Credential string
+	Status                                  int
+	Latency                                 time.Duration
+	At                                      time.Time
+}
+
+// Recorder takes samples without blocking.
+type Recorder interface{ Record(Sample) }
+
+// UserVerifier checks an end-user access token for a project.
+type UserVerifier interface {
+	VerifyAccess(ctx context.Context, entry *registry.Entry, token string) (userID any, err error)
+}
+
+// Handler is the generated-API handler.
+type Handler struct{ d Deps }
+
+// New returns the handler.
+func New(d Deps) *Handler {
+	if d.MaxBody <= 0 {
+		d.MaxBody = 1 << 20
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Handler{d: d}
+}
+
+// Route is a parsed generated-API path.
+type Route struct {
+	ProjectID string
+	// Rest is the path after the project id, split on '/'.
+	Rest      []string
+	Entry     *registry.Entry
+	Table     string
+	Operation string
+	Principal Principal
+}
+
+// Principal is who makes a request.
+type Principal struct {
+	Kind      string // "none", "key" or "user"
+	KeyScope  string
+	KeyPrefix string
+	UserID    any
+}
+
+// ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := h.d.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	rt := &Route{}
+	defer func() {
+		if p := recover(); p != nil {
+			h.d.Logger.Error("panic in generated API", "panic", p, "stack", string(debug.Stack()), "path", r.URL.Path)
+			if !sw.wrote {
+				envelope.WriteError(sw, errors.New("panic"))
+			}
+		}
+		if h.d.Recorder != nil && rt.ProjectID != "" && rt.Entry != nil {
+			cred := rt.Principal.Kind
+			if cred == "" {
+				cred = "none"
+			}
+			h.d.Recorder.Record(Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
+				Credential: cred, Status: sw.status(), Latency: h.d.Now().Sub(start), At: start})
+		}
+	}()
+	setRequestID(sw, r)
+	if err := h.serve(sw, r, rt); err != nil {
+		if e := envelope.As(err); e.Code == envelope.CodeInternal {
+			h.d.Logger.Error("generated API request failed", "err", err, "path", r.URL.Path, "request_id", sw.Header().Get("X-Request-Id"))
+		}
+		envelope.WriteError(sw, err)
+	}
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/")
+	if !ok {
+		return envelope.New(envelope.CodeNotFound, "Not found")
+	}
+	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	rt.ProjectID, rt.Rest = parts[0], parts[1:]
+	if rt.ProjectID == "" || len(rt.Rest) == 0 || rt.Rest[0] == "" {
+		return envelope.New(envelope.CodeNotFound, "Not found: the path is /v1/<project_id>/<table>")
+	}
+	entry, err := h.d.Registry.Get(r.Context(), rt.ProjectID)
+	if errors.Is(err, registry.ErrNotPublished) {
+		return envelope.New(envelope.CodeNotFound, "Project %q not found (or its API has not been generated yet)", rt.ProjectID)
+	}
+	if err != nil {
+		return err
+	}
+	rt.Entry = entry
+	if h.d.Extra != nil && h.d.Extra(w, r, rt) {
+		return nil
+	}
+	return h.serveTable(w, r, rt)
+}
+
+// statusWriter remembers the status written, for analytics and for
+// knowing whether a panic can still be answered.
+type statusWriter struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if !s.wrote {
+		s.code, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if !s.wrote {
+		s.code, s.wrote = http.StatusOK, true
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusWriter) status() int {
+	if !s.wrote {
+		return http.StatusOK
+	}
+	return s.code
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -1,0 +1,256 @@
+package apihttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/pgexec"
+	"github.com/tablesmith/tablesmith/internal/validate"
+	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// Operations as the permission rules and analytics name them.
+const (
+	OpList   = "list"
+	OpGet    = "get"
+	OpCreate = "create"
+	OpUpdate = "update"
+	OpDelete = "delete"
+)
+
+// permissionOf maps an operation to the rule that governs it.
+var permissionOf = map[string]string{OpList: "read", OpGet: "read", OpCreate: "create", OpUpdate: "update", OpDelete: "delete"}
+
+func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) error {
+	if len(rt.Rest) > 2 {
+		return envelope.New(envelope.CodeNotFound, "Not found")
+	}
+	pub := rt.Entry.Published
+	t, ok := pub.Compiled.Table(rt.Rest[0])
+	if !ok {
+		return envelope.New(envelope.CodeNotFound, "Table %q not found", rt.Rest[0])
+	}
+	rt.Table = t.Name
+	ts := pub.Tables[t.Name]
+	item := len(rt.Rest) == 2
+	switch {
+	case !item && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		rt.Operation = OpList
+	case !item && r.Method == http.MethodPost:
+		rt.Operation = OpCreate
+	case item && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		rt.Operation = OpGet
+	case item && (r.Method == http.MethodPut || r.Method == http.MethodPatch):
+		rt.Operation = OpUpdate
+	case item && r.Method == http.MethodDelete:
+		rt.Operation = OpDelete
+	case item:
+		w.Header().Set("Allow", "GET, PUT, PATCH, DELETE")
+		return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", r.Method)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET or POST", r.Method)
+	}
+	var id any
+	if item {
+		var ok bool
+		if id, ok = parseID(t, rt.Rest[1]); !ok {
+			return envelope.New(envelope.CodeNotFound, "Record not found")
+		}
+	}
+	if err := h.admit(w, r, rt, t.Level(permissionOf[rt.Operation])); err != nil {
+		return err
+	}
+	owner, err := ownerScope(t, rt)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	switch rt.Operation {
+	case OpList:
+		q, err := translate.ParseList(r.URL.Query())
+		if err != nil {
+			return queryError(err)
+		}
+		q.Owner = owner
+		ls, err := translate.BuildList(pub, t, q)
+		if err != nil {
+			return queryError(err)
+		}
+		count, data, err := pgexec.CountAndJSON(ctx, h.d.DB, ls.SQL, ls.Args...)
+		if err != nil {
+			return pgexec.MapError(err, t, pgexec.OpRead)
+		}
+		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: ls.Meta(count)})
+		return nil
+	case OpGet:
+		data, err := h.one(r, ts.Get, ts.GetOwned, owner, id)
+		if err != nil {
+			return pgexec.MapError(err, t, pgexec.OpRead)
+		}
+		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
+		return nil
+	case OpDelete:
+		data, err := h.one(r, ts.Delete, ts.DeleteOwned, owner, id)
+		if err != nil {
+			return pgexec.MapError(err, t, pgexec.OpDelete)
+		}
+		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
+		return nil
+	}
+
+	body, err := h.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	mode := validate.Create
+	if rt.Operation == OpUpdate {
+		mode = validate.Patch
+		if r.Method == http.MethodPut {
+			mode = validate.Replace
+		}
+	}
+	if rt.Operation == OpCreate && owner != nil {
+		// An end user's create fills the owner column with their own id.
+		body[t.Owner.Input] = jsonValue(owner)
+	}
+	res, problems := validate.Record(t, body, mode)
+	if problems != nil {
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+	}
+	if err := hashPasswords(res); err != nil {
+		return err
+	}
+	if rt.Operation == OpCreate {
+		data, err := pgexec.JSON(ctx, h.d.DB, ts.Insert(res.Columns), res.Values...)
+		if err != nil {
+			return pgexec.MapError(err, t, pgexec.OpWrite)
+		}
+		if loc := recordLocation(r, data); loc != "" {
+			w.Header().Set("Location", loc)
+		}
+		envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
+		return nil
+	}
+	args := append(res.Values, id)
+	if owner != nil {
+		args = append(args, owner)
+	}
+	data, err := pgexec.JSON(ctx, h.d.DB, ts.Update(res.Columns, res.Reset, owner != nil), args...)
+	if err != nil {
+		return pgexec.MapError(err, t, pgexec.OpWrite)
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record updated successfully"})
+	return nil
+}
+
+// one runs a by-id statement, the owner-scoped variant when owner is set.
+func (h *Handler) one(r *http.Request, plain, owned string, owner, id any) ([]byte, error) {
+	data, err := func() ([]byte, error) {
+		if owner != nil {
+			return pgexec.JSON(r.Context(), h.d.DB, owned, id, owner)
+		}
+		return pgexec.JSON(r.Context(), h.d.DB, plain, id)
+	}()
+	if errors.Is(err, pgexec.ErrNoRow) {
+		return nil, envelope.New(envelope.CodeNotFound, "Record not found")
+	}
+	return data, err
+}
+
+// parseID parses a path id by the table's key type; a malformed id is
+// simply a record that does not exist.
+func parseID(t *schema.CTable, s string) (any, bool) {
+	switch t.PK.Type {
+	case schema.TypeUUID:
+		v, msg := schema.ParseQueryValue(&t.PK.Column, s)
+		return v, msg == ""
+	case schema.TypeInteger:
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil && n > 0 || err == nil && t.Doc.External != nil
+	default:
+		v, msg := schema.ParseQueryValue(&t.PK.Column, s)
+		return v, msg == "" && s != ""
+	}
+}
+
+// readBody enforces the media type and size and decodes a JSON object.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return nil, envelope.New(envelope.CodeUnsupportedMedia, "The body must be JSON with Content-Type: application/json")
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.d.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, envelope.New(envelope.CodePayloadTooLarge, "The body is larger than %d bytes", h.d.MaxBody)
+		}
+		return nil, envelope.New(envelope.CodeInvalidJSON, "The body could not be read")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var body map[string]any
+	if err := dec.Decode(&body); err != nil || body == nil {
+		return nil, envelope.New(envelope.CodeInvalidJSON, "The body must be a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, envelope.New(envelope.CodeInvalidJSON, "The body must be a single JSON object")
+	}
+	return body, nil
+}
+
+// hashPasswords replaces plain-text password values with their hashes.
+func hashPasswords(res validate.Result) error {
+	for i, c := range res.Columns {
+		if c.Type != schema.TypePassword {
+			continue
+		}
+		if s, ok := res.Values[i].(string); ok {
+			h, err := auth.HashPassword(s)
+			if err != nil {
+				return err
+			}
+			res.Values[i] = h
+		}
+	}
+	return nil
+}
+
+// recordLocation builds the Location of a created record from its id.
+func recordLocation(r *http.Request, data []byte) string {
+	var rec struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(data, &rec) != nil || len(rec.ID) == 0 {
+		return ""
+	}
+	id := strings.Trim(string(rec.ID), `"`)
+	return strings.TrimSuffix(r.URL.Path, "/") + "/" + id
+}
+
+// jsonValue converts an owner id to the form a decoded body holds.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10))
+	}
+	return v
+}
+
+func queryError(err error) error {
+	var qe *translate.QueryError
+	if errors.As(err, &qe) {
+		return envelope.Fields(envelope.CodeInvalidQuery, "Invalid query parameter "+qe.Param+": "+qe.Message, map[string]string{qe.Param: qe.Message})
+	}
+	return err
+}

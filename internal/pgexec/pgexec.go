@@ -1,0 +1,121 @@
+// Package pgexec runs data-plane statements that return one JSON value
+// and maps PostgreSQL errors to the contract's errors.
+package pgexec
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// Querier is what statements run on: a *sql.DB or a *sql.Tx.
+type Querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ErrNoRow is returned when a statement matched no row.
+var ErrNoRow = errors.New("no row")
+
+// JSON runs a statement that selects one JSON text value and returns its
+// bytes; ErrNoRow when it selects no row or NULL.
+func JSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, error) {
+	var out []byte
+	err := q.QueryRowContext(ctx, query, args...).Scan(&out)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && out == nil) {
+		return nil, ErrNoRow
+	}
+	return out, err
+}
+
+// CountAndJSON runs a list statement selecting a count (or NULL) and a
+// JSON array.
+func CountAndJSON(ctx context.Context, q Querier, query string, args ...any) (count sql.NullInt64, data []byte, err error) {
+	err = q.QueryRowContext(ctx, query, args...).Scan(&count, &data)
+	return count, data, err
+}
+
+// Op is the operation a statement served, for error wording.
+type Op int
+
+// Operations.
+const (
+	OpRead Op = iota
+	OpWrite
+	OpDelete
+)
+
+// MapError turns a database error into a contract error for table t.
+// Constraint names are mapped back to columns with the same naming rule
+// that created them.
+func MapError(err error, t *schema.CTable, op Op) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pq.Error
+	if !errors.As(err, &pe) {
+		if isConnectionError(err) {
+			return envelope.New(envelope.CodeUnavailable, "The database is unavailable; try again shortly")
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return envelope.New(envelope.CodeUnavailable, "The request took too long")
+		}
+		return err
+	}
+	switch pe.Code {
+	case "23505": // unique_violation
+		col := columnOfConstraint(t, pe.Constraint, "key")
+		return envelope.Fields(envelope.CodeConflict, "A record with this value already exists",
+			map[string]string{col: "already exists"})
+	case "23503": // foreign_key_violation
+		if op == OpDelete {
+			return envelope.Fields(envelope.CodeConflict, "The record is still referenced by "+pe.Table+" records",
+				map[string]string{pe.Table: "references this record"})
+		}
+		col := columnOfConstraint(t, pe.Constraint, "fkey")
+		target := "the referenced table"
+		if c, ok := t.Column(col); ok && c.References != nil {
+			target = c.References.Table
+		}
+		return envelope.Fields(envelope.CodeValidation, "Validation failed",
+			map[string]string{col: "references a " + target + " record that does not exist"})
+	case "23502": // not_null_violation
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{pe.Column: schema.MsgRequired})
+	case "23514": // check_violation
+		col := columnOfConstraint(t, pe.Constraint, "check")
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{col: "is not an allowed value"})
+	case "57014": // query_canceled (statement timeout)
+		return envelope.New(envelope.CodeUnavailable, "The request took too long")
+	case "42P01", "42703": // undefined table/column: the database changed under a published schema
+		return envelope.New(envelope.CodeInternal, "The table does not match its published schema")
+	}
+	if strings.HasPrefix(string(pe.Code), "22") { // data exceptions: out of range, bad representation
+		return envelope.New(envelope.CodeValidation, "A value is out of range for its column")
+	}
+	if strings.HasPrefix(string(pe.Code), "08") || strings.HasPrefix(string(pe.Code), "57P") || pe.Code == "53300" {
+		return envelope.New(envelope.CodeUnavailable, "The database is unavailable; try again shortly")
+	}
+	return err
+}
+
+func columnOfConstraint(t *schema.CTable, constraint, suffix string) string {
+	for _, c := range t.Columns {
+		if schema.ConstraintName(t.Name, c.Name, suffix) == constraint {
+			return c.Input
+		}
+	}
+	return constraint
+}
+
+func isConnectionError(err error) bool {
+	var ne net.Error
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne) ||
+		errors.Is(err, sql.ErrConnDone) || errors.Is(err, pq.ErrSSLNotSupported) || strings.Contains(err.Error(), "bad connection")
+}

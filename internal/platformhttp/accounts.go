@@ -1,0 +1,123 @@
+package platformhttp
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+type credentials struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	Name     string `json:"name"`
+}
+
+// accountView is an account as the API shows it.
+type accountView struct {
+	store.Account
+	Limits plans.Plan `json:"limits"`
+	Usage  struct {
+		Projects int `json:"projects"`
+	} `json:"usage"`
+}
+
+func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
+	var c credentials
+	if err := h.decode(w, r, &c); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	emailCol := schema.Column{Name: "email", Type: schema.TypeEmail, Required: true}
+	problems := map[string]string{}
+	email, msg := schema.CheckValue(&emailCol, c.Email)
+	if msg != "" {
+		problems["email"] = msg
+	}
+	if utf8.RuneCountInString(c.Password) < schema.MinPasswordLength {
+		problems["password"] = "must be at least 8 characters"
+	}
+	c.Name = strings.TrimSpace(c.Name)
+	if utf8.RuneCountInString(c.Name) > 100 {
+		problems["name"] = "must be at most 100 characters"
+	}
+	if len(problems) > 0 {
+		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
+		return
+	}
+	hash, err := auth.HashPassword(c.Password)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	cfg := h.d.Config()
+	acc, err := h.d.Store.CreateAccount(r.Context(), email.(string), c.Name, hash, cfg.DefaultPlan)
+	if errors.Is(err, store.ErrDuplicate) {
+		h.fail(w, r, envelope.Fields(envelope.CodeConflict, "An account with this e-mail already exists", map[string]string{"email": "already registered"}))
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.respondSession(w, r, acc, http.StatusCreated)
+}
+
+func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+	var c credentials
+	if err := h.decode(w, r, &c); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	acc, err := h.d.Store.AccountByEmail(r.Context(), strings.ToLower(strings.TrimSpace(c.Email)))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.fail(w, r, err)
+		return
+	}
+	// The same work and the same answer whether the e-mail is unknown or
+	// the password wrong.
+	if !auth.CheckPasswordOrDummy(acc.PasswordHash, c.Password) {
+		h.fail(w, r, envelope.New(envelope.CodeInvalidCreds, "Wrong e-mail or password"))
+		return
+	}
+	h.respondSession(w, r, acc, http.StatusOK)
+}
+
+func (h *Handler) respondSession(w http.ResponseWriter, r *http.Request, acc store.Account, status int) {
+	tok, err := h.d.Sessions.Issue(acc.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	view, err := h.view(r, acc)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.Write(w, status, envelope.Success{Data: map[string]any{"account": view, "token": tok,
+		"token_type": "Bearer", "expires_in": int(h.d.Sessions.TTL.Seconds())}})
+}
+
+func (h *Handler) view(r *http.Request, acc store.Account) (accountView, error) {
+	cfg := h.d.Config()
+	v := accountView{Account: acc, Limits: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)}
+	v.Limits.Name = acc.Plan
+	n, err := h.d.Store.CountProjects(r.Context(), acc.ID)
+	v.Usage.Projects = n
+	return v, err
+}
+
+func (h *Handler) account(w http.ResponseWriter, r *http.Request, acc store.Account) {
+	v, err := h.view(r, acc)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.OK(w, v)
+}

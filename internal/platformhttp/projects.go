@@ -1,0 +1,175 @@
+package platformhttp
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/store"
+)
+
+// engine is a database engine a project can choose.
+type engine struct {
+	Name        string `json:"name"`
+	Label       string `json:"label"`
+	Description string `json:"description"`
+	Available   bool   `json:"available"`
+	Recommended bool   `json:"recommended"`
+	Reason      string `json:"reason"`
+}
+
+func (h *Handler) engineList() []engine {
+	return []engine{
+		{Name: store.EngineManaged, Label: "PostgreSQL, managed schema", Available: true, Recommended: true,
+			Description: "Tablesmith creates and evolves the tables in a schema of their own in the service's PostgreSQL.",
+			Reason:      "Recommended: nothing to set up, migrations without data loss, and the fastest API."},
+		{Name: store.EngineExternal, Label: "Existing PostgreSQL database", Available: false,
+			Description: "Front the tables of a PostgreSQL database you already run.",
+			Reason:      "Not available in this version yet."},
+	}
+}
+
+func (h *Handler) engines(w http.ResponseWriter, r *http.Request) {
+	envelope.OK(w, h.engineList())
+}
+
+// projectView is a project as the API shows it.
+type projectView struct {
+	store.Project
+	APIBaseURL string     `json:"api_base_url"`
+	DocsURL    string     `json:"docs_url"`
+	Usage      *usageView `json:"usage,omitempty"`
+}
+
+type usageView struct {
+	Used     int64     `json:"used"`
+	Limit    int64     `json:"limit"`
+	ResetsAt time.Time `json:"resets_at"`
+}
+
+func (h *Handler) projectView(r *http.Request, acc store.Account, p store.Project) projectView {
+	base := baseURL(r) + "/v1/" + p.ID
+	v := projectView{Project: p, APIBaseURL: base, DocsURL: base + "/docs"}
+	if h.d.Usage != nil {
+		cfg := h.d.Config()
+		used, resets := h.d.Usage(r.Context(), p.ID)
+		v.Usage = &usageView{Used: used, Limit: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).RatePerHour, ResetsAt: resets}
+	}
+	return v
+}
+
+type projectInput struct {
+	Name       string          `json:"name"`
+	Engine     string          `json:"engine"`
+	Connection json.RawMessage `json:"connection"`
+}
+
+func validProjectName(name string) (string, string) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", "is required"
+	}
+	if utf8.RuneCountInString(name) > 100 {
+		return "", "must be at most 100 characters"
+	}
+	return name, ""
+}
+
+func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc store.Account) {
+	var in projectInput
+	if err := h.decode(w, r, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	problems := map[string]string{}
+	name, msg := validProjectName(in.Name)
+	if msg != "" {
+		problems["name"] = msg
+	}
+	if in.Engine == "" {
+		in.Engine = store.EngineManaged
+	}
+	var chosen *engine
+	for _, e := range h.engineList() {
+		if e.Name == in.Engine {
+			chosen = &e
+		}
+	}
+	switch {
+	case chosen == nil:
+		problems["engine"] = "unknown engine (see GET /api/engines)"
+	case !chosen.Available:
+		problems["engine"] = chosen.Reason
+	}
+	if in.Engine == store.EngineManaged && len(in.Connection) > 0 && string(in.Connection) != "null" {
+		problems["connection"] = "the managed engine takes no connection"
+	}
+	if len(problems) > 0 {
+		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
+		return
+	}
+	cfg := h.d.Config()
+	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
+	p, err := h.d.Store.CreateProject(r.Context(), acc.ID, name, in.Engine, nil, nil, plan.Projects)
+	if errors.Is(err, store.ErrLimit) {
+		h.fail(w, r, envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", acc.Plan, plan.Projects))
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/projects/"+p.ID)
+	created(w, h.projectView(r, acc, p))
+}
+
+func (h *Handler) listProjects(w http.ResponseWriter, r *http.Request, acc store.Account) {
+	ps, err := h.d.Store.Projects(r.Context(), acc.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]projectView, len(ps))
+	for i, p := range ps {
+		out[i] = h.projectView(r, acc, p)
+	}
+	envelope.OK(w, out)
+}
+
+func (h *Handler) getProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
+	envelope.OK(w, h.projectView(r, acc, p))
+}
+
+func (h *Handler) renameProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := h.decode(w, r, &in); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	name, msg := validProjectName(in.Name)
+	if msg != "" {
+		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"name": msg}))
+		return
+	}
+	p, err := h.d.Store.RenameProject(r.Context(), p.ID, name)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.OK(w, h.projectView(r, acc, p))
+}
+
+func (h *Handler) deleteProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
+	if err := h.d.Store.DeleteProject(r.Context(), p.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.fail(w, r, err)
+		return
+	}
+	h.d.Registry.Invalidate(p.ID)
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: h.projectView(r, acc, p), Message: "Project deleted"})
+}

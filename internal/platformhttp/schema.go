@@ -1,0 +1,278 @@
+package platformhttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+
+	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// schemaMeta accompanies the draft document.
+type schemaMeta struct {
+	PublishedVersion      int               `json:"published_version"`
+	UpdatedAt             any               `json:"updated_at"`
+	HasUnpublishedChanges bool              `json:"has_unpublished_changes"`
+	Valid                 bool              `json:"valid"`
+	Problems              map[string]string `json:"problems,omitempty"`
+}
+
+// published returns the newest published document (empty before the first
+// generate).
+func (h *Handler) published(ctx context.Context, p store.Project) (schema.Document, error) {
+	if p.PublishedVersion == 0 {
+		return schema.Document{Tables: []schema.Table{}}, nil
+	}
+	v, err := h.d.Store.LatestVersion(ctx, p.ID)
+	if err != nil {
+		return schema.Document{}, err
+	}
+	return schema.Parse(v.Document)
+}
+
+func (h *Handler) draft(ctx context.Context, p store.Project) (schema.Document, any, error) {
+	raw, at, err := h.d.Store.Draft(ctx, p.ID)
+	if err != nil {
+		return schema.Document{}, nil, err
+	}
+	doc, err := schema.Parse(raw)
+	return doc, at, err
+}
+
+func (h *Handler) schemaMeta(ctx context.Context, p store.Project, doc schema.Document, at any) (schemaMeta, error) {
+	m := schemaMeta{PublishedVersion: p.PublishedVersion, UpdatedAt: at}
+	pub, err := h.published(ctx, p)
+	if err != nil {
+		return m, err
+	}
+	a, _ := json.Marshal(pub)
+	b, _ := json.Marshal(doc)
+	m.HasUnpublishedChanges = string(a) != string(b)
+	if problems := schema.Validate(doc); len(problems) > 0 {
+		m.Problems = problems
+	} else {
+		m.Valid = true
+	}
+	return m, nil
+}
+
+func (h *Handler) getSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+	doc, at, err := h.draft(r.Context(), p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	meta, err := h.schemaMeta(r.Context(), p, doc, at)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: doc, Meta: meta})
+}
+
+// readDocument decodes a schema document body; a document that does not
+// even have the right shape is a validation error naming the problem.
+func (h *Handler) readDocument(w http.ResponseWriter, r *http.Request) (schema.Document, error) {
+	var doc schema.Document
+	if err := h.decode(w, r, &doc); err != nil {
+		var e *envelope.Error
+		if errors.As(err, &e) && e.Code == envelope.CodeInvalidJSON {
+			return doc, envelope.New(envelope.CodeInvalidJSON, "The body must be a schema document: {\"tables\": [...]}")
+		}
+		return doc, err
+	}
+	if doc.Tables == nil {
+		doc.Tables = []schema.Table{}
+	}
+	return doc, nil
+}
+
+// putSchema saves the draft, valid or not: the builder saves work in
+// progress; meta.valid and meta.problems say whether it can be generated.
+func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+	doc, err := h.readDocument(w, r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	raw, _ := json.Marshal(doc)
+	if err := h.d.Store.PutDraft(r.Context(), p.ID, raw); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	_, at, err := h.d.Store.Draft(r.Context(), p.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	meta, err := h.schemaMeta(r.Context(), p, doc, at)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: doc, Meta: meta, Message: "Draft saved"})
+}
+
+func invalid(problems schema.Problems) error {
+	return envelope.Fields(envelope.CodeValidation, "The schema is not valid", problems)
+}
+
+func (h *Handler) validateSchema(w http.ResponseWriter, r *http.Request, _ store.Account, _ store.Project) {
+	doc, err := h.readDocument(w, r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if problems := schema.Validate(doc); len(problems) > 0 {
+		h.fail(w, r, invalid(problems))
+		return
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: map[string]any{"valid": true}, Message: "The schema is valid"})
+}
+
+// plan computes the change plan from the published document to the draft.
+func (h *Handler) plan(ctx context.Context, p store.Project) (schema.Document, schema.Plan, error) {
+	draft, _, err := h.draft(ctx, p)
+	if err != nil {
+		return draft, schema.Plan{}, err
+	}
+	if problems := schema.Validate(draft); len(problems) > 0 {
+		return draft, schema.Plan{}, invalid(problems)
+	}
+	pub, err := h.published(ctx, p)
+	if err != nil {
+		return draft, schema.Plan{}, err
+	}
+	g := schema.DDL{Schema: store.SchemaName(p.ID), Trigram: h.d.Trigram}
+	return draft, schema.Diff(g, pub, draft), nil
+}
+
+func (h *Handler) planSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+	_, plan, err := h.plan(r.Context(), p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.OK(w, plan)
+}
+
+type endpoint struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+}
+
+func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+	var in struct {
+		ConfirmDestructive bool `json:"confirm_destructive"`
+	}
+	if r.ContentLength != 0 {
+		if err := h.decode(w, r, &in); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	draft, plan, err := h.plan(r.Context(), p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if bad := plan.Unsupported(); len(bad) > 0 {
+		details := map[string]string{}
+		for _, c := range bad {
+			details[changePath(c)] = c.Unsupported
+		}
+		h.fail(w, r, envelope.Fields(envelope.CodeConflict, "Generate cannot apply some changes; nothing was changed", details))
+		return
+	}
+	if plan.Destructive && !in.ConfirmDestructive {
+		details := map[string]string{}
+		for _, c := range plan.Changes {
+			if c.Destructive {
+				details[changePath(c)] = c.Description
+			}
+		}
+		e := envelope.Fields(envelope.CodeDestructive, "These changes would delete data; send confirm_destructive: true to apply them", details)
+		e.Extra = map[string]any{"lost": plan.Lost()}
+		h.fail(w, r, e)
+		return
+	}
+	doc, _ := json.Marshal(draft)
+	applied, _ := json.Marshal(plan.Changes)
+	version, err := h.d.Store.Publish(r.Context(), p.ID, p.PublishedVersion, plan.Statements, doc, applied)
+	if err != nil {
+		h.fail(w, r, publishError(err))
+		return
+	}
+	h.d.Registry.Invalidate(p.ID)
+	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
+		"version": version, "endpoints": endpoints(p.ID, draft), "applied": plan.Changes, "statements": plan.Statements}})
+}
+
+// publishError explains why applying a plan failed; the database is
+// unchanged in every case because the plan ran in one transaction.
+func publishError(err error) error {
+	if errors.Is(err, store.ErrStaleVersion) {
+		return envelope.New(envelope.CodeConflict, "Another generate published a new version meanwhile; review the plan and generate again")
+	}
+	var se *store.StatementError
+	var pe *pq.Error
+	if errors.As(err, &se) && errors.As(err, &pe) {
+		msg := pe.Message
+		switch pe.Code {
+		case "23502":
+			msg = "existing rows have no value for a new required column; give it a default or make it optional"
+		case "55P03":
+			msg = "a table is busy (lock timeout); try again"
+		}
+		return envelope.New(envelope.CodeConflict, "Generate failed and changed nothing: %s", msg)
+	}
+	return err
+}
+
+func changePath(c schema.Change) string {
+	if c.Column != "" {
+		return c.Table + "." + c.Column
+	}
+	return c.Table
+}
+
+func endpoints(projectID string, doc schema.Document) []endpoint {
+	base := "/v1/" + projectID
+	var out []endpoint
+	names := make([]string, 0, len(doc.Tables))
+	auth := false
+	for _, t := range doc.Tables {
+		names = append(names, t.Name)
+		auth = auth || t.Auth
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out = append(out,
+			endpoint{"POST", base + "/" + n}, endpoint{"GET", base + "/" + n},
+			endpoint{"GET", base + "/" + n + "/{id}"}, endpoint{"PUT", base + "/" + n + "/{id}"},
+			endpoint{"PATCH", base + "/" + n + "/{id}"}, endpoint{"DELETE", base + "/" + n + "/{id}"})
+	}
+	if auth {
+		for _, p := range []string{"register", "login", "refresh", "logout"} {
+			out = append(out, endpoint{"POST", base + "/auth/" + p})
+		}
+		out = append(out, endpoint{"GET", base + "/auth/me"})
+	}
+	out = append(out, endpoint{"GET", base + "/openapi.json"}, endpoint{"GET", base + "/docs"})
+	return out
+}
+
+func (h *Handler) listVersions(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+	vs, err := h.d.Store.Versions(r.Context(), p.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.OK(w, vs)
+}

@@ -1,0 +1,371 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// ErrNotFound is returned when a row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrDuplicate is returned when a unique value (an e-mail) is taken.
+var ErrDuplicate = errors.New("duplicate")
+
+// ErrStaleVersion is returned by Publish when another generate published
+// first.
+var ErrStaleVersion = errors.New("the published version changed meanwhile")
+
+// Store reads and writes the control schema.
+type Store struct {
+	DB *sql.DB
+}
+
+// Account is a platform account.
+type Account struct {
+	ID           int64     `json:"id"`
+	Email        string    `json:"email"`
+	Name         string    `json:"name"`
+	Plan         string    `json:"plan"`
+	CreatedAt    time.Time `json:"created_at"`
+	PasswordHash string    `json:"-"`
+}
+
+// Project is a project row without its draft.
+type Project struct {
+	ID               string          `json:"id"`
+	AccountID        int64           `json:"-"`
+	Name             string          `json:"name"`
+	Engine           string          `json:"engine"`
+	Connection       json.RawMessage `json:"-"`
+	PublishedVersion int             `json:"published_version"`
+	CreatedAt        time.Time       `json:"created_at"`
+	UpdatedAt        time.Time       `json:"updated_at"`
+}
+
+// SchemaName is the PostgreSQL schema that holds a managed project's tables.
+func SchemaName(projectID string) string { return "p_" + projectID }
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// RandomID returns n characters of [a-z0-9] from crypto/rand.
+func RandomID(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	for i := range b {
+		b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
+	}
+	return string(b)
+}
+
+func isUniqueViolation(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// Secret returns the master secret kept in the control schema, creating
+// it on first use; concurrent first calls agree on one value.
+func (s *Store) Secret(ctx context.Context) (string, error) {
+	candidate := RandomID(48)
+	var v string
+	err := s.DB.QueryRowContext(ctx, `
+		WITH ins AS (INSERT INTO tablesmith.settings (key, value) VALUES ('secret', $1)
+		             ON CONFLICT (key) DO NOTHING RETURNING value)
+		SELECT value FROM ins UNION ALL SELECT value FROM tablesmith.settings WHERE key = 'secret' LIMIT 1`, candidate).Scan(&v)
+	return v, err
+}
+
+// CreateAccount inserts an account; ErrDuplicate if the e-mail is taken.
+func (s *Store) CreateAccount(ctx context.Context, email, name, passwordHash, plan string) (Account, error) {
+	a := Account{Email: email, Name: name, Plan: plan, PasswordHash: passwordHash}
+	err := s.DB.QueryRowContext(ctx, `INSERT INTO tablesmith.accounts (email, name, password_hash, plan)
+		VALUES ($1, $2, $3, $4) RETURNING id, created_at`, email, name, passwordHash, plan).Scan(&a.ID, &a.CreatedAt)
+	if isUniqueViolation(err) {
+		return Account{}, ErrDuplicate
+	}
+	return a, err
+}
+
+const accountCols = `id, email, name, plan, created_at, password_hash`
+
+func scanAccount(row *sql.Row) (Account, error) {
+	var a Account
+	err := row.Scan(&a.ID, &a.Email, &a.Name, &a.Plan, &a.CreatedAt, &a.PasswordHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, ErrNotFound
+	}
+	return a, err
+}
+
+// AccountByEmail finds an account by its (lower-cased) e-mail.
+func (s *Store) AccountByEmail(ctx context.Context, email string) (Account, error) {
+	return scanAccount(s.DB.QueryRowContext(ctx, `SELECT `+accountCols+` FROM tablesmith.accounts WHERE email = $1`, email))
+}
+
+// AccountByID finds an account by id.
+func (s *Store) AccountByID(ctx context.Context, id int64) (Account, error) {
+	return scanAccount(s.DB.QueryRowContext(ctx, `SELECT `+accountCols+` FROM tablesmith.accounts WHERE id = $1`, id))
+}
+
+// SetPlan moves an account to another plan.
+func (s *Store) SetPlan(ctx context.Context, email, plan string) error {
+	res, err := s.DB.ExecContext(ctx, `UPDATE tablesmith.accounts SET plan = $2 WHERE email = $1`, email, plan)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// CountProjects counts an account's projects.
+func (s *Store) CountProjects(ctx context.Context, accountID int64) (int, error) {
+	var n int
+	err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM tablesmith.projects WHERE account_id = $1`, accountID).Scan(&n)
+	return n, err
+}
+
+// CreateProject inserts a project and, for a managed engine, creates its
+// schema in the same transaction. maxProjects < 0 means no limit; the
+// count is checked under a lock on the account so two concurrent creates
+// cannot both pass it. It returns ErrLimit when the plan allows no more.
+func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine string, connection json.RawMessage, draft json.RawMessage, maxProjects int) (Project, error) {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return Project{}, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM tablesmith.accounts WHERE id = $1 FOR UPDATE`, accountID); err != nil {
+		return Project{}, err
+	}
+	if maxProjects >= 0 {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tablesmith.projects WHERE account_id = $1`, accountID).Scan(&n); err != nil {
+			return Project{}, err
+		}
+		if n >= maxProjects {
+			return Project{}, ErrLimit
+		}
+	}
+	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: engine, Connection: connection}
+	if len(draft) == 0 {
+		draft = json.RawMessage(`{"tables": []}`)
+	}
+	var conn any
+	if len(connection) > 0 {
+		conn = string(connection)
+	}
+	err = tx.QueryRowContext(ctx, `INSERT INTO tablesmith.projects (id, account_id, name, engine, connection, draft)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at, updated_at`, p.ID, accountID, name, engine, conn, string(draft)).Scan(&p.CreatedAt, &p.UpdatedAt)
+	if err != nil {
+		return Project{}, err
+	}
+	if engine == EngineManaged {
+		if _, err := tx.ExecContext(ctx, `CREATE SCHEMA `+pq.QuoteIdentifier(SchemaName(p.ID))); err != nil {
+			return Project{}, fmt.Errorf("create project schema: %w", err)
+		}
+	}
+	return p, tx.Commit()
+}
+
+// ErrLimit is returned when the account's plan allows no more projects.
+var ErrLimit = errors.New("plan limit reached")
+
+// Engines a project can use.
+const (
+	EngineManaged  = "postgres"
+	EngineExternal = "postgres_external"
+)
+
+const projectCols = `id, account_id, name, engine, connection, published_version, created_at, updated_at`
+
+func scanProject(sc interface{ Scan(...any) error }) (Project, error) {
+	var p Project
+	var conn []byte
+	err := sc.Scan(&p.ID, &p.AccountID, &p.Name, &p.Engine, &conn, &p.PublishedVersion, &p.CreatedAt, &p.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, ErrNotFound
+	}
+	p.Connection = conn
+	return p, err
+}
+
+// Project returns a project by id.
+func (s *Store) Project(ctx context.Context, id string) (Project, error) {
+	return scanProject(s.DB.QueryRowContext(ctx, `SELECT `+projectCols+` FROM tablesmith.projects WHERE id = $1`, id))
+}
+
+// Projects lists an account's projects, oldest first.
+func (s *Store) Projects(ctx context.Context, accountID int64) ([]Project, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT `+projectCols+` FROM tablesmith.projects WHERE account_id = $1 ORDER BY created_at, id`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Project{}
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// RenameProject changes a project's display name.
+func (s *Store) RenameProject(ctx context.Context, id, name string) (Project, error) {
+	return scanProject(s.DB.QueryRowContext(ctx, `UPDATE tablesmith.projects SET name = $2, updated_at = now()
+		WHERE id = $1 RETURNING `+projectCols, id, name))
+}
+
+// DeleteProject removes a project, its keys and versions, and drops its
+// schema with every table in it, all in one transaction.
+func (s *Store) DeleteProject(ctx context.Context, id string) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var engine string
+	err = tx.QueryRowContext(ctx, `DELETE FROM tablesmith.projects WHERE id = $1 RETURNING engine`, id).Scan(&engine)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if engine == EngineManaged {
+		if _, err := tx.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+pq.QuoteIdentifier(SchemaName(id))+` CASCADE`); err != nil {
+			return fmt.Errorf("drop project schema: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Draft returns a project's draft document.
+func (s *Store) Draft(ctx context.Context, id string) (json.RawMessage, time.Time, error) {
+	var doc []byte
+	var at time.Time
+	err := s.DB.QueryRowContext(ctx, `SELECT draft, draft_updated_at FROM tablesmith.projects WHERE id = $1`, id).Scan(&doc, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, at, ErrNotFound
+	}
+	return doc, at, err
+}
+
+// PutDraft replaces a project's draft document.
+func (s *Store) PutDraft(ctx context.Context, id string, doc json.RawMessage) error {
+	res, err := s.DB.ExecContext(ctx, `UPDATE tablesmith.projects SET draft = $2, draft_updated_at = now(), updated_at = now() WHERE id = $1`, id, string(doc))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Version is a published schema version.
+type Version struct {
+	Version   int             `json:"version"`
+	Document  json.RawMessage `json:"document"`
+	Applied   json.RawMessage `json:"applied"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// LatestVersion returns the newest published version; ErrNotFound before
+// the first generate.
+func (s *Store) LatestVersion(ctx context.Context, projectID string) (Version, error) {
+	var v Version
+	err := s.DB.QueryRowContext(ctx, `SELECT version, document, applied, created_at FROM tablesmith.schema_versions
+		WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID).Scan(&v.Version, &v.Document, &v.Applied, &v.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, ErrNotFound
+	}
+	return v, err
+}
+
+// Versions lists the published versions, newest first.
+func (s *Store) Versions(ctx context.Context, projectID string) ([]Version, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT version, document, applied, created_at FROM tablesmith.schema_versions
+		WHERE project_id = $1 ORDER BY version DESC`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Version{}
+	for rows.Next() {
+		var v Version
+		if err := rows.Scan(&v.Version, &v.Document, &v.Applied, &v.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// Publish applies DDL statements to the project's database and records a
+// new version, all in one transaction: either both happen or neither.
+// expected is the version the plan was computed against.
+func (s *Store) Publish(ctx context.Context, projectID string, expected int, statements []string, doc, applied json.RawMessage) (int, error) {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var current int
+	err = tx.QueryRowContext(ctx, `SELECT published_version FROM tablesmith.projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	if current != expected {
+		return 0, ErrStaleVersion
+	}
+	// A migration waits at most this long for a table lock, so it never
+	// queues the API's reads behind it for longer.
+	if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+		return 0, err
+	}
+	for _, st := range statements {
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return 0, &StatementError{Statement: st, Err: err}
+		}
+	}
+	next := current + 1
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.schema_versions (project_id, version, document, applied)
+		VALUES ($1, $2, $3, $4)`, projectID, next, string(doc), string(applied)); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET published_version = $2, updated_at = now() WHERE id = $1`, projectID, next); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID); err != nil {
+		return 0, err
+	}
+	return next, tx.Commit()
+}
+
+// StatementError says which DDL statement of a publish failed.
+type StatementError struct {
+	Statement string
+	Err       error
+}
+
+func (e *StatementError) Error() string { return fmt.Sprintf("statement %q: %v", e.Statement, e.Err) }
+func (e *StatementError) Unwrap() error { return e.Err }

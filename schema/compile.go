@@ -1,0 +1,225 @@
+package schema
+
+import (
+	"errors"
+	"sort"
+	"strings"
+)
+
+// Compiled is a validated document in the form the request path uses:
+// lookups by name, quoted identifiers and resolved relations, computed once
+// per published version and never mutated afterwards.
+type Compiled struct {
+	Tables []*CTable
+	byName map[string]*CTable
+	// Auth is the table marked auth, or nil.
+	Auth *CTable
+}
+
+// CTable is a compiled table.
+type CTable struct {
+	Name  string
+	Doc   Table
+	Ident string // quoted table name, without the schema
+	// Columns lists every column in output order: id, user columns,
+	// created_at, updated_at.
+	Columns []*CColumn
+	byName  map[string]*CColumn
+	// Writable are the columns a request body may set.
+	Writable []*CColumn
+	// Inputs maps a body field name to its column (password for
+	// password_hash).
+	Inputs        map[string]*CColumn
+	Relations     map[string]*Relation
+	RelationNames []string
+	Search        []*CColumn
+	Permissions   Permissions
+	Owner         *CColumn
+	PK            *CColumn
+	CreatedAt     *CColumn
+	UpdatedAt     *CColumn
+}
+
+// CColumn is a compiled column.
+type CColumn struct {
+	Column
+	Ident    string
+	PGType   string
+	System   bool
+	ReadOnly bool
+	// Hidden columns (passwords) are never returned.
+	Hidden bool
+	// Input is the field name a request body uses for this column.
+	Input string
+}
+
+// Relation connects two tables for include: rows of To whose ToCol equals
+// the FromCol of a row of From. Many is true for one-to-many.
+type Relation struct {
+	Name    string
+	Many    bool
+	From    *CTable
+	To      *CTable
+	FromCol *CColumn
+	ToCol   *CColumn
+}
+
+// Table returns the compiled table of a name.
+func (c *Compiled) Table(name string) (*CTable, bool) {
+	t, ok := c.byName[name]
+	return t, ok
+}
+
+// Column returns the compiled column of a name.
+func (t *CTable) Column(name string) (*CColumn, bool) {
+	c, ok := t.byName[name]
+	return c, ok
+}
+
+// Level returns the permission level of an operation (read, create,
+// update, delete), defaulting to authenticated.
+func (t *CTable) Level(op string) string {
+	var l string
+	switch op {
+	case "read":
+		l = t.Permissions.Read
+	case "create":
+		l = t.Permissions.Create
+	case "update":
+		l = t.Permissions.Update
+	case "delete":
+		l = t.Permissions.Delete
+	}
+	if l == "" {
+		return LevelAuthenticated
+	}
+	return l
+}
+
+// Compile validates a document and compiles it.
+func Compile(d Document) (*Compiled, error) {
+	if p := Validate(d); len(p) > 0 {
+		return nil, &InvalidError{Problems: p}
+	}
+	c := &Compiled{byName: map[string]*CTable{}}
+	for i := range d.Tables {
+		t := compileTable(d.Tables[i])
+		c.Tables = append(c.Tables, t)
+		c.byName[t.Name] = t
+		if t.Doc.Auth {
+			c.Auth = t
+		}
+	}
+	for _, t := range c.Tables {
+		for _, col := range t.Columns {
+			if col.References == nil {
+				continue
+			}
+			target := c.byName[col.References.Table]
+			fwd := &Relation{Name: ForwardRelationName(col.Column), From: t, To: target, FromCol: col, ToCol: target.PK}
+			rev := &Relation{Name: ReverseRelationName(t.Name, col.Column), Many: true, From: target, To: t, FromCol: target.PK, ToCol: col}
+			t.Relations[fwd.Name] = fwd
+			target.Relations[rev.Name] = rev
+		}
+	}
+	for _, t := range c.Tables {
+		for name := range t.Relations {
+			t.RelationNames = append(t.RelationNames, name)
+		}
+		sort.Strings(t.RelationNames)
+		if t.Doc.OwnerColumn != "" {
+			t.Owner = t.byName[t.Doc.OwnerColumn]
+		}
+	}
+	return c, nil
+}
+
+func compileTable(doc Table) *CTable {
+	t := &CTable{
+		Name: doc.Name, Doc: doc, Ident: QuoteIdent(doc.Name),
+		byName: map[string]*CColumn{}, Inputs: map[string]*CColumn{}, Relations: map[string]*Relation{},
+	}
+	if doc.Permissions != nil {
+		t.Permissions = *doc.Permissions
+	}
+	add := func(c *CColumn) {
+		c.Ident = QuoteIdent(c.Name)
+		t.Columns = append(t.Columns, c)
+		t.byName[c.Name] = c
+	}
+	idType := TypeInteger
+	if doc.IDType == IDUUID {
+		idType = TypeUUID
+	}
+	ext := doc.External
+	if ext == nil {
+		t.PK = &CColumn{Column: Column{Name: ColID, Type: idType}, PGType: pgTypes[idType], System: true, ReadOnly: true}
+		add(t.PK)
+	}
+	for _, col := range doc.Columns {
+		cc := &CColumn{Column: col, PGType: pgTypes[col.Type], Input: col.Name}
+		if col.Type == TypePassthrough {
+			cc.PGType = col.PGType
+			cc.ReadOnly = true
+		}
+		if col.Type == TypePassword {
+			cc.Hidden = true
+			if n := strings.TrimSuffix(col.Name, "_hash"); n != col.Name && n != "" {
+				cc.Input = n
+			}
+		}
+		if ext != nil && col.Name == ext.PrimaryKey {
+			cc.System, cc.ReadOnly = true, true
+			t.PK = cc
+		}
+		add(cc)
+		if !cc.ReadOnly {
+			t.Writable = append(t.Writable, cc)
+			t.Inputs[cc.Input] = cc
+		}
+		if isTextual(col.Type) {
+			t.Search = append(t.Search, cc)
+		}
+	}
+	if ext == nil || ext.HasCreatedAt {
+		t.CreatedAt = &CColumn{Column: Column{Name: ColCreatedAt, Type: TypeTimestamp}, PGType: "timestamptz", System: true, ReadOnly: true}
+		if ext == nil {
+			add(t.CreatedAt)
+		} else {
+			t.CreatedAt = t.byName[ColCreatedAt]
+		}
+	}
+	if ext == nil || ext.HasUpdatedAt {
+		t.UpdatedAt = &CColumn{Column: Column{Name: ColUpdatedAt, Type: TypeTimestamp}, PGType: "timestamptz", System: true, ReadOnly: true}
+		if ext == nil {
+			add(t.UpdatedAt)
+		} else {
+			t.UpdatedAt = t.byName[ColUpdatedAt]
+		}
+	}
+	return t
+}
+
+// InvalidError carries the problems of a document that failed validation.
+type InvalidError struct{ Problems Problems }
+
+func (e *InvalidError) Error() string {
+	keys := make([]string, 0, len(e.Problems))
+	for k := range e.Problems {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("invalid schema:")
+	for _, k := range keys {
+		b.WriteString(" " + k + ": " + e.Problems[k] + ";")
+	}
+	return b.String()
+}
+
+// AsInvalid unwraps an InvalidError.
+func AsInvalid(err error) (*InvalidError, bool) {
+	var e *InvalidError
+	ok := errors.As(err, &e)
+	return e, ok
+}

@@ -1,0 +1,188 @@
+// Package schema holds the schema document that users design (CONTRACT 4),
+// its validation, its compiled per-table form, the change plan between two
+// documents and the PostgreSQL DDL that applies it. It does no I/O.
+package schema
+
+import "encoding/json"
+
+// Document is the schema document: the builder edits it, the platform API
+// stores it, generate publishes it.
+type Document struct {
+	Tables []Table `json:"tables"`
+}
+
+// Table is one table of the document. The system columns id, created_at
+// and updated_at are implied and never listed.
+type Table struct {
+	Name        string       `json:"name"`
+	RenamedFrom string       `json:"renamed_from,omitempty"`
+	Description string       `json:"description,omitempty"`
+	Auth        bool         `json:"auth,omitempty"`
+	IDType      string       `json:"id_type,omitempty"`
+	OwnerColumn string       `json:"owner_column,omitempty"`
+	Permissions *Permissions `json:"permissions,omitempty"`
+	Columns     []Column     `json:"columns"`
+	// Position is where the builder's diagram draws the table; the server
+	// keeps it and never interprets it.
+	Position *Position `json:"position,omitempty"`
+	// External is set on tables read from an existing database: their
+	// system columns are whatever that database has (see Source).
+	External *ExternalTable `json:"external,omitempty"`
+}
+
+// Position is a point on the builder's canvas.
+type Position struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// ExternalTable describes a table of an existing database that the
+// project fronts instead of owns.
+type ExternalTable struct {
+	PrimaryKey   string `json:"primary_key"`
+	HasCreatedAt bool   `json:"has_created_at,omitempty"`
+	HasUpdatedAt bool   `json:"has_updated_at,omitempty"`
+}
+
+// Permissions are the access rules per operation; an empty string means
+// the default, "authenticated".
+type Permissions struct {
+	Read   string `json:"read,omitempty"`
+	Create string `json:"create,omitempty"`
+	Update string `json:"update,omitempty"`
+	Delete string `json:"delete,omitempty"`
+}
+
+// Column is one user column of a table.
+type Column struct {
+	Name            string          `json:"name"`
+	Type            string          `json:"type"`
+	RenamedFrom     string          `json:"renamed_from,omitempty"`
+	Description     string          `json:"description,omitempty"`
+	Required        bool            `json:"required,omitempty"`
+	Unique          bool            `json:"unique,omitempty"`
+	Default         json.RawMessage `json:"default,omitempty"`
+	Min             *float64        `json:"min,omitempty"`
+	Max             *float64        `json:"max,omitempty"`
+	MinLength       *int            `json:"min_length,omitempty"`
+	MaxLength       *int            `json:"max_length,omitempty"`
+	Pattern         string          `json:"pattern,omitempty"`
+	Values          []string        `json:"values,omitempty"`
+	Index           bool            `json:"index,omitempty"`
+	Searchable      bool            `json:"searchable,omitempty"`
+	References      *Reference      `json:"references,omitempty"`
+	HTML            bool            `json:"html,omitempty"`
+	Relation        string          `json:"relation,omitempty"`
+	ReverseRelation string          `json:"reverse_relation,omitempty"`
+	// PGType is the database type of a passthrough column (type
+	// "passthrough", only on fronted databases): read-only, never altered.
+	PGType string `json:"pg_type,omitempty"`
+}
+
+// Reference makes a column a foreign key to another table's id.
+type Reference struct {
+	Table    string `json:"table"`
+	OnDelete string `json:"on_delete,omitempty"`
+}
+
+// Column types of CONTRACT 4.1.
+const (
+	TypeText        = "text"
+	TypeInteger     = "integer"
+	TypeNumber      = "number"
+	TypeDecimal     = "decimal"
+	TypeBoolean     = "boolean"
+	TypeTimestamp   = "timestamp"
+	TypeDate        = "date"
+	TypeEmail       = "email"
+	TypeURL         = "url"
+	TypeUUID        = "uuid"
+	TypeEnum        = "enum"
+	TypeJSON        = "json"
+	TypePassword    = "password"
+	TypePassthrough = "passthrough"
+)
+
+// pgTypes maps each column type to its PostgreSQL type.
+var pgTypes = map[string]string{
+	TypeText:      "text",
+	TypeInteger:   "bigint",
+	TypeNumber:    "double precision",
+	TypeDecimal:   "numeric",
+	TypeBoolean:   "boolean",
+	TypeTimestamp: "timestamptz",
+	TypeDate:      "date",
+	TypeEmail:     "text",
+	TypeURL:       "text",
+	TypeUUID:      "uuid",
+	TypeEnum:      "text",
+	TypeJSON:      "jsonb",
+	TypePassword:  "text",
+}
+
+// Types lists the column types a user may choose, in the builder's order.
+var Types = []string{TypeText, TypeInteger, TypeNumber, TypeDecimal, TypeBoolean,
+	TypeTimestamp, TypeDate, TypeEmail, TypeURL, TypeUUID, TypeEnum, TypeJSON, TypePassword}
+
+// Permission levels of CONTRACT 5.3.
+const (
+	LevelPublic        = "public"
+	LevelAuthenticated = "authenticated"
+	LevelOwner         = "owner"
+	LevelKey           = "key"
+)
+
+// ID types of a table's primary key.
+const (
+	IDInteger = "integer"
+	IDUUID    = "uuid"
+)
+
+// On-delete actions of a reference.
+const (
+	OnDeleteRestrict = "restrict"
+	OnDeleteCascade  = "cascade"
+	OnDeleteSetNull  = "set_null"
+)
+
+// System column names, present on every managed table.
+const (
+	ColID        = "id"
+	ColCreatedAt = "created_at"
+	ColUpdatedAt = "updated_at"
+)
+
+// Parse decodes a document, rejecting unknown keys so typos do not pass
+// silently as missing constraints.
+func Parse(data []byte) (Document, error) {
+	var d Document
+	dec := json.NewDecoder(bytesReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return Document{}, err
+	}
+	if d.Tables == nil {
+		d.Tables = []Table{}
+	}
+	return d, nil
+}
+
+// Table returns the table of the given name.
+func (d Document) Table(name string) (Table, bool) {
+	for _, t := range d.Tables {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Table{}, false
+}
+
+// Column returns the column of the given name.
+func (t Table) Column(name string) (Column, bool) {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Column{}, false
+}

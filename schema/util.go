@@ -1,0 +1,28 @@
+package schema
+
+import (
+	"bytes"
+	"io"
+	"strings"
+)
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// QuoteIdent quotes a PostgreSQL identifier. Names that reach it have
+// passed the name rules already; quoting is the second fence.
+func QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// QuoteLiteral quotes a string as a PostgreSQL literal for DDL, where
+// bound parameters cannot be used (defaults, check constraints).
+// standard_conforming_strings is on in every supported PostgreSQL, so a
+// backslash needs no escaping; E'' is used anyway when one is present so
+// the literal means the same under either setting.
+func QuoteLiteral(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}

@@ -1,0 +1,326 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var nameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+
+// Limits that keep a document within what the builder and PostgreSQL
+// handle comfortably.
+const (
+	MaxTables  = 200
+	MaxColumns = 250
+)
+
+var reservedTables = map[string]bool{"auth": true, "docs": true, "openapi": true}
+
+// ValidName reports whether s obeys the name rules of CONTRACT 4.1.
+func ValidName(s string) bool { return nameRe.MatchString(s) }
+
+// Problems maps a path in the document (tables[1].columns[0].type) to
+// what is wrong there.
+type Problems map[string]string
+
+func (p Problems) add(path, format string, args ...any) {
+	if _, seen := p[path]; !seen {
+		p[path] = fmt.Sprintf(format, args...)
+	}
+}
+
+// Validate checks a document against every rule of CONTRACT 4 and returns
+// the problems by path; an empty result means the document can be
+// published. external allows passthrough columns (fronted databases).
+func Validate(d Document) Problems {
+	p := Problems{}
+	if len(d.Tables) > MaxTables {
+		p.add("tables", "at most %d tables", MaxTables)
+		return p
+	}
+	tables := map[string]*Table{}
+	authTables := 0
+	for i := range d.Tables {
+		t := &d.Tables[i]
+		tp := fmt.Sprintf("tables[%d]", i)
+		switch {
+		case !ValidName(t.Name):
+			p.add(tp+".name", "must start with a lowercase letter and use only a-z, 0-9 and _ (at most 63 characters)")
+		case reservedTables[t.Name]:
+			p.add(tp+".name", "%q is reserved", t.Name)
+		case tables[t.Name] != nil:
+			p.add(tp+".name", "duplicate table name %q", t.Name)
+		default:
+			tables[t.Name] = t
+		}
+		if t.RenamedFrom != "" && !ValidName(t.RenamedFrom) {
+			p.add(tp+".renamed_from", "is not a valid table name")
+		}
+		if t.IDType != "" && t.IDType != IDInteger && t.IDType != IDUUID {
+			p.add(tp+".id_type", "must be integer or uuid")
+		}
+		if t.Auth {
+			authTables++
+			if authTables > 1 {
+				p.add(tp+".auth", "only one table can be the auth table")
+			}
+		}
+	}
+	for i := range d.Tables {
+		validateTable(p, d, tables, i)
+	}
+	if len(p) == 0 {
+		checkRelationNames(p, d)
+	}
+	return p
+}
+
+func validateTable(p Problems, d Document, tables map[string]*Table, i int) {
+	t := &d.Tables[i]
+	tp := fmt.Sprintf("tables[%d]", i)
+	if len(t.Columns) > MaxColumns {
+		p.add(tp+".columns", "at most %d columns", MaxColumns)
+		return
+	}
+	seen := map[string]bool{}
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		cp := fmt.Sprintf("%s.columns[%d]", tp, j)
+		switch {
+		case !ValidName(c.Name):
+			p.add(cp+".name", "must start with a lowercase letter and use only a-z, 0-9 and _ (at most 63 characters)")
+		case isSystemColumn(c.Name) && t.External == nil:
+			p.add(cp+".name", "%q is a system column that every table has", c.Name)
+		case seen[c.Name]:
+			p.add(cp+".name", "duplicate column name %q", c.Name)
+		}
+		seen[c.Name] = true
+		if c.RenamedFrom != "" && !ValidName(c.RenamedFrom) {
+			p.add(cp+".renamed_from", "is not a valid column name")
+		}
+		validateColumn(p, cp, t, c, tables)
+	}
+	if t.Auth {
+		email, ok := t.Column("email")
+		if !ok || email.Type != TypeEmail {
+			p.add(tp+".auth", "an auth table needs a column named email of type email")
+		}
+		if !hasType(t, TypePassword) {
+			p.add(tp+".auth", "an auth table needs a column of type password")
+		}
+	}
+	if t.OwnerColumn != "" {
+		oc, ok := t.Column(t.OwnerColumn)
+		switch {
+		case !ok:
+			p.add(tp+".owner_column", "no column named %q", t.OwnerColumn)
+		case oc.References == nil || tables[oc.References.Table] == nil || !tables[oc.References.Table].Auth:
+			p.add(tp+".owner_column", "must be a column that references the auth table")
+		}
+	}
+	if t.Permissions != nil {
+		for op, level := range map[string]string{"read": t.Permissions.Read, "create": t.Permissions.Create,
+			"update": t.Permissions.Update, "delete": t.Permissions.Delete} {
+			switch level {
+			case "", LevelPublic, LevelAuthenticated, LevelKey:
+			case LevelOwner:
+				if t.OwnerColumn == "" {
+					p.add(tp+".permissions."+op, "owner needs the table's owner_column")
+				}
+			default:
+				p.add(tp+".permissions."+op, "must be public, authenticated, owner or key")
+			}
+		}
+	}
+}
+
+func validateColumn(p Problems, cp string, t *Table, c *Column, tables map[string]*Table) {
+	if _, known := pgTypes[c.Type]; !known {
+		if c.Type == TypePassthrough && t.External != nil {
+			return
+		}
+		p.add(cp+".type", "unknown type %q (one of %s)", c.Type, strings.Join(Types, ", "))
+		return
+	}
+	numeric := c.Type == TypeInteger || c.Type == TypeNumber || c.Type == TypeDecimal
+	textual := isTextual(c.Type) || c.Type == TypePassword
+	if (c.Min != nil || c.Max != nil) && !numeric {
+		p.add(cp+".min", "min and max apply to integer, number and decimal columns")
+	}
+	if c.Min != nil && c.Max != nil && *c.Min > *c.Max {
+		p.add(cp+".min", "must not be greater than max")
+	}
+	if (c.MinLength != nil || c.MaxLength != nil || c.Pattern != "") && !textual {
+		p.add(cp+".max_length", "min_length, max_length and pattern apply to text-like columns")
+	}
+	if c.MinLength != nil && *c.MinLength < 0 {
+		p.add(cp+".min_length", "must not be negative")
+	}
+	if c.MaxLength != nil && *c.MaxLength < 1 {
+		p.add(cp+".max_length", "must be at least 1")
+	}
+	if c.MinLength != nil && c.MaxLength != nil && *c.MinLength > *c.MaxLength {
+		p.add(cp+".min_length", "must not be greater than max_length")
+	}
+	if c.Pattern != "" {
+		if _, err := patternCache(c.Pattern); err != nil {
+			p.add(cp+".pattern", "is not a valid regular expression")
+		}
+	}
+	if c.Type == TypeEnum {
+		if len(c.Values) == 0 {
+			p.add(cp+".values", "an enum needs at least one value")
+		}
+		seen := map[string]bool{}
+		for _, v := range c.Values {
+			if v == "" || seen[v] {
+				p.add(cp+".values", "values must be non-empty and distinct")
+			}
+			seen[v] = true
+		}
+	} else if len(c.Values) > 0 {
+		p.add(cp+".values", "values apply to enum columns only")
+	}
+	if c.Searchable && !isTextual(c.Type) {
+		p.add(cp+".searchable", "only text, email, url and enum columns are searchable")
+	}
+	if c.HTML && c.Type != TypeText {
+		p.add(cp+".html", "html applies to text columns only")
+	}
+	if c.Type == TypePassword && (c.Unique || c.Index || len(c.Default) > 0) {
+		p.add(cp+".type", "a password column cannot be unique, indexed or have a default")
+	}
+	if c.Type == TypeJSON && c.Unique {
+		p.add(cp+".unique", "json columns cannot be unique")
+	}
+	if len(c.Default) > 0 && !bytes.Equal(bytes.TrimSpace(c.Default), []byte("null")) {
+		if msg := checkDefault(c); msg != "" {
+			p.add(cp+".default", "%s", msg)
+		}
+	}
+	if r := c.References; r != nil {
+		target := tables[r.Table]
+		switch {
+		case target == nil:
+			p.add(cp+".references.table", "no table named %q", r.Table)
+		case target.External != nil && t.External == nil:
+			p.add(cp+".references.table", "cannot reference a table of an external database")
+		default:
+			want := TypeInteger
+			if target.IDType == IDUUID {
+				want = TypeUUID
+			}
+			if c.Type != want {
+				p.add(cp+".type", "must be %s to reference %s.id", want, r.Table)
+			}
+		}
+		switch r.OnDelete {
+		case "", OnDeleteRestrict, OnDeleteCascade:
+		case OnDeleteSetNull:
+			if c.Required {
+				p.add(cp+".references.on_delete", "set_null needs a column that is not required")
+			}
+		default:
+			p.add(cp+".references.on_delete", "must be cascade, restrict or set_null")
+		}
+	} else if c.Relation != "" || c.ReverseRelation != "" {
+		p.add(cp+".relation", "relation names apply to columns with references")
+	}
+	for _, rel := range []string{c.Relation, c.ReverseRelation} {
+		if rel != "" && !ValidName(rel) {
+			p.add(cp+".relation", "relation names follow the name rules")
+		}
+	}
+}
+
+// checkDefault checks a default value the way a request body value is
+// checked, except for the special "now" of timestamp and date columns.
+func checkDefault(c *Column) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(c.Default))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "is not valid JSON"
+	}
+	if s, ok := v.(string); ok && s == "now" && (c.Type == TypeTimestamp || c.Type == TypeDate) {
+		return ""
+	}
+	_, msg := CheckValue(c, v)
+	return msg
+}
+
+func checkRelationNames(p Problems, d Document) {
+	names := map[string]map[string]string{} // table → relation name → where it came from
+	claim := func(table, rel, path string) {
+		if names[table] == nil {
+			names[table] = map[string]string{}
+		}
+		t, _ := d.Table(table)
+		if isSystemColumn(rel) {
+			p.add(path, "relation %q on %s clashes with a system column; set a different name", rel, table)
+			return
+		}
+		if _, isCol := t.Column(rel); isCol {
+			p.add(path, "relation %q on %s clashes with a column of that name; set a different name", rel, table)
+			return
+		}
+		if prev, dup := names[table][rel]; dup {
+			p.add(path, "relation %q on %s is also defined by %s; set a different name", rel, table, prev)
+			return
+		}
+		names[table][rel] = path
+	}
+	for i, t := range d.Tables {
+		for j, c := range t.Columns {
+			if c.References == nil {
+				continue
+			}
+			cp := fmt.Sprintf("tables[%d].columns[%d]", i, j)
+			claim(t.Name, ForwardRelationName(c), cp+".relation")
+			claim(c.References.Table, ReverseRelationName(t.Name, c), cp+".reverse_relation")
+		}
+	}
+}
+
+// ForwardRelationName is the name under which a referencing row embeds the
+// row it references: the column name without _id, or the referenced
+// table's name when the column has no _id suffix.
+func ForwardRelationName(c Column) string {
+	if c.Relation != "" {
+		return c.Relation
+	}
+	if n := strings.TrimSuffix(c.Name, "_id"); n != c.Name && n != "" {
+		return n
+	}
+	return c.References.Table
+}
+
+// ReverseRelationName is the name under which a referenced row embeds the
+// rows that reference it: the referencing table's name.
+func ReverseRelationName(table string, c Column) string {
+	if c.ReverseRelation != "" {
+		return c.ReverseRelation
+	}
+	return table
+}
+
+func isSystemColumn(name string) bool {
+	return name == ColID || name == ColCreatedAt || name == ColUpdatedAt
+}
+
+// isTextual reports the types that search matches and LIKE applies to.
+func isTextual(t string) bool {
+	return t == TypeText || t == TypeEmail || t == TypeURL || t == TypeEnum
+}
+
+func hasType(t *Table, typ string) bool {
+	for _, c := range t.Columns {
+		if c.Type == typ {
+			return true
+		}
+	}
+	return false
+}

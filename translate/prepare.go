@@ -1,0 +1,159 @@
+// Package translate turns requests against a published schema into SQL:
+// per-table statements prepared once at publish, and list queries parsed
+// from URL parameters, planned against the schema and rendered with bound
+// parameters. Identifiers come only from the compiled schema.
+package translate
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// Published is a compiled schema with the SQL of every table, computed
+// once per published version and shared read-only by all requests.
+type Published struct {
+	Schema   string // unquoted PostgreSQL schema name
+	Compiled *schema.Compiled
+	Tables   map[string]*TableSQL
+}
+
+// TableSQL is one table's prepared SQL.
+type TableSQL struct {
+	Table *schema.CTable
+	// Rel is the quoted, schema-qualified table name.
+	Rel string
+	// Projection selects the output columns from alias t.
+	Projection string
+	// Get, Delete take the id as $1; the Owned variants add the owner id
+	// as $2 (end users with owner permissions).
+	Get, GetOwned       string
+	Delete, DeleteOwned string
+	// Output wraps a data-modifying CTE named _w into one JSON record.
+	outputPrefix, outputSuffix string
+}
+
+// Prepare builds the SQL of every table of c in schema schemaName.
+func Prepare(schemaName string, c *schema.Compiled) *Published {
+	p := &Published{Schema: schemaName, Compiled: c, Tables: map[string]*TableSQL{}}
+	for _, t := range c.Tables {
+		p.Tables[t.Name] = prepareTable(schemaName, t)
+	}
+	return p
+}
+
+// Rel returns the qualified name of a table of this schema.
+func (p *Published) Rel(t *schema.CTable) string { return p.Tables[t.Name].Rel }
+
+func prepareTable(schemaName string, t *schema.CTable) *TableSQL {
+	s := &TableSQL{Table: t, Rel: schema.QuoteIdent(schemaName) + "." + t.Ident}
+	s.Projection = Projection(t, "t")
+	pk := "t." + t.PK.Ident
+	one := func(from, where string) string {
+		return "SELECT row_to_json(_r)::text FROM (SELECT " + s.Projection + " FROM " + from + " t WHERE " + where + ") _r"
+	}
+	s.Get = one(s.Rel, pk+" = $1")
+	s.Delete = "WITH _w AS (DELETE FROM " + s.Rel + " t WHERE " + pk + " = $1 RETURNING t.*) " + one("_w", "true")
+	if t.Owner != nil {
+		owned := " AND t." + t.Owner.Ident + " = $2"
+		s.GetOwned = one(s.Rel, pk+" = $1"+owned)
+		s.DeleteOwned = "WITH _w AS (DELETE FROM " + s.Rel + " t WHERE " + pk + " = $1" + owned + " RETURNING t.*) " + one("_w", "true")
+	}
+	s.outputPrefix = "SELECT row_to_json(_r)::text FROM (SELECT " + s.Projection + " FROM _w t) _r"
+	return s
+}
+
+// Projection is the select list that renders a table's output columns
+// from alias: timestamps as RFC 3339 UTC, hidden (password) columns left out.
+func Projection(t *schema.CTable, alias string) string {
+	var b strings.Builder
+	first := true
+	for _, c := range t.Columns {
+		if c.Hidden {
+			continue
+		}
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		b.WriteString(ColumnOutput(c, alias))
+	}
+	return b.String()
+}
+
+// ColumnOutput renders one output column from alias.
+func ColumnOutput(c *schema.CColumn, alias string) string {
+	ref := alias + "." + c.Ident
+	if c.PGType == "timestamptz" {
+		return "to_char(" + ref + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ` + c.Ident
+	}
+	return ref
+}
+
+// Insert renders an INSERT of the given columns (values $1..$n) that
+// returns the new record as JSON. With no columns every default applies.
+func (s *TableSQL) Insert(cols []*schema.CColumn) string {
+	var b strings.Builder
+	b.WriteString("WITH _w AS (INSERT INTO " + s.Rel)
+	if len(cols) == 0 {
+		b.WriteString(" DEFAULT VALUES")
+	} else {
+		b.WriteString(" (")
+		for i, c := range cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(c.Ident)
+		}
+		b.WriteString(") VALUES (")
+		for i := range cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("$" + strconv.Itoa(i+1))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(" RETURNING *) ")
+	b.WriteString(s.outputPrefix)
+	return b.String()
+}
+
+// Update renders an UPDATE of the given columns ($1..$n) of the row whose
+// id is $n+1 (and, when owned, whose owner is $n+2), returning the record
+// as JSON; setDefault columns are reset to their defaults (a full update
+// that leaves them out). updated_at is set to now().
+func (s *TableSQL) Update(cols, setDefault []*schema.CColumn, owned bool) string {
+	var b strings.Builder
+	b.WriteString("WITH _w AS (UPDATE " + s.Rel + " t SET ")
+	n := 0
+	sep := func() {
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		n++
+	}
+	for i, c := range cols {
+		sep()
+		b.WriteString(c.Ident + " = $" + strconv.Itoa(i+1))
+	}
+	for _, c := range setDefault {
+		sep()
+		b.WriteString(c.Ident + " = DEFAULT")
+	}
+	if s.Table.UpdatedAt != nil {
+		sep()
+		b.WriteString(s.Table.UpdatedAt.Ident + " = now()")
+	}
+	if n == 0 { // nothing to change: a no-op update still returns the row
+		b.WriteString(s.Table.PK.Ident + " = t." + s.Table.PK.Ident)
+	}
+	b.WriteString(" WHERE t." + s.Table.PK.Ident + " = $" + strconv.Itoa(len(cols)+1))
+	if owned {
+		b.WriteString(" AND t." + s.Table.Owner.Ident + " = $" + strconv.Itoa(len(cols)+2))
+	}
+	b.WriteString(" RETURNING t.*) ")
+	b.WriteString(s.outputPrefix)
+	return b.String()
+}
