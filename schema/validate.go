@@ -324,3 +324,17 @@ func hasType(t *Table, typ string) bool {
 	}
 	return false
 }
+
+// ValidProjectID reports whether s can be a project id (12 of [a-z0-9]),
+// so malformed ids are refused before any lookup.
+func ValidProjectID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9') {
+			return false
+		}
+	}
+	return true
+}

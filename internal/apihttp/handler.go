@@ -32,10 +32,12 @@ type Deps struct {
 	Recorder Recorder
 	// Users verifies end-user access tokens; nil: API keys only.
 	Users UserVerifier
-	// Extra serves project paths this package does not own (auth, docs);
-	// nil: they answer 404.
-	Extra func(w http.ResponseWriter, r *http.Request, rt *Route) bool
-	Now   func() time.Time
+	// Routes serve project paths this package does not own, keyed by the
+	// first segment after the project id ("auth", "docs", "openapi.json").
+	// They run before any table route and do their own admission (see
+	// Authenticate and CountRequest).
+	Routes map[string]RouteHandler
+	Now    func() time.Time
 }
 
 // Limiter decides whether a project may make another request.
@@ -67,6 +69,10 @@ type Recorder interface{ Record(Sample) }
 type UserVerifier interface {
 	VerifyAccess(ctx context.Context, entry *registry.Entry, token string) (userID any, err error)
 }
+
+// RouteHandler serves one extension route; h gives access to the
+// pipeline's admission steps.
+type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error
 
 // Handler is the generated-API handler.
 type Handler struct{ d Deps }
@@ -152,8 +158,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error
 		return err
 	}
 	rt.Entry = entry
-	if h.d.Extra != nil && h.d.Extra(w, r, rt) {
-		return nil
+	if route, ok := h.d.Routes[rt.Rest[0]]; ok {
+		rt.Table = rt.Rest[0]
+		return route(h, w, r, rt)
 	}
 	return h.serveTable(w, r, rt)
 }

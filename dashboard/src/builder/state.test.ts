@@ -106,6 +106,26 @@ describe('tables', () => {
     expect(doc.tables[1].columns[1].references).toEqual({ table: 'members', on_delete: 'cascade' });
   });
 
+  it('references follow a table through a rename that passes another table\'s name', () => {
+    let state = loaded();
+    const key = tableKey(state, 'posts');
+    state = run(state, { type: 'addTable', name: 'comments' });
+    state = run(state, { type: 'addRelationship', tableKey: tableKey(state, 'comments'), targetTable: 'posts' });
+    for (const name of ['user', 'users', 'users2']) state = run(state, { type: 'renameTable', tableKey: key, name });
+    const doc = toDocument(state);
+    expect(doc.tables[1].columns[1].references?.table).toBe('users');
+    expect(doc.tables[2].columns[0].references?.table).toBe('users2');
+  });
+
+  it('a reference to a missing table binds when a table gets that name', () => {
+    let state = loaded();
+    state = run(state, { type: 'updateColumn', tableKey: tableKey(state, 'posts'), columnKey: columnKey(state, 'posts', 'author_id'), patch: { references: { table: 'people' } } });
+    state = run(state, { type: 'addTable' });
+    const added = state.tables[2].key;
+    state = run(state, { type: 'renameTable', tableKey: added, name: 'people' }, { type: 'renameTable', tableKey: added, name: 'persons' });
+    expect(toDocument(state).tables[1].columns[1].references?.table).toBe('persons');
+  });
+
   it('renaming twice keeps the published name, and renaming back clears renamed_from', () => {
     let state = loaded();
     const key = tableKey(state, 'users');

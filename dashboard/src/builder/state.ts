@@ -16,6 +16,8 @@ import { withTypeConstraints } from './columnRules';
 
 export interface DraftColumn extends SchemaColumn {
   key: string;
+  /** The key of the referenced table, so references follow it through renames. */
+  targetKey?: string;
 }
 
 export interface DraftTable extends Omit<SchemaTable, 'columns'> {
@@ -67,7 +69,7 @@ export function toDocument(state: Pick<BuilderState, 'tables'>): SchemaDocument 
   return {
     tables: state.tables.map(({ key: _key, columns, ...table }) => ({
       ...cleanObject(table),
-      columns: columns.map(({ key: _ckey, ...column }) => cleanObject(column)),
+      columns: columns.map(({ key: _ckey, targetKey: _target, ...column }) => cleanObject(column)),
     })) as SchemaTable[],
   };
 }
@@ -127,7 +129,7 @@ export function builderReducer(state: BuilderState, action: BuilderAction): Buil
       if (!doomed) return state;
       const tables = state.tables
         .filter((t) => t.key !== action.tableKey)
-        .map((t) => mapColumns(t, (c) => (c.references?.table === doomed.name ? dropReference(c) : c)));
+        .map((t) => mapColumns(t, (c) => (c.targetKey === doomed.key ? dropReference(c) : c)));
       const selectedTableKey = state.selectedTableKey === action.tableKey ? (tables[0]?.key ?? null) : state.selectedTableKey;
       return { ...state, tables, selectedTableKey };
     }
@@ -163,7 +165,13 @@ export function builderReducer(state: BuilderState, action: BuilderAction): Buil
         return { ...changed, key: c.key } as DraftColumn;
       });
     case 'updateColumn':
-      return updateColumn(state, action.tableKey, action.columnKey, (c) => cleanObject({ ...c, ...action.patch }));
+      return updateColumn(state, action.tableKey, action.columnKey, (c) => {
+        const next = cleanObject({ ...c, ...action.patch });
+        if ('references' in action.patch) {
+          next.targetKey = state.tables.find((t) => t.name === action.patch.references?.table)?.key;
+        }
+        return next;
+      });
     case 'setReference':
       return setReference(state, action.tableKey, action.columnKey, action.reference);
     case 'moveColumn':
@@ -198,9 +206,13 @@ function renameTable(state: BuilderState, tableKey: string, name: string): Build
   const renamed: DraftTable = { ...table, name, renamed_from: origin && origin !== name ? origin : undefined };
   const tables = state.tables.map((t) => {
     const current = t.key === tableKey ? renamed : t;
-    return mapColumns(current, (c) =>
-      c.references?.table === table.name ? { ...c, references: { ...c.references, table: name } } : c,
-    );
+    return mapColumns(current, (c) => {
+      if (!c.references) return c;
+      if (c.targetKey === tableKey) return { ...c, references: { ...c.references, table: name } };
+      // A reference to a table that did not exist yet binds to it now.
+      if (!c.targetKey && c.references.table === name) return { ...c, targetKey: tableKey };
+      return c;
+    });
   });
   return { ...state, tables };
 }
@@ -230,7 +242,7 @@ function setTableOptions(state: BuilderState, tableKey: string, options: Partial
   return {
     ...next,
     tables: next.tables.map((t) =>
-      mapColumns(t, (c) => (c.references?.table === table.name ? { ...c, type: keyType } : c)),
+      mapColumns(t, (c) => (c.targetKey === tableKey ? { ...c, type: keyType } : c)),
     ),
   };
 }
@@ -242,7 +254,7 @@ function setReference(state: BuilderState, tableKey: string, columnKey: string, 
     const type = target?.id_type === 'uuid' ? 'uuid' : 'integer';
     const { default: _dropped, ...rest } = c;
     const withRef = { ...rest, type, references: { on_delete: 'restrict' as const, ...reference } };
-    return { ...(withTypeConstraints(withRef) as DraftColumn), key: c.key };
+    return { ...(withTypeConstraints(withRef) as DraftColumn), key: c.key, targetKey: target?.key };
   });
 }
 
@@ -258,6 +270,7 @@ function addRelationship(state: BuilderState, tableKey: string, targetTable: str
     name,
     type: target.id_type === 'uuid' ? 'uuid' : 'integer',
     references: { table: targetTable, on_delete: 'restrict' },
+    targetKey: target.key,
   };
   // A second key from the same table to the same target would give the
   // target two relations named after this table: name this one apart.
@@ -313,9 +326,15 @@ function fromDocument(doc: SchemaDocument, firstKey: number): { tables: DraftTab
   let next = firstKey;
   const tables = (doc.tables ?? []).map((table) => {
     const key = `t${next++}`;
-    const columns = (table.columns ?? []).map((column) => ({ ...column, key: `c${next++}` }));
+    const columns: DraftColumn[] = (table.columns ?? []).map((column) => ({ ...column, key: `c${next++}` }));
     return { ...table, key, columns };
   });
+  const keyOf = new Map(tables.map((t) => [t.name, t.key]));
+  for (const table of tables) {
+    for (const column of table.columns) {
+      if (column.references) column.targetKey = keyOf.get(column.references.table);
+    }
+  }
   return { tables, nextKey: next };
 }
 
@@ -360,7 +379,7 @@ function mapColumns(table: DraftTable, change: (c: DraftColumn) => DraftColumn):
 }
 
 function dropReference(column: DraftColumn): DraftColumn {
-  const { references: _r, relation: _rel, reverse_relation: _rev, ...rest } = column;
+  const { references: _r, relation: _rel, reverse_relation: _rev, targetKey: _t, ...rest } = column;
   return rest;
 }
 

@@ -168,3 +168,52 @@ describe('example records', () => {
     expect(exampleAuthBody({ tables: [] }, 'login')).toBeUndefined();
   });
 });
+
+describe('example bodies for operations', () => {
+  const schema = {
+    tables: [
+      { name: 'users', auth: true, columns: [{ name: 'email', type: 'email' }, { name: 'password_hash', type: 'password' }, { name: 'name', type: 'text' }] },
+    ],
+  };
+  const op = (method: string, path: string) => ({ id: `${method} ${path}`, method, path, summary: '', tag: '', parameters: [], isList: false });
+
+  it('a create gets every column, a patch one, a read none', async () => {
+    const { exampleBody } = await import('./exampleBody');
+    expect(JSON.parse(exampleBody(op('POST', '/users'), schema, openapi))).toEqual({
+      email: 'user1@example.com',
+      password: 'correct-horse-battery',
+      name: 'Example name',
+    });
+    expect(JSON.parse(exampleBody(op('PATCH', '/users/{id}'), schema, openapi))).toEqual({ email: 'user1@example.com' });
+    expect(exampleBody(op('GET', '/users'), schema, openapi)).toBe('');
+    expect(JSON.parse(exampleBody(op('POST', '/auth/login'), schema, openapi))).toEqual({
+      email: 'user1@example.com',
+      password: 'correct-horse-battery',
+    });
+  });
+});
+
+describe('console requests', () => {
+  it('fill path values and combine helpers with the remaining query parameters', async () => {
+    const { newConsoleRequest, requestPath, requestQuery, extraQueryParameters } = await import('./consoleRequest');
+    const [list, , one] = listOperations({
+      ...openapi,
+      paths: {
+        ...openapi.paths,
+        '/users': { ...openapi.paths['/users'], get: { parameters: [{ name: 'page', in: 'query' }, { name: 'count', in: 'query' }] } },
+      },
+    });
+    expect(extraQueryParameters(list)).toEqual(['count']);
+    const request = {
+      ...newConsoleRequest(list.id),
+      helpers: { ...emptyListHelpers, filters: [{ column: 'email', op: 'like' as const, value: 'ann' }], include: ['posts'] },
+      extra: { count: 'exact' },
+    };
+    expect(requestQuery(list, request)).toEqual([
+      ['filter[email][like]', 'ann'],
+      ['include', 'posts'],
+      ['count', 'exact'],
+    ]);
+    expect(requestPath(one, { ...newConsoleRequest(one.id), pathValues: { id: '7' } })).toBe('/users/7');
+  });
+});

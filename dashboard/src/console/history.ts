@@ -1,4 +1,5 @@
 // The Test console's request history, kept per project in localStorage.
+import type { ConsoleRequest } from './consoleRequest';
 
 export interface HistoryEntry {
   at: string;
@@ -9,6 +10,8 @@ export interface HistoryEntry {
   body?: string;
   status: number;
   timeMs: number;
+  /** The whole form, to fill it in again from the history. */
+  request?: ConsoleRequest;
 }
 
 export const HISTORY_LIMIT = 30;

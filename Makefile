@@ -1,0 +1,41 @@
+# Tablesmith: `make run` builds and serves everything; `make test` runs every test.
+.PHONY: run caddy dashboard test test-go test-dashboard test-e2e lint bench stop-db
+
+GO_TEST_FLAGS ?= -p 2 -timeout 15m
+
+run: caddy dashboard
+	@url=$$(./scripts/devdb.sh) && \
+	echo "Tablesmith on $${TABLESMITH_ADDR:-http://localhost:8080} (PostgreSQL: $$url)" && \
+	TABLESMITH_DATABASE_URL="$$url" ./caddy run --config Caddyfile.example --adapter caddyfile
+
+caddy:
+	./xcaddy.sh
+
+dashboard: dashboard/node_modules
+	cd dashboard && npm run build
+
+dashboard/node_modules: dashboard/package-lock.json
+	cd dashboard && npm ci --no-audit --no-fund
+	@touch $@
+
+test: test-go test-dashboard test-e2e
+
+test-go:
+	go vet ./...
+	go test $(GO_TEST_FLAGS) ./...
+
+test-dashboard: dashboard/node_modules
+	cd dashboard && npm run typecheck && npm test
+
+test-e2e:
+	./scripts/e2e.sh
+
+lint:
+	gofmt -l . | (! grep .)
+	go vet ./...
+
+bench:
+	./bench/run.sh
+
+stop-db:
+	-runuser -u postgres -- pg_ctl -D .data/pg stop 2>/dev/null || pg_ctl -D .data/pg stop

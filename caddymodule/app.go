@@ -1,0 +1,158 @@
+// Package caddymodule adapts Tablesmith to Caddy: the "tablesmith" app
+// (global option) that owns the runtime, the tablesmith_api and
+// tablesmith_platform handlers, Caddyfile parsing and CLI subcommands.
+// It holds no business logic.
+package caddymodule
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/service"
+)
+
+func init() {
+	caddy.RegisterModule(&App{})
+}
+
+// App is the "tablesmith" Caddy app. Its JSON is produced by the
+// Caddyfile global option; secrets and URLs stay as {env.*} placeholders
+// there and are resolved in Provision.
+type App struct {
+	DatabaseURL string `json:"database_url,omitempty"`
+	RedisURL    string `json:"redis_url,omitempty"`
+	Secret      string `json:"secret,omitempty"`
+	DefaultPlan string `json:"default_plan,omitempty"`
+	// Plans replace or add to the default plans by name.
+	Plans map[string]PlanConfig `json:"plans,omitempty"`
+	// MaxBody is the generated API's request body limit in bytes.
+	MaxBody int64 `json:"max_body,omitempty"`
+	// MaxConnections sizes the PostgreSQL pool.
+	MaxConnections int `json:"max_connections,omitempty"`
+
+	svc     *service.Service
+	poolKey string
+}
+
+// PlanConfig is one plan's limits; -1 means unlimited.
+type PlanConfig struct {
+	RatePerHour int64 `json:"rate_per_hour"`
+	Projects    int   `json:"projects"`
+}
+
+// CaddyModule returns the module information.
+func (*App) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "tablesmith", New: func() caddy.Module { return new(App) }}
+}
+
+// runtimes holds one service per database, shared across config reloads:
+// a reload provisions the new config before the old one is cleaned up, so
+// the pool is reused instead of reopened.
+var runtimes = caddy.NewUsagePool()
+
+type pooled struct{ svc *service.Service }
+
+func (p pooled) Destruct() error { return p.svc.Close() }
+
+// Provision resolves placeholders and attaches to the shared service. It
+// does no network I/O, so `caddy validate` works without a database.
+func (a *App) Provision(ctx caddy.Context) error {
+	repl := caddy.NewReplacer()
+	a.DatabaseURL = repl.ReplaceKnown(a.DatabaseURL, "")
+	a.RedisURL = repl.ReplaceKnown(a.RedisURL, "")
+	a.Secret = repl.ReplaceKnown(a.Secret, "")
+	a.DefaultPlan = repl.ReplaceKnown(a.DefaultPlan, "")
+	if a.DefaultPlan == "" {
+		a.DefaultPlan = "free"
+	}
+	if a.DatabaseURL == "" {
+		return fmt.Errorf("tablesmith: database_url is empty (set TABLESMITH_DATABASE_URL or database_url in the Caddyfile)")
+	}
+	set := a.planSet()
+	if _, ok := set[a.DefaultPlan]; !ok {
+		return fmt.Errorf("tablesmith: default_plan %q is not a defined plan", a.DefaultPlan)
+	}
+	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL
+	logger := ctx.Slogger()
+	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
+		svc, err := service.New(service.Config{
+			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
+			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxOpenConns: a.MaxConnections, Logger: logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return pooled{svc}, nil
+	})
+	if err != nil {
+		a.poolKey = ""
+		return fmt.Errorf("tablesmith: %w", err)
+	}
+	a.svc = val.(pooled).svc
+	// A reload may change plans or the secret: apply them to the shared
+	// service that outlives this config.
+	a.svc.Configure(service.Settings{DefaultPlan: a.DefaultPlan, Plans: set, Secret: a.Secret})
+	return nil
+}
+
+func (a *App) planSet() plans.Set {
+	set := plans.Defaults()
+	for name, p := range a.Plans {
+		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects}
+	}
+	return set
+}
+
+// Validate checks the configuration without side effects.
+func (a *App) Validate() error {
+	for name, p := range a.Plans {
+		if p.RatePerHour < plans.Unlimited || p.Projects < plans.Unlimited {
+			return fmt.Errorf("tablesmith: plan %q: limits must be positive or unlimited", name)
+		}
+	}
+	if a.MaxBody < 0 {
+		return fmt.Errorf("tablesmith: max_body must be positive")
+	}
+	return nil
+}
+
+// Start connects, migrates and starts background work (once per service,
+// however many configs share it).
+func (a *App) Start() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := a.svc.Start(ctx); err != nil {
+		return fmt.Errorf("tablesmith: %w", err)
+	}
+	return nil
+}
+
+// Stop destroys nothing: apps stop in random order and the http app may
+// still be draining requests that need the pool. Cleanup releases it.
+func (a *App) Stop() error { return nil }
+
+// Cleanup releases this config's reference to the shared service; the
+// last reference closes it.
+func (a *App) Cleanup() error {
+	if a.poolKey != "" {
+		_, err := runtimes.Delete(a.poolKey)
+		a.poolKey = ""
+		return err
+	}
+	return nil
+}
+
+// Service returns the running service (for handlers).
+func (a *App) Service() *service.Service { return a.svc }
+
+// Interface guards.
+var (
+	_ caddy.App          = (*App)(nil)
+	_ caddy.Provisioner  = (*App)(nil)
+	_ caddy.Validator    = (*App)(nil)
+	_ caddy.CleanerUpper = (*App)(nil)
+)

@@ -1,0 +1,177 @@
+package caddymodule
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/dustin/go-humanize"
+)
+
+func init() {
+	httpcaddyfile.RegisterGlobalOption("tablesmith", parseGlobalOption)
+}
+
+// parseGlobalOption turns the global option into the tablesmith app.
+func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
+	app := new(App)
+	if err := app.UnmarshalCaddyfile(d); err != nil {
+		return nil, err
+	}
+	return httpcaddyfile.App{Name: "tablesmith", Value: caddyconfig.JSON(app, nil)}, nil
+}
+
+// UnmarshalCaddyfile sets up the app from Caddyfile tokens. Syntax:
+//
+//	tablesmith {
+//	    database_url    <postgres URL>      # use {env.TABLESMITH_DATABASE_URL}
+//	    redis_url       <redis URL>         # optional; shares rate limits across nodes
+//	    secret          <master secret>     # optional; generated once otherwise
+//	    default_plan    <plan name>         # plan of new accounts (free)
+//	    max_body        <size>              # generated-API body limit (1MiB)
+//	    max_connections <n>                 # PostgreSQL pool size (20)
+//	    plan <name> {
+//	        rate     <n>/hour | unlimited   # generated-API requests per project
+//	        projects <n> | unlimited        # projects per account
+//	    }
+//	}
+//
+// Values may be placeholders such as {env.TABLESMITH_SECRET}: they are
+// resolved when Caddy provisions the app, so secrets never appear in the
+// JSON config or its autosave.
+func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the option name
+	if d.NextArg() {
+		return d.Errf("tablesmith takes a block, not arguments")
+	}
+	for d.NextBlock(0) {
+		key := d.Val()
+		switch key {
+		case "database_url", "redis_url", "secret", "default_plan":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("%s takes exactly one value", key)
+			}
+			switch key {
+			case "database_url":
+				a.DatabaseURL = v
+			case "redis_url":
+				a.RedisURL = v
+			case "secret":
+				a.Secret = v
+			case "default_plan":
+				a.DefaultPlan = v
+			}
+		case "max_body":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("max_body takes exactly one size, e.g. 1MiB")
+			}
+			n, err := humanize.ParseBytes(v)
+			if err != nil || n == 0 {
+				return d.Errf("max_body: %q is not a size (e.g. 512KB, 1MiB)", v)
+			}
+			a.MaxBody = int64(n)
+		case "max_connections":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("max_connections takes exactly one number")
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return d.Errf("max_connections: %q is not a positive number", v)
+			}
+			a.MaxConnections = n
+		case "plan":
+			if err := a.unmarshalPlan(d); err != nil {
+				return err
+			}
+		default:
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, plan)", key)
+		}
+	}
+	return nil
+}
+
+func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
+	var name string
+	if !d.AllArgs(&name) {
+		return d.Errf("plan takes a name and a block: plan <name> { rate ... projects ... }")
+	}
+	if a.Plans == nil {
+		a.Plans = map[string]PlanConfig{}
+	}
+	p := PlanConfig{RatePerHour: -1, Projects: -1}
+	var sawRate, sawProjects bool
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.Errf("plan %s: %s takes exactly one value", name, key)
+		}
+		switch key {
+		case "rate":
+			n, err := parseRate(v)
+			if err != nil {
+				return d.Errf("plan %s: rate %q: %v", name, v, err)
+			}
+			p.RatePerHour, sawRate = n, true
+		case "projects":
+			n, err := parseCount(v)
+			if err != nil {
+				return d.Errf("plan %s: projects %q: %v", name, v, err)
+			}
+			p.Projects, sawProjects = int(n), true
+		default:
+			return d.Errf("plan %s: unknown option %q (known: rate, projects)", name, key)
+		}
+	}
+	if !sawRate || !sawProjects {
+		return d.Errf("plan %s needs both rate and projects", name)
+	}
+	a.Plans[name] = p
+	return nil
+}
+
+type parseError string
+
+func (e parseError) Error() string { return string(e) }
+
+// parseRate reads "<n>/hour", "<n>/h", ulule's "<n>-H", "<n>/day" (as an
+// hourly rate of n/24) or "unlimited".
+func parseRate(v string) (int64, error) {
+	if v == "unlimited" {
+		return -1, nil
+	}
+	num, unit, ok := strings.Cut(strings.ReplaceAll(v, "-", "/"), "/")
+	if !ok {
+		return 0, parseError("write <n>/hour or unlimited")
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 1 {
+		return 0, parseError("the count must be a positive number")
+	}
+	switch strings.ToLower(unit) {
+	case "h", "hour":
+		return n, nil
+	case "m", "minute":
+		return n * 60, nil
+	}
+	return 0, parseError("the period must be hour or minute")
+}
+
+func parseCount(v string) (int64, error) {
+	if v == "unlimited" {
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, parseError("must be a number or unlimited")
+	}
+	return n, nil
+}
+
+// Interface guard.
+var _ caddyfile.Unmarshaler = (*App)(nil)

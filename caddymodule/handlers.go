@@ -1,0 +1,105 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() {
+	caddy.RegisterModule(&APIHandler{})
+	caddy.RegisterModule(&PlatformHandler{})
+	httpcaddyfile.RegisterHandlerDirective("tablesmith_api", parseAPIHandler)
+	httpcaddyfile.RegisterHandlerDirective("tablesmith_platform", parsePlatformHandler)
+	httpcaddyfile.RegisterDirectiveOrder("tablesmith_api", httpcaddyfile.Before, "file_server")
+	httpcaddyfile.RegisterDirectiveOrder("tablesmith_platform", httpcaddyfile.Before, "file_server")
+}
+
+// APIHandler serves the generated APIs (/v1/...). Syntax: tablesmith_api
+type APIHandler struct{ app *App }
+
+// PlatformHandler serves the platform API (/api/...). Syntax: tablesmith_platform
+type PlatformHandler struct{ app *App }
+
+// CaddyModule returns the module information.
+func (*APIHandler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.tablesmith_api", New: func() caddy.Module { return new(APIHandler) }}
+}
+
+// CaddyModule returns the module information.
+func (*PlatformHandler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.tablesmith_platform", New: func() caddy.Module { return new(PlatformHandler) }}
+}
+
+func appOf(ctx caddy.Context) (*App, error) {
+	a, err := ctx.AppIfConfigured("tablesmith")
+	if err != nil {
+		return nil, fmt.Errorf("the tablesmith global option is missing from the Caddyfile (add a `tablesmith { database_url ... }` block): %w", err)
+	}
+	return a.(*App), nil
+}
+
+// Provision finds the tablesmith app.
+func (h *APIHandler) Provision(ctx caddy.Context) (err error) {
+	h.app, err = appOf(ctx)
+	return err
+}
+
+// Provision finds the tablesmith app.
+func (h *PlatformHandler) Provision(ctx caddy.Context) (err error) {
+	h.app, err = appOf(ctx)
+	return err
+}
+
+// ServeHTTP answers every request itself (errors included, as envelopes).
+func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	h.app.Service().API().ServeHTTP(w, r)
+	return nil
+}
+
+// ServeHTTP answers every request itself (errors included, as envelopes).
+func (h *PlatformHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	h.app.Service().Platform().ServeHTTP(w, r)
+	return nil
+}
+
+// UnmarshalCaddyfile parses the directive, which takes no arguments.
+func (h *APIHandler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error { return noArgs(d) }
+
+// UnmarshalCaddyfile parses the directive, which takes no arguments.
+func (h *PlatformHandler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error { return noArgs(d) }
+
+func noArgs(d *caddyfile.Dispenser) error {
+	d.Next()
+	if d.NextArg() {
+		return d.Errf("%s takes no arguments (configure Tablesmith in the global tablesmith block)", d.Val())
+	}
+	if d.NextBlock(0) {
+		return d.Errf("%s takes no block (configure Tablesmith in the global tablesmith block)", d.Val())
+	}
+	return nil
+}
+
+func parseAPIHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	m := new(APIHandler)
+	return m, m.UnmarshalCaddyfile(h.Dispenser)
+}
+
+func parsePlatformHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	m := new(PlatformHandler)
+	return m, m.UnmarshalCaddyfile(h.Dispenser)
+}
+
+// Interface guards.
+var (
+	_ caddyhttp.MiddlewareHandler = (*APIHandler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*PlatformHandler)(nil)
+	_ caddy.Provisioner           = (*APIHandler)(nil)
+	_ caddy.Provisioner           = (*PlatformHandler)(nil)
+	_ caddyfile.Unmarshaler       = (*APIHandler)(nil)
+	_ caddyfile.Unmarshaler       = (*PlatformHandler)(nil)
+)

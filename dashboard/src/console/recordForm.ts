@@ -1,0 +1,80 @@
+// The Data page's record form: column values as the strings inputs hold,
+// converted to the JSON body the generated API takes.
+import type { SchemaColumn, SchemaTable } from '../schema/document';
+import { bodyFieldName } from './exampleRecord';
+
+export type FormValues = Record<string, string>;
+
+export function editableColumns(table: SchemaTable): SchemaColumn[] {
+  return table.columns.filter((c) => c.type !== 'passthrough');
+}
+
+export function initialFormValues(table: SchemaTable, record?: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const column of editableColumns(table)) {
+    const field = bodyFieldName(column);
+    const value = record ? record[column.name] : column.default;
+    if (column.type === 'password' || value === undefined || value === null) values[field] = '';
+    else if (column.type === 'json') values[field] = JSON.stringify(value, null, 2);
+    else values[field] = String(value);
+  }
+  return values;
+}
+
+/**
+ * The body to send and the fields that cannot be converted. For an edit
+ * (`original` given) only changed fields are sent, and a blank password
+ * means "keep it".
+ */
+export function formToBody(
+  table: SchemaTable,
+  values: FormValues,
+  original?: FormValues,
+): { body: Record<string, unknown>; errors: Record<string, string> } {
+  const body: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const column of editableColumns(table)) {
+    const field = bodyFieldName(column);
+    const raw = values[field] ?? '';
+    if (original && raw === (original[field] ?? '')) continue;
+    if (raw.trim() === '') {
+      if (column.type === 'password') continue;
+      if (original || column.required) body[field] = null;
+      continue;
+    }
+    const converted = convert(column, raw);
+    if ('error' in converted) errors[field] = converted.error;
+    else body[field] = converted.value;
+  }
+  // A create leaves optional blanks out so defaults apply.
+  if (!original) for (const [k, v] of Object.entries(body)) if (v === null) delete body[k];
+  return { body, errors };
+}
+
+function convert(column: SchemaColumn, raw: string): { value: unknown } | { error: string } {
+  switch (column.type) {
+    case 'integer': {
+      const n = Number(raw);
+      return Number.isInteger(n) ? { value: n } : { error: 'must be a whole number' };
+    }
+    case 'number':
+    case 'decimal': {
+      const n = Number(raw);
+      return Number.isFinite(n) ? { value: n } : { error: 'must be a number' };
+    }
+    case 'boolean':
+      return raw === 'true' || raw === 'false' ? { value: raw === 'true' } : { error: 'must be true or false' };
+    case 'json':
+      try {
+        return { value: JSON.parse(raw) };
+      } catch {
+        return { error: 'must be valid JSON' };
+      }
+    case 'timestamp': {
+      const date = new Date(raw);
+      return Number.isNaN(date.getTime()) ? { error: 'must be a date and time' } : { value: date.toISOString() };
+    }
+    default:
+      return { value: raw };
+  }
+}

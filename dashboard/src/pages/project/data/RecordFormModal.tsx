@@ -1,0 +1,159 @@
+import { Button, Group, Modal, NativeSelect, NumberInput, PasswordInput, Stack, Textarea, TextInput } from '@mantine/core';
+import { useEffect, useState, type FormEvent } from 'react';
+import { isApiError } from '../../../api/client';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { bodyFieldName } from '../../../console/exampleRecord';
+import { editableColumns, formToBody, initialFormValues, type FormValues } from '../../../console/recordForm';
+import { useRecordSaveMutation } from '../../../data/records/record-save-mutation';
+import type { RecordRow } from '../../../data/records/records-query';
+import type { SchemaColumn, SchemaTable } from '../../../schema/document';
+
+interface RecordFormModalProps {
+  projectId: string;
+  table: SchemaTable;
+  credential: string;
+  /** The record to edit; undefined to create one. */
+  record: RecordRow | undefined;
+  opened: boolean;
+  onClose: () => void;
+}
+
+export function RecordFormModal({ projectId, table, credential, record, opened, onClose }: RecordFormModalProps) {
+  const [values, setValues] = useState<FormValues>({});
+  const [original, setOriginal] = useState<FormValues | undefined>();
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const save = useRecordSaveMutation();
+
+  useEffect(() => {
+    if (!opened) return;
+    const start = initialFormValues(table, record);
+    setValues(start);
+    setOriginal(record ? start : undefined);
+    setLocalErrors({});
+    save.reset();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [opened, record, table]);
+
+  const serverErrors = isApiError(save.error) ? save.error.details : {};
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const { body, errors } = formToBody(table, values, original);
+    setLocalErrors(errors);
+    if (Object.keys(errors).length) return;
+    save.mutate({ projectId, table: table.name, id: record?.id, values: body, credential }, { onSuccess: onClose });
+  };
+
+  return (
+    <Modal opened={opened} onClose={onClose} title={record ? `Edit ${table.name} #${record.id}` : `New ${table.name} record`} size="lg">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          {save.error && !Object.keys(serverErrors).length ? <ErrorAlert error={save.error} /> : null}
+          {save.error && Object.keys(serverErrors).length ? <ErrorAlert error={save.error} /> : null}
+          {editableColumns(table).map((column) => {
+            const field = bodyFieldName(column);
+            return (
+              <FieldInput
+                key={field}
+                column={column}
+                field={field}
+                value={values[field] ?? ''}
+                editing={Boolean(record)}
+                error={localErrors[field] ?? serverErrors[field] ?? serverErrors[column.name]}
+                onChange={(v) => setValues((current) => ({ ...current, [field]: v }))}
+              />
+            );
+          })}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={save.isPending}>
+              {record ? 'Save changes' : 'Create record'}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+interface FieldInputProps {
+  column: SchemaColumn;
+  field: string;
+  value: string;
+  editing: boolean;
+  error?: string;
+  onChange: (value: string) => void;
+}
+
+function FieldInput({ column, field, value, editing, error, onChange }: FieldInputProps) {
+  const common = {
+    label: field,
+    description: column.description ?? (column.references ? `id of a ${column.references.table} record` : undefined),
+    required: column.required && !(editing && column.type === 'password'),
+    error,
+  };
+  switch (column.type) {
+    case 'password':
+      return (
+        <PasswordInput
+          {...common}
+          description={editing ? 'Leave blank to keep the current password' : common.description}
+          value={value}
+          onChange={(e) => onChange(e.currentTarget.value)}
+          autoComplete="new-password"
+        />
+      );
+    case 'integer':
+    case 'number':
+    case 'decimal':
+      return (
+        <NumberInput
+          {...common}
+          value={value}
+          onChange={(v) => onChange(String(v))}
+          allowDecimal={column.type !== 'integer'}
+          min={column.min}
+          max={column.max}
+        />
+      );
+    case 'boolean':
+      return (
+        <NativeSelect
+          {...common}
+          data={[
+            { value: '', label: column.required ? 'Choose…' : 'Not set' },
+            { value: 'true', label: 'true' },
+            { value: 'false', label: 'false' },
+          ]}
+          value={value}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        />
+      );
+    case 'enum':
+      return (
+        <NativeSelect
+          {...common}
+          data={[{ value: '', label: column.required ? 'Choose…' : 'Not set' }, ...(column.values ?? [])]}
+          value={value}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        />
+      );
+    case 'json':
+      return <Textarea {...common} className="mono" autosize minRows={2} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
+    case 'date':
+      return <TextInput {...common} type="date" value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
+    case 'timestamp':
+      return <TextInput {...common} placeholder="2025-01-01T12:00:00Z" value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
+    default:
+      return (
+        <TextInput
+          {...common}
+          type={column.type === 'email' ? 'email' : column.type === 'url' ? 'url' : 'text'}
+          value={value}
+          onChange={(e) => onChange(e.currentTarget.value)}
+          maxLength={column.max_length}
+        />
+      );
+  }
+}

@@ -1,0 +1,62 @@
+import { Badge, Group, Paper, Stack, Text } from '@mantine/core';
+import type { Dispatch } from 'react';
+import type { BuilderAction, DraftTable } from '../../../builder/state';
+import type { SchemaProblems } from '../../../builder/validation';
+import { ColumnRow } from './ColumnRow';
+
+interface ColumnListProps {
+  table: DraftTable;
+  tableIndex: number;
+  tables: DraftTable[];
+  problems: SchemaProblems;
+  dispatch: Dispatch<BuilderAction>;
+}
+
+export function ColumnList({ table, tableIndex, tables, problems, dispatch }: ColumnListProps) {
+  const systemColumns = [
+    { name: 'id', type: table.id_type === 'uuid' ? 'uuid' : 'integer', note: 'primary key, set by the service' },
+    { name: 'created_at', type: 'timestamp', note: 'set when a record is created' },
+    { name: 'updated_at', type: 'timestamp', note: 'set on every change' },
+  ];
+  return (
+    <Stack gap="xs">
+      <Paper withBorder p="xs" bg="gray.0" aria-label="System columns">
+        <Stack gap={2}>
+          {systemColumns.map((c) => (
+            <Group key={c.name} justify="space-between" wrap="nowrap" gap="xs">
+              <Group gap={6} wrap="nowrap">
+                <Text size="sm" className="mono">
+                  {c.name}
+                </Text>
+                <Badge size="xs" variant="outline" color="gray.8">
+                  system
+                </Badge>
+              </Group>
+              <Text size="xs" c="dimmed" truncate="end">
+                {c.type} · {c.note}
+              </Text>
+            </Group>
+          ))}
+        </Stack>
+      </Paper>
+      {table.columns.length === 0 && (
+        <Text size="sm" c="dimmed">
+          No columns of your own yet. Add one, or draw a relationship to another table.
+        </Text>
+      )}
+      {table.columns.map((column, index) => (
+        <ColumnRow
+          key={column.key}
+          column={column}
+          index={index}
+          count={table.columns.length}
+          table={table}
+          tables={tables}
+          path={`tables[${tableIndex}].columns[${index}]`}
+          problems={problems}
+          dispatch={dispatch}
+        />
+      ))}
+    </Stack>
+  );
+}

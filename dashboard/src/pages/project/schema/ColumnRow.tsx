@@ -1,0 +1,131 @@
+import { ActionIcon, Badge, Collapse, Group, List, NativeSelect, Paper, TextInput } from '@mantine/core';
+import { IconArrowDown, IconArrowUp, IconChevronDown, IconChevronRight, IconTrash } from '@tabler/icons-react';
+import { useState, type Dispatch } from 'react';
+import type { BuilderAction, DraftColumn, DraftTable } from '../../../builder/state';
+import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../builder/validation';
+import { COLUMN_TYPES, TYPE_LABELS } from '../../../schema/document';
+import { ColumnConstraints, CONSTRAINT_FIELDS } from './ColumnConstraints';
+
+interface ColumnRowProps {
+  column: DraftColumn;
+  index: number;
+  count: number;
+  table: DraftTable;
+  tables: DraftTable[];
+  path: string;
+  problems: SchemaProblems;
+  dispatch: Dispatch<BuilderAction>;
+}
+
+const typeOptions = COLUMN_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }));
+
+/** One user column: name and type in a row, its constraints folded below. */
+export function ColumnRow({ column, index, count, table, tables, path, problems, dispatch }: ColumnRowProps) {
+  const [open, setOpen] = useState(false);
+  const tableKey = table.key;
+  const columnKey = column.key;
+  const label = column.name || `column ${index + 1}`;
+  // Folded, the row lists every problem its two visible fields do not show;
+  // unfolded, only those no constraint field shows.
+  const hiddenProblems = unclaimedProblems(problems, path, open ? ['name', 'type', ...CONSTRAINT_FIELDS] : ['name', 'type']);
+  const options = typeOptions.some((o) => o.value === column.type) ? typeOptions : [...typeOptions, { value: column.type, label: column.type }];
+
+  return (
+    <Paper withBorder p="xs" data-testid={`column-${column.name}`} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
+      <Group gap={6} wrap="nowrap" align="flex-start">
+        <ActionIcon
+          variant="subtle"
+          color="gray.8"
+          mt={4}
+          onClick={() => setOpen((o) => !o)}
+          aria-expanded={open}
+          aria-label={`${open ? 'Hide' : 'Show'} constraints of ${label}`}
+        >
+          {open ? <IconChevronDown size={16} /> : <IconChevronRight size={16} />}
+        </ActionIcon>
+        <TextInput
+          aria-label={`Column ${index + 1} name`}
+          placeholder="column_name"
+          value={column.name}
+          onChange={(e) => dispatch({ type: 'renameColumn', tableKey, columnKey, name: e.currentTarget.value })}
+          error={problemAt(problems, `${path}.name`)}
+          style={{ flex: 1, minWidth: 0 }}
+          size="sm"
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <NativeSelect
+          aria-label={`Column ${index + 1} type`}
+          data={options}
+          value={column.type}
+          onChange={(e) => dispatch({ type: 'setColumnType', tableKey, columnKey, columnType: e.currentTarget.value })}
+          error={problemAt(problems, `${path}.type`)}
+          size="sm"
+          w={150}
+        />
+        <ActionIcon
+          variant="subtle"
+          color="gray.8"
+          mt={4}
+          disabled={index === 0}
+          onClick={() => dispatch({ type: 'moveColumn', tableKey, columnKey, toIndex: index - 1 })}
+          aria-label={`Move ${label} up`}
+        >
+          <IconArrowUp size={16} />
+        </ActionIcon>
+        <ActionIcon
+          variant="subtle"
+          color="gray.8"
+          mt={4}
+          disabled={index === count - 1}
+          onClick={() => dispatch({ type: 'moveColumn', tableKey, columnKey, toIndex: index + 1 })}
+          aria-label={`Move ${label} down`}
+        >
+          <IconArrowDown size={16} />
+        </ActionIcon>
+        <ActionIcon
+          variant="subtle"
+          color="red.8"
+          mt={4}
+          onClick={() => dispatch({ type: 'deleteColumn', tableKey, columnKey })}
+          aria-label={`Delete column ${label}`}
+        >
+          <IconTrash size={16} />
+        </ActionIcon>
+      </Group>
+      <ColumnSummary column={column} />
+      {hiddenProblems.length > 0 && (
+        <List size="xs" c="red.9" mt={4} ml={34}>
+          {hiddenProblems.map((m) => (
+            <List.Item key={m}>{m}</List.Item>
+          ))}
+        </List>
+      )}
+      <Collapse in={open}>
+        <ColumnConstraints column={column} table={table} tables={tables} path={path} problems={problems} dispatch={dispatch} />
+      </Collapse>
+    </Paper>
+  );
+}
+
+function ColumnSummary({ column }: { column: DraftColumn }) {
+  const tags: string[] = [];
+  if (column.required) tags.push('required');
+  if (column.unique) tags.push('unique');
+  if (column.references) tags.push(`→ ${column.references.table}`);
+  if (column.default !== undefined) tags.push(`default ${JSON.stringify(column.default)}`);
+  if (column.index) tags.push('index');
+  if (column.searchable) tags.push('searchable');
+  if (column.values?.length) tags.push(`${column.values.length} values`);
+  if (column.renamed_from) tags.push(`was ${column.renamed_from}`);
+  if (!tags.length) return null;
+  return (
+    <Group gap={4} mt={4} ml={34}>
+      {tags.map((tag) => (
+        <Badge key={tag} size="xs" variant="outline" color="gray.8" tt="none">
+          {tag}
+        </Badge>
+      ))}
+    </Group>
+  );
+}

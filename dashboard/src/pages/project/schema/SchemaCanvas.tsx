@@ -1,0 +1,111 @@
+import {
+  Background,
+  Controls,
+  MarkerType,
+  MiniMap,
+  ReactFlow,
+  applyNodeChanges,
+  type Connection,
+  type Edge,
+  type Node,
+  type NodeChange,
+} from '@xyflow/react';
+import { useCallback, useEffect, useMemo, useState, type Dispatch } from 'react';
+import type { BuilderAction, DraftTable } from '../../../builder/state';
+import { layoutPositions } from '../../../builder/state';
+import { TableNode, type TableNodeData } from './TableNode';
+
+const nodeTypes = { table: TableNode };
+
+interface SchemaCanvasProps {
+  tables: DraftTable[];
+  selectedTableKey: string | null;
+  problemCounts: Record<string, number>;
+  dispatch: Dispatch<BuilderAction>;
+}
+
+type TableFlowNode = Node<TableNodeData, 'table'>;
+
+/**
+ * The entity-relationship diagram: one node per table, one edge per foreign
+ * key. Dragging moves a table (saved into its `position`); drawing from a
+ * table's link handle, or from a key column, onto another table creates a
+ * relationship.
+ */
+export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch }: SchemaCanvasProps) {
+  const positions = useMemo(() => layoutPositions(tables), [tables]);
+  const [nodes, setNodes] = useState<TableFlowNode[]>([]);
+
+  useEffect(() => {
+    setNodes((previous) => {
+      const byId = new Map(previous.map((n) => [n.id, n]));
+      return tables.map((table, i) => {
+        const prior = byId.get(table.key);
+        return {
+          ...prior,
+          id: table.key,
+          type: 'table' as const,
+          position: prior?.dragging ? prior.position : positions[i],
+          selected: table.key === selectedTableKey,
+          data: { table, problems: problemCounts[table.key] ?? 0 },
+        };
+      });
+    });
+  }, [tables, positions, selectedTableKey, problemCounts]);
+
+  const edges = useMemo<Edge[]>(() => {
+    const keyOf = new Map(tables.map((t) => [t.name, t.key]));
+    return tables.flatMap((table) =>
+      table.columns
+        .filter((c) => c.references && keyOf.has(c.references.table))
+        .map((c) => ({
+          id: `${table.key}:${c.key}`,
+          source: table.key,
+          sourceHandle: c.key,
+          target: keyOf.get(c.references!.table)!,
+          targetHandle: 'target',
+          label: c.references!.on_delete && c.references!.on_delete !== 'restrict' ? `on delete ${c.references!.on_delete}` : undefined,
+          markerEnd: { type: MarkerType.ArrowClosed },
+          style: { strokeWidth: 1.5 },
+        })),
+    );
+  }, [tables]);
+
+  const onNodesChange = useCallback((changes: NodeChange<TableFlowNode>[]) => {
+    setNodes((current) => applyNodeChanges(changes, current));
+  }, []);
+
+  const onConnect = useCallback(
+    (connection: Connection) => {
+      const from = tables.find((t) => t.key === connection.source);
+      const to = tables.find((t) => t.key === connection.target);
+      if (!from || !to) return;
+      const columnKey = connection.sourceHandle && connection.sourceHandle !== 'link' ? connection.sourceHandle : undefined;
+      dispatch({ type: 'addRelationship', tableKey: from.key, targetTable: to.name, columnKey });
+    },
+    [tables, dispatch],
+  );
+
+  return (
+    <ReactFlow
+      nodes={nodes}
+      edges={edges}
+      nodeTypes={nodeTypes}
+      onNodesChange={onNodesChange}
+      onNodeDragStop={(_event, node) => dispatch({ type: 'moveTable', tableKey: node.id, position: node.position })}
+      onNodeClick={(_event, node) => dispatch({ type: 'selectTable', tableKey: node.id })}
+      onPaneClick={() => undefined}
+      onConnect={onConnect}
+      deleteKeyCode={null}
+      fitView
+      fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
+      minZoom={0.25}
+      proOptions={{ hideAttribution: true }}
+      aria-label="Entity-relationship diagram of the schema"
+    >
+      <Background gap={20} />
+      <Controls showInteractive={false} />
+      <MiniMap pannable zoomable ariaLabel="Overview of the diagram" />
+    </ReactFlow>
+  );
+}

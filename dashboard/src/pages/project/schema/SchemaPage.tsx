@@ -1,0 +1,221 @@
+import { Alert, Badge, Box, Button, Group, Paper, ScrollArea, Stack, Tabs, Text, Title, Tooltip } from '@mantine/core';
+import { useHotkeys } from '@mantine/hooks';
+import { notifications } from '@mantine/notifications';
+import { IconCheck, IconDeviceFloppy, IconPlus, IconRocket, IconShieldCheck } from '@tabler/icons-react';
+import { ReactFlowProvider } from '@xyflow/react';
+import { useMemo, useState } from 'react';
+import { Link } from 'react-router';
+import { describeError, isApiError } from '../../../api/client';
+import { hasUnpublishedChanges, selectedTable } from '../../../builder/state';
+import type { SchemaProblems } from '../../../builder/validation';
+import { EmptyState } from '../../../components/EmptyState';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { LoadingState } from '../../../components/LoadingState';
+import { useSchemaSaveMutation } from '../../../data/schema/schema-save-mutation';
+import { useProjectId } from '../useProjectId';
+import classes from './SchemaPage.module.css';
+import { DeleteTableModal } from './DeleteTableModal';
+import { JsonSchemaEditor } from './JsonSchemaEditor';
+import { ProblemsPanel } from './ProblemsPanel';
+import { SchemaCanvas } from './SchemaCanvas';
+import { TableEditor } from './TableEditor';
+import { UnsavedChangesGuard } from './UnsavedChangesGuard';
+import { useSchemaBuilder } from './useSchemaBuilder';
+import { useServerValidation } from './useServerValidation';
+
+export function SchemaPage() {
+  const projectId = useProjectId();
+  const builder = useSchemaBuilder(projectId);
+  const { state, dispatch, document, documentJson, clientProblems, dirty } = builder;
+  const save = useSchemaSaveMutation();
+  const clientClean = Object.keys(clientProblems).length === 0;
+  const server = useServerValidation(projectId, document, documentJson, clientClean, !builder.loading);
+  const [deletingKey, setDeletingKey] = useState<string | null>(null);
+  const [view, setView] = useState<string | null>('diagram');
+
+  // The server is the final word: once it has judged this exact document,
+  // its verdict replaces the client's guess.
+  const problems: SchemaProblems = server.verdict ? server.verdict.problems : clientProblems;
+  const problemCounts = useMemo(() => {
+    const counts: Record<string, number> = {};
+    for (const path of Object.keys(problems)) {
+      const index = /^tables\[(\d+)\]/.exec(path)?.[1];
+      const table = index !== undefined ? state.tables[Number(index)] : undefined;
+      if (table) counts[table.key] = (counts[table.key] ?? 0) + 1;
+    }
+    return counts;
+  }, [problems, state.tables]);
+
+  const selected = selectedTable(state);
+  const selectedIndex = state.tables.findIndex((t) => t.key === state.selectedTableKey);
+  const unpublished = hasUnpublishedChanges(builder.saved, state.published);
+
+  const saveDraft = () => {
+    if (save.isPending) return;
+    const sent = document;
+    const sentJson = documentJson;
+    save.mutate(
+      { projectId, document: sent },
+      {
+        onSuccess: () => {
+          dispatch({ type: 'markSaved', document: sent });
+          notifications.show({ color: 'teal', title: 'Schema saved', message: 'Generate to publish it to the API.' });
+        },
+        onError: (error) => {
+          if (isApiError(error, 'VALIDATION_ERROR') && Object.keys(error.details).length) server.adopt(error.details, sentJson);
+          const { title, lines } = describeError(error);
+          notifications.show({ color: 'red', title: 'The schema was not saved', message: [title, ...lines].join(' · ') });
+        },
+      },
+    );
+  };
+
+  useHotkeys([['mod+S', saveDraft]], []);
+
+  if (builder.loadError) return <ErrorAlert error={builder.loadError} title="Could not load the schema" />;
+  if (builder.loading) return <LoadingState label="Loading the schema…" />;
+
+  return (
+    <Stack gap="sm" className={classes.page}>
+      <UnsavedChangesGuard dirty={dirty} />
+      <Group justify="space-between" wrap="wrap" gap="xs">
+        <Group gap="sm">
+          <Title order={1} size="h2">
+            Schema
+          </Title>
+          <SaveStateBadges dirty={dirty} unpublished={unpublished} />
+        </Group>
+        <Group gap="xs">
+          <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable' })}>
+            Add table
+          </Button>
+          <Tooltip label="Ask the server to check the schema">
+            <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checking}>
+              Validate
+            </Button>
+          </Tooltip>
+          <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
+            Save
+          </Button>
+          {!dirty && unpublished && (
+            <Button component={Link} to="../generate" relative="path" color="teal.9" leftSection={<IconRocket size={16} />}>
+              Generate
+            </Button>
+          )}
+        </Group>
+      </Group>
+
+      {builder.publishedError ? (
+        <Alert color="yellow" variant="light" title="The published schema could not be read">
+          Renames will not be recognised as renames: {describeError(builder.publishedError).title}
+        </Alert>
+      ) : null}
+      <ProblemsPanel
+        problems={problems}
+        document={document}
+        fromServer={Boolean(server.verdict)}
+        onSelectTable={(i) => dispatch({ type: 'selectTable', tableKey: state.tables[i]?.key ?? null })}
+      />
+      {server.verdict && Object.keys(server.verdict.problems).length === 0 && state.tables.length > 0 && (
+        <Text size="sm" c="teal.9" role="status">
+          <IconCheck size={14} aria-hidden /> The server accepts this schema.
+        </Text>
+      )}
+
+      {state.tables.length === 0 ? (
+        <Paper withBorder p="xl">
+          <EmptyState
+            title="Start with a table"
+            action={
+              <Button leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable', name: 'users' })}>
+                Add a users table
+              </Button>
+            }
+          >
+            Every table gets an id, created_at and updated_at. Add your own columns, link tables with foreign keys, then
+            generate the API.
+          </EmptyState>
+        </Paper>
+      ) : (
+        <div className={classes.workspace}>
+          <Paper withBorder className={classes.canvasPane}>
+            <Tabs value={view} onChange={setView} keepMounted={false} className={classes.tabs}>
+              <Tabs.List>
+                <Tabs.Tab value="diagram">Diagram</Tabs.Tab>
+                <Tabs.Tab value="json">JSON</Tabs.Tab>
+              </Tabs.List>
+              <Tabs.Panel value="diagram" className={classes.panel}>
+                <ReactFlowProvider>
+                  <SchemaCanvas tables={state.tables} selectedTableKey={state.selectedTableKey} problemCounts={problemCounts} dispatch={dispatch} />
+                </ReactFlowProvider>
+              </Tabs.Panel>
+              <Tabs.Panel value="json" className={classes.panel} p="xs">
+                <JsonSchemaEditor
+                  document={document}
+                  onApply={(doc) => {
+                    dispatch({ type: 'replaceDocument', document: doc });
+                    setView('diagram');
+                  }}
+                />
+              </Tabs.Panel>
+            </Tabs>
+          </Paper>
+          <Paper withBorder className={classes.editorPane} component="section" aria-label="Table editor">
+            <ScrollArea className={classes.editorScroll} type="auto" offsetScrollbars>
+              <Box p="md">
+                {selected ? (
+                  <TableEditor
+                    key={selected.key}
+                    table={selected}
+                    tableIndex={selectedIndex}
+                    tables={state.tables}
+                    problems={problems}
+                    dispatch={dispatch}
+                    onDeleteRequest={() => setDeletingKey(selected.key)}
+                  />
+                ) : (
+                  <Text c="dimmed">Select a table in the diagram to edit it.</Text>
+                )}
+              </Box>
+            </ScrollArea>
+          </Paper>
+        </div>
+      )}
+      <DeleteTableModal
+        table={state.tables.find((t) => t.key === deletingKey)}
+        tables={state.tables}
+        published={state.published}
+        onClose={() => setDeletingKey(null)}
+        onConfirm={() => {
+          if (deletingKey) dispatch({ type: 'deleteTable', tableKey: deletingKey });
+          setDeletingKey(null);
+        }}
+      />
+    </Stack>
+  );
+}
+
+function SaveStateBadges({ dirty, unpublished }: { dirty: boolean; unpublished: boolean }) {
+  return (
+    <Group gap={6} aria-live="polite">
+      {dirty ? (
+        <Badge color="yellow.9" variant="filled">
+          Unsaved changes
+        </Badge>
+      ) : (
+        <Badge color="gray.7" variant="outline">
+          Saved
+        </Badge>
+      )}
+      {unpublished ? (
+        <Badge color="orange.9" variant="outline">
+          {dirty ? 'Not generated yet' : 'Saved, not generated yet'}
+        </Badge>
+      ) : (
+        <Badge color="teal.9" variant="outline">
+          Published
+        </Badge>
+      )}
+    </Group>
+  );
+}

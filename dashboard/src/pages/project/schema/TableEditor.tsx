@@ -1,0 +1,117 @@
+import { Alert, Button, Group, List, NativeSelect, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
+import type { Dispatch } from 'react';
+import type { BuilderAction, DraftTable } from '../../../builder/state';
+import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../builder/validation';
+import { ColumnList } from './ColumnList';
+import { PermissionsEditor } from './PermissionsEditor';
+import { RelationshipAdder } from './RelationshipAdder';
+
+interface TableEditorProps {
+  table: DraftTable;
+  tableIndex: number;
+  tables: DraftTable[];
+  problems: SchemaProblems;
+  dispatch: Dispatch<BuilderAction>;
+  onDeleteRequest: () => void;
+}
+
+const TABLE_FIELDS = ['name', 'auth', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
+
+/** Everything about one table: name, options, columns, relationships, permissions. */
+export function TableEditor({ table, tableIndex, tables, problems, dispatch, onDeleteRequest }: TableEditorProps) {
+  const at = `tables[${tableIndex}]`;
+  const others = unclaimedProblems(problems, at, TABLE_FIELDS);
+  const tableKey = table.key;
+
+  return (
+    <Stack gap="md" aria-label={`Table ${table.name}`}>
+      <Group justify="space-between" align="flex-end" wrap="nowrap">
+        <TextInput
+          label="Table name"
+          value={table.name}
+          onChange={(e) => dispatch({ type: 'renameTable', tableKey, name: e.currentTarget.value })}
+          error={problemAt(problems, `${at}.name`)}
+          description={table.renamed_from ? `Renamed from ${table.renamed_from}: its data is kept` : undefined}
+          style={{ flex: 1 }}
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <Button variant="subtle" color="red.8" leftSection={<IconTrash size={16} />} onClick={onDeleteRequest}>
+          Delete table
+        </Button>
+      </Group>
+
+      {others.length > 0 && (
+        <Alert color="red" variant="light" title="Also to fix in this table">
+          <List size="sm">
+            {others.map((message) => (
+              <List.Item key={message}>{message}</List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+
+      <Group grow align="flex-start" wrap="wrap">
+        <Switch
+          label="Auth table"
+          description="End users register and log in with its email and password columns"
+          checked={Boolean(table.auth)}
+          onChange={(e) => dispatch({ type: 'setTableOptions', tableKey, options: { auth: e.currentTarget.checked } })}
+          error={problemAt(problems, `${at}.auth`)}
+        />
+        <NativeSelect
+          label="Id type"
+          data={[
+            { value: 'integer', label: 'Integer (1, 2, 3…)' },
+            { value: 'uuid', label: 'UUID' },
+          ]}
+          value={table.id_type ?? 'integer'}
+          onChange={(e) =>
+            dispatch({
+              type: 'setTableOptions',
+              tableKey,
+              options: { id_type: e.currentTarget.value === 'uuid' ? 'uuid' : undefined },
+            })
+          }
+          error={problemAt(problems, `${at}.id_type`)}
+        />
+      </Group>
+      <TextInput
+        label="Description"
+        description="Shown in the API docs"
+        value={table.description ?? ''}
+        onChange={(e) => dispatch({ type: 'setTableOptions', tableKey, options: { description: e.currentTarget.value || undefined } })}
+      />
+
+      <section aria-labelledby={`${tableKey}-columns`}>
+        <Group justify="space-between" mb="xs">
+          <Title order={3} size="h5" id={`${tableKey}-columns`}>
+            Columns
+          </Title>
+          <Button size="xs" variant="light" leftSection={<IconPlus size={14} />} onClick={() => dispatch({ type: 'addColumn', tableKey })}>
+            Add column
+          </Button>
+        </Group>
+        <ColumnList table={table} tableIndex={tableIndex} tables={tables} problems={problems} dispatch={dispatch} />
+      </section>
+
+      <section aria-labelledby={`${tableKey}-relations`}>
+        <Title order={3} size="h5" id={`${tableKey}-relations`} mb="xs">
+          Relationships
+        </Title>
+        <RelationshipAdder table={table} tables={tables} dispatch={dispatch} />
+      </section>
+
+      <section aria-labelledby={`${tableKey}-permissions`}>
+        <Title order={3} size="h5" id={`${tableKey}-permissions`} mb={4}>
+          Permissions
+        </Title>
+        <Text size="sm" c="dimmed" mb="xs">
+          Who may use each operation. API keys reach every row; end users with the owner level reach only their own.
+        </Text>
+        <PermissionsEditor table={table} tableIndex={tableIndex} tables={tables} problems={problems} dispatch={dispatch} />
+      </section>
+    </Stack>
+  );
+}

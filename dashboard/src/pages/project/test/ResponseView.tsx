@@ -1,0 +1,54 @@
+import { Badge, Group, Paper, Table, Tabs, Text } from '@mantine/core';
+import type { GeneratedResponse } from '../../../api/generated';
+
+function statusColor(status: number): string {
+  if (status >= 500) return 'red.9';
+  if (status >= 400) return 'orange.9';
+  if (status >= 300) return 'blue.9';
+  return 'teal.9';
+}
+
+/** Status, time, headers and the pretty-printed body of a response. */
+export function ResponseView({ response }: { response: GeneratedResponse }) {
+  const pretty = response.json !== undefined ? JSON.stringify(response.json, null, 2) : response.text;
+  return (
+    <Paper withBorder p="sm" aria-label="Response">
+      <Group gap="sm" mb="xs" role="status">
+        <Badge color={statusColor(response.status)} variant="filled" size="lg" data-testid="response-status">
+          {response.status} {response.statusText}
+        </Badge>
+        <Text size="sm">{response.timeMs} ms</Text>
+        <Text size="sm" c="dimmed">
+          {new Blob([response.text]).size.toLocaleString()} bytes
+        </Text>
+      </Group>
+      <Tabs defaultValue="body">
+        <Tabs.List>
+          <Tabs.Tab value="body">Body</Tabs.Tab>
+          <Tabs.Tab value="headers">Headers ({response.headers.length})</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="body" pt="xs">
+          <pre className="pre-block" data-testid="response-body" tabIndex={0} aria-label="Response body">
+            {pretty || '(empty body)'}
+          </pre>
+        </Tabs.Panel>
+        <Tabs.Panel value="headers" pt="xs">
+          <Table verticalSpacing={2} fz="sm" aria-label="Response headers">
+            <Table.Tbody>
+              {response.headers.map(([name, value]) => (
+                <Table.Tr key={name}>
+                  <Table.Td className="mono" fw={600}>
+                    {name}
+                  </Table.Td>
+                  <Table.Td className="mono" style={{ wordBreak: 'break-all' }}>
+                    {value}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Tabs.Panel>
+      </Tabs>
+    </Paper>
+  );
+}

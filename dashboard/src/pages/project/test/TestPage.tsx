@@ -1,0 +1,276 @@
+import { json } from '@codemirror/lang-json';
+import { Anchor, Button, CopyButton, Grid, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { IconCopy, IconSend } from '@tabler/icons-react';
+import CodeMirror from '@uiw/react-codemirror';
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { isApiError } from '../../../api/client';
+import { generatedUrl, sendGenerated, type GeneratedResponse } from '../../../api/generated';
+import { EmptyState } from '../../../components/EmptyState';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { KeyPicker } from '../../../components/KeyPicker';
+import { LoadingState } from '../../../components/LoadingState';
+import { MethodBadge } from '../../../components/MethodBadge';
+import { PageHeader } from '../../../components/PageHeader';
+import { extraQueryParameters, newConsoleRequest, requestPath, requestQuery, type ConsoleRequest } from '../../../console/consoleRequest';
+import { curlCommand } from '../../../console/curl';
+import { exampleBody, takesBody } from '../../../console/exampleBody';
+import { readHistory, withEntry, writeHistory, type HistoryEntry } from '../../../console/history';
+import { listOperations, pathParameterNames, tableOfPath, type ConsoleOperation } from '../../../console/openapi';
+import { useOpenApiQuery } from '../../../data/openapi/openapi-query';
+import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
+import { useKeyVault } from '../../../lib/keyVault';
+import { relationNamesOf, SYSTEM_COLUMNS } from '../../../schema/document';
+import { useProjectId } from '../useProjectId';
+import { HistoryList } from './HistoryList';
+import { ListHelpersForm } from './ListHelpersForm';
+import { ResponseView } from './ResponseView';
+
+export function TestPage() {
+  const projectId = useProjectId();
+  const openapi = useOpenApiQuery(projectId);
+  const operations = useMemo(() => (openapi.data ? listOperations(openapi.data) : []), [openapi.data]);
+
+  return (
+    <Stack gap="md">
+      <PageHeader title="Test" description="Send requests to the generated API and inspect the answers." />
+      {openapi.isPending && <LoadingState label="Loading the API description…" />}
+      {openapi.error &&
+        (isApiError(openapi.error, 'NOT_FOUND') ? (
+          <EmptyState title="No API yet" action={<Anchor component={Link} to={`/projects/${projectId}/generate`}>Generate the API</Anchor>}>
+            The request console lists the operations of the generated API, so it needs a first generate.
+          </EmptyState>
+        ) : (
+          <ErrorAlert error={openapi.error} title="The API description could not be loaded" />
+        ))}
+      {openapi.data && operations.length > 0 && <RequestConsole projectId={projectId} operations={operations} />}
+    </Stack>
+  );
+}
+
+interface RequestConsoleProps {
+  projectId: string;
+  operations: ConsoleOperation[];
+}
+
+function RequestConsole({ projectId, operations }: RequestConsoleProps) {
+  const openapi = useOpenApiQuery(projectId).data!;
+  const schema = usePublishedSchemaQuery(projectId).data ?? undefined;
+  const { selected: key } = useKeyVault(projectId);
+  const [searchParams] = useSearchParams();
+  const [tokenOverride, setTokenOverride] = useState('');
+  const [history, setHistory] = useState<HistoryEntry[]>(() => readHistory(projectId));
+  const [response, setResponse] = useState<GeneratedResponse | null>(null);
+  const [sendError, setSendError] = useState<unknown>(null);
+  const [sending, setSending] = useState(false);
+
+  const initialId = operations.find((o) => o.id === searchParams.get('op'))?.id ?? operations.find((o) => o.isList)?.id ?? operations[0].id;
+  const [request, setRequest] = useState<ConsoleRequest>(() => newConsoleRequest(initialId));
+  const operation = operations.find((o) => o.id === request.operationId) ?? operations[0];
+
+  // A new operation starts with the schema's example body.
+  useEffect(() => {
+    setRequest((r) => (r.body === '' && takesBody(operation) ? { ...r, body: exampleBody(operation, schema, openapi) } : r));
+  }, [operation, schema, openapi]);
+
+  const table = schema?.tables.find((t) => t.name === tableOfPath(operation.path));
+  const columns = table ? [...SYSTEM_COLUMNS, ...table.columns.filter((c) => c.type !== 'password').map((c) => c.name)] : [...SYSTEM_COLUMNS];
+  const relations = table && schema ? relationNamesOf(schema, table.name) : [];
+  const credential = tokenOverride.trim() || key?.secret;
+  const url = generatedUrl(projectId, requestPath(operation, request), requestQuery(operation, request));
+  const bodyText = takesBody(operation) ? request.body : '';
+
+  const chooseOperation = (id: string) => {
+    const next = operations.find((o) => o.id === id);
+    if (!next) return;
+    setRequest({ ...newConsoleRequest(id), body: exampleBody(next, schema, openapi) });
+    setResponse(null);
+  };
+
+  const send = async () => {
+    setSending(true);
+    setSendError(null);
+    try {
+      const result = await sendGenerated(projectId, {
+        method: operation.method,
+        path: requestPath(operation, request),
+        query: requestQuery(operation, request),
+        body: bodyText,
+        credential,
+      });
+      setResponse(result);
+      const entry: HistoryEntry = {
+        at: new Date().toISOString(),
+        operationId: operation.id,
+        method: operation.method,
+        path: operation.path,
+        url,
+        body: bodyText || undefined,
+        status: result.status,
+        timeMs: result.timeMs,
+        request,
+      };
+      const next = withEntry(history, entry);
+      setHistory(next);
+      writeHistory(projectId, next);
+    } catch (error) {
+      setSendError(error);
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const groups = useMemo(() => {
+    const byTag = new Map<string, { value: string; label: string }[]>();
+    for (const o of operations) {
+      const items = byTag.get(o.tag) ?? [];
+      items.push({ value: o.id, label: `${o.method} ${o.path}${o.summary ? ` — ${o.summary}` : ''}` });
+      byTag.set(o.tag, items);
+    }
+    return [...byTag].map(([group, items]) => ({ group: group || 'other', items }));
+  }, [operations]);
+
+  return (
+    <Grid gutter="md">
+      <Grid.Col span={{ base: 12, lg: 8 }}>
+        <Stack gap="md">
+          <Paper withBorder p="md">
+            <Stack gap="sm">
+              <NativeSelect label="Operation" data={groups} value={operation.id} onChange={(e) => chooseOperation(e.currentTarget.value)} />
+              <KeyPicker projectId={projectId} label="Send with key" />
+              <TextInput
+                label="Or a bearer token"
+                description="An end-user access token from /auth/login; it replaces the key while filled in"
+                value={tokenOverride}
+                onChange={(e) => setTokenOverride(e.currentTarget.value)}
+                autoComplete="off"
+              />
+            </Stack>
+          </Paper>
+
+          <Paper withBorder p="md">
+            <Stack gap="sm">
+              <Title order={2} size="h5">
+                Parameters
+              </Title>
+              <PathAndExtraParams operation={operation} request={request} onChange={setRequest} />
+              {operation.isList && (
+                <ListHelpersForm value={request.helpers} onChange={(helpers) => setRequest({ ...request, helpers })} columns={columns} relations={relations} />
+              )}
+              {!operation.isList && pathParameterNames(operation.path).length === 0 && extraQueryParameters(operation).length === 0 && (
+                <Text size="sm" c="dimmed">
+                  This operation takes no parameters.
+                </Text>
+              )}
+            </Stack>
+          </Paper>
+
+          {takesBody(operation) && (
+            <Paper withBorder p="md">
+              <Group justify="space-between" mb="xs">
+                <Title order={2} size="h5" id="body-label">
+                  JSON body
+                </Title>
+                <Button size="compact-sm" variant="subtle" onClick={() => setRequest({ ...request, body: exampleBody(operation, schema, openapi) })}>
+                  Reset to example
+                </Button>
+              </Group>
+              <CodeMirror
+                value={request.body}
+                onChange={(body) => setRequest((r) => ({ ...r, body }))}
+                extensions={[json()]}
+                minHeight="140px"
+                maxHeight="360px"
+                aria-labelledby="body-label"
+                data-testid="request-body"
+                style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 8, overflow: 'hidden' }}
+              />
+            </Paper>
+          )}
+
+          <Paper withBorder p="md">
+            <Stack gap="xs">
+              <Group gap="xs" wrap="nowrap">
+                <MethodBadge method={operation.method} />
+                <Text className="mono" size="sm" style={{ wordBreak: 'break-all' }} data-testid="request-url">
+                  {url}
+                </Text>
+              </Group>
+              <Group gap="xs">
+                <Button leftSection={<IconSend size={16} />} onClick={() => void send()} loading={sending}>
+                  Send
+                </Button>
+                <CopyButton value={curlCommand({ method: operation.method, url: `${window.location.origin}${url}`, credential, body: bodyText })}>
+                  {({ copied, copy }) => (
+                    <Button variant="default" leftSection={<IconCopy size={16} />} onClick={copy}>
+                      {copied ? 'Copied' : 'Copy as curl'}
+                    </Button>
+                  )}
+                </CopyButton>
+                {!credential && (
+                  <Text size="sm" c="dimmed">
+                    Sending without a credential: only public operations answer.
+                  </Text>
+                )}
+              </Group>
+            </Stack>
+          </Paper>
+          {sendError ? <ErrorAlert error={sendError} title="The request could not be sent" /> : null}
+          {response && <ResponseView response={response} />}
+        </Stack>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, lg: 4 }}>
+        <Paper withBorder p="md" component="section" aria-labelledby="history-title">
+          <Title order={2} size="h5" id="history-title" mb="xs">
+            History
+          </Title>
+          <HistoryList
+            entries={history}
+            onPick={(entry) => {
+              if (entry.request && operations.some((o) => o.id === entry.request!.operationId)) setRequest(entry.request);
+              else chooseOperation(entry.operationId);
+            }}
+            onClear={() => {
+              setHistory([]);
+              writeHistory(projectId, []);
+            }}
+          />
+        </Paper>
+      </Grid.Col>
+    </Grid>
+  );
+}
+
+interface PathAndExtraParamsProps {
+  operation: ConsoleOperation;
+  request: ConsoleRequest;
+  onChange: (request: ConsoleRequest) => void;
+}
+
+function PathAndExtraParams({ operation, request, onChange }: PathAndExtraParamsProps) {
+  const pathNames = pathParameterNames(operation.path);
+  const extra = extraQueryParameters(operation);
+  if (pathNames.length + extra.length === 0) return null;
+  return (
+    <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+      {pathNames.map((name) => (
+        <TextInput
+          key={`path-${name}`}
+          label={`${name} (path)`}
+          required
+          value={request.pathValues[name] ?? ''}
+          onChange={(e) => onChange({ ...request, pathValues: { ...request.pathValues, [name]: e.currentTarget.value } })}
+        />
+      ))}
+      {extra.map((name) => (
+        <TextInput
+          key={`query-${name}`}
+          label={`${name} (query)`}
+          description={operation.parameters.find((p) => p.name === name)?.description}
+          value={request.extra[name] ?? ''}
+          onChange={(e) => onChange({ ...request, extra: { ...request.extra, [name]: e.currentTarget.value } })}
+        />
+      ))}
+    </SimpleGrid>
+  );
+}

@@ -1,0 +1,7 @@
+import { useParams } from 'react-router';
+
+export function useProjectId(): string {
+  const { projectId } = useParams();
+  if (!projectId) throw new Error('useProjectId outside a project route');
+  return projectId;
+}

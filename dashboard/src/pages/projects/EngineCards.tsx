@@ -1,0 +1,44 @@
+import { Badge, Group, Radio, SimpleGrid, Stack, Text } from '@mantine/core';
+import type { Engine } from '../../api/types';
+
+interface EngineCardsProps {
+  engines: Engine[];
+  value: string;
+  onChange: (engine: string) => void;
+  error?: string;
+}
+
+export function EngineCards({ engines, value, onChange, error }: EngineCardsProps) {
+  return (
+    <Radio.Group label="Database engine" value={value} onChange={onChange} error={error} required>
+      <SimpleGrid cols={{ base: 1, sm: 2 }} mt="xs">
+        {engines.map((engine) => (
+          <Radio.Card key={engine.name} value={engine.name} disabled={!engine.available} p="md" radius="md" aria-label={engine.label}>
+            <Group wrap="nowrap" align="flex-start">
+              <Radio.Indicator disabled={!engine.available} />
+              <Stack gap={4}>
+                <Group gap="xs">
+                  <Text fw={600}>{engine.label}</Text>
+                  {engine.recommended && (
+                    <Badge size="sm" color="teal.9" variant="filled">
+                      Recommended
+                    </Badge>
+                  )}
+                </Group>
+                <Text size="xs" c="dimmed" className="mono">
+                  {engine.name}
+                </Text>
+                {engine.reason && <Text size="sm">{engine.reason}</Text>}
+                {!engine.available && (
+                  <Text size="sm" c="red.8">
+                    Not available on this server
+                  </Text>
+                )}
+              </Stack>
+            </Group>
+          </Radio.Card>
+        ))}
+      </SimpleGrid>
+    </Radio.Group>
+  );
+}

@@ -1,0 +1,348 @@
+// Package service assembles Tablesmith's runtime: the database pool, the
+// published-schema registry, credentials, background workers, and the two
+// HTTP handlers. Caddy (or a test) owns one Service per database.
+package service
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/platformhttp"
+	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// Config is what the service is built from.
+type Config struct {
+	DatabaseURL string
+	RedisURL    string
+	// Secret signs tokens; empty: generated once and kept in the database.
+	Secret      string
+	DefaultPlan string
+	Plans       plans.Set
+	MaxBody     int64
+	// MaxOpenConns sizes the database pool (default 20).
+	MaxOpenConns int
+	Logger       *slog.Logger
+	Now          func() time.Time
+}
+
+// Settings are the parts of Config a reload may change in a running service.
+type Settings struct {
+	DefaultPlan string
+	Plans       plans.Set
+	Secret      string
+}
+
+// Service is a running Tablesmith.
+type Service struct {
+	cfg      Config
+	DB       *sql.DB
+	Store    *store.Store
+	Registry *registry.Registry
+	Keys     *auth.Keys
+	settings atomic.Pointer[Settings]
+	sessions atomic.Pointer[auth.Sessions]
+	trigram  atomic.Bool
+	log      *slog.Logger
+
+	api      *apihttp.Handler
+	platform atomic.Pointer[platformhttp.Handler]
+	// apiDeps and platformDeps are filled by New and the wire* hooks (one
+	// file per area) before the handlers are built.
+	apiDeps      apihttp.Deps
+	platformDeps platformhttp.Deps
+	// starters run in Start after migrations, one per area that has
+	// background work; closers run in Close.
+	starters      []func(ctx context.Context) error
+	eventHandlers map[string]func(rest string)
+	closers       []func()
+
+	startOnce sync.Once
+	startErr  error
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+	listener  *pq.Listener
+}
+
+// New builds a service without touching the network: sql.Open is lazy,
+// so Caddy can validate a config with no database reachable.
+func New(cfg Config) (*Service, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("database_url is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Plans == nil {
+		cfg.Plans = plans.Defaults()
+	}
+	if cfg.DefaultPlan == "" {
+		cfg.DefaultPlan = "free"
+	}
+	if cfg.MaxOpenConns <= 0 {
+		cfg.MaxOpenConns = 20
+	}
+	db, err := sql.Open("postgres", cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("database_url: %w", err)
+	}
+	db.SetMaxOpenConns(cfg.MaxOpenConns)
+	db.SetMaxIdleConns(cfg.MaxOpenConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s := &Service{cfg: cfg, DB: db, Store: &store.Store{DB: db}, log: cfg.Logger}
+	s.settings.Store(&Settings{DefaultPlan: cfg.DefaultPlan, Plans: cfg.Plans, Secret: cfg.Secret})
+	s.Registry = registry.New(s.loadProject)
+	s.Keys = &auth.Keys{Lookup: s.lookupKey, Now: cfg.Now}
+	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, Logger: cfg.Logger, Now: cfg.Now,
+		Routes: map[string]apihttp.RouteHandler{}}
+	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,
+		Config: func() platformhttp.Config {
+			st := s.settings.Load()
+			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
+		}}
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits} {
+		if err := wire(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	s.api = apihttp.New(s.apiDeps)
+	return s, nil
+}
+
+// Configure applies settings from a reloaded config to the running service.
+func (s *Service) Configure(st Settings) {
+	if st.Plans == nil {
+		st.Plans = plans.Defaults()
+	}
+	old := s.settings.Swap(&st)
+	if old != nil && old.Secret != st.Secret && s.sessions.Load() != nil {
+		s.applySecret(context.Background())
+	}
+}
+
+// Settings returns the current settings.
+func (s *Service) Settings() Settings { return *s.settings.Load() }
+
+// Start connects, migrates the control schema under an advisory lock and
+// starts the background workers. It runs once; later calls return the
+// first result.
+func (s *Service) Start(ctx context.Context) error {
+	s.startOnce.Do(func() { s.startErr = s.start(ctx) })
+	return s.startErr
+}
+
+func (s *Service) start(ctx context.Context) error {
+	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := s.DB.PingContext(pingCtx); err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	if err := store.Migrate(ctx, s.DB); err != nil {
+		return err
+	}
+	s.trigram.Store(store.TrigramAvailable(ctx, s.DB))
+	if err := s.applySecret(ctx); err != nil {
+		return err
+	}
+	bg, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.listen(bg)
+	s.every(bg, 30*time.Second, s.flushKeyUse)
+	for _, start := range s.starters {
+		if err := start(bg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applySecret derives the signing keys from the configured secret, or
+// from the one kept in the database.
+func (s *Service) applySecret(ctx context.Context) error {
+	secret := s.settings.Load().Secret
+	if secret == "" {
+		var err error
+		if secret, err = s.Store.Secret(ctx); err != nil {
+			return fmt.Errorf("load secret: %w", err)
+		}
+	}
+	sess := &auth.Sessions{Key: auth.DeriveKey(secret, "platform-session"), TTL: 7 * 24 * time.Hour, Now: s.cfg.Now}
+	s.sessions.Store(sess)
+	d := s.platformDeps
+	d.Sessions, d.Trigram = sess, s.trigram.Load()
+	s.platform.Store(platformhttp.New(d))
+	return nil
+}
+
+// every runs f every period until ctx ends, and once more at the end.
+func (s *Service) every(ctx context.Context, period time.Duration, f func(context.Context)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				f(fctx)
+				cancel()
+				return
+			case <-t.C:
+				f(ctx)
+			}
+		}
+	}()
+}
+
+func (s *Service) flushKeyUse(ctx context.Context) {
+	if used := s.Keys.TakeUsed(); len(used) > 0 {
+		if err := s.Store.TouchKeys(ctx, used); err != nil {
+			s.log.Warn("record API key use", "err", err)
+		}
+	}
+}
+
+// listen follows tablesmith_events so that a generate, a project deletion
+// or a key revocation on any node reaches this node's caches.
+func (s *Service) listen(ctx context.Context) {
+	l := pq.NewListener(s.cfg.DatabaseURL, time.Second, time.Minute, func(ev pq.ListenerEventType, err error) {
+		if ev == pq.ListenerEventReconnected {
+			// Notifications may have been missed while disconnected.
+			s.Registry.InvalidateAll()
+			s.Keys.ForgetAll()
+		}
+	})
+	if err := l.Listen("tablesmith_events"); err != nil {
+		s.log.Warn("listen for cross-node events; caches follow this node only", "err", err)
+	}
+	s.listener = l
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case n, ok := <-l.Notify:
+				if !ok {
+					return
+				}
+				if n == nil {
+					continue
+				}
+				s.handleEvent(n.Extra)
+			}
+		}
+	}()
+}
+
+// eventHandlers receive cross-node events by prefix ("user:", "plan:");
+// areas add theirs in their wire hook.
+func (s *Service) onEvent(prefix string, f func(rest string)) {
+	if s.eventHandlers == nil {
+		s.eventHandlers = map[string]func(string){}
+	}
+	s.eventHandlers[prefix] = f
+}
+
+func (s *Service) handleEvent(payload string) {
+	for prefix, f := range s.eventHandlers {
+		if rest, ok := strings.CutPrefix(payload, prefix); ok {
+			f(rest)
+			return
+		}
+	}
+	switch {
+	case len(payload) > 8 && payload[:8] == "project:":
+		s.Registry.Invalidate(payload[8:])
+	case len(payload) > 4 && payload[:4] == "key:":
+		s.Keys.Forget(payload[4:])
+	}
+}
+
+// Close stops workers and closes the pool; requests still running finish
+// or fail on a closed pool, so callers close only after draining.
+func (s *Service) Close() error {
+	if s.stop != nil {
+		s.stop()
+	}
+	if s.listener != nil {
+		s.listener.Close()
+	}
+	s.wg.Wait()
+	for _, c := range s.closers {
+		c()
+	}
+	return s.DB.Close()
+}
+
+// API is the generated-API handler (/v1).
+func (s *Service) API() http.Handler { return s.api }
+
+// Platform is the platform-API handler (/api).
+func (s *Service) Platform() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := s.platform.Load()
+		if h == nil {
+			http.Error(w, `{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"Starting"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// lookupKey reads a key for the key cache.
+func (s *Service) lookupKey(ctx context.Context, prefix string) (auth.KeyRecord, error) {
+	k, err := s.Store.KeyByPrefix(ctx, prefix)
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.KeyRecord{}, auth.ErrUnknownKey
+	}
+	if err != nil {
+		return auth.KeyRecord{}, err
+	}
+	return auth.KeyRecord{ID: k.ID, ProjectID: k.ProjectID, Scope: k.Scope, Prefix: k.Prefix, Hash: k.Hash, Revoked: k.RevokedAt != nil}, nil
+}
+
+// loadProject compiles a project's newest published version for the registry.
+func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.Entry, error) {
+	if !schema.ValidProjectID(projectID) {
+		return nil, registry.ErrNotPublished
+	}
+	v, err := s.Store.LatestVersion(ctx, projectID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, registry.ErrNotPublished
+	}
+	if err != nil {
+		return nil, err
+	}
+	doc, err := schema.Parse(v.Document)
+	if err != nil {
+		return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
+	}
+	c, err := schema.Compile(doc)
+	if err != nil {
+		return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
+	}
+	return &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(store.SchemaName(projectID), c)}, nil
+}

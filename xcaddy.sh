@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds ./caddy: Caddy (at the version go.mod pins) with the Tablesmith
+# module from this working tree, using xcaddy.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+caddy_version=$(go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2)
+xcaddy=$(command -v xcaddy || true)
+if [ -z "$xcaddy" ]; then
+	# xcaddy is pinned in tools/xcaddy/go.mod (a `go install ...@version`
+	# would also need the module's version list, which some proxies refuse).
+	(cd tools/xcaddy && go build -o ../../.bin/xcaddy github.com/caddyserver/xcaddy/cmd/xcaddy)
+	xcaddy="$PWD/.bin/xcaddy"
+fi
+# A fixed placeholder version with a local replacement makes xcaddy (and
+# go get) take the module from this tree instead of asking a module proxy.
+"$xcaddy" build "$caddy_version" \
+	--with "github.com/tablesmith/tablesmith@v0.0.0=$PWD" \
+	--output "$PWD/caddy"
+./caddy list-modules | grep -q '^tablesmith$' || { echo "xcaddy.sh: the built caddy lacks the tablesmith module" >&2; exit 1; }
+echo "built ./caddy with Tablesmith (Caddy $caddy_version)"
