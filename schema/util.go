@@ -17,7 +17,7 @@ func QuoteIdent(name string) string {
 // QuoteLiteral quotes a string as a PostgreSQL literal for DDL, where
 // bound parameters cannot be used (defaults, check constraints).
 // standard_conforming_strings is on in every supported PostgreSQL, so a
-// backslash needs no escaping; E'' is used anyway when one is present so
+// backslash needs no escaping; E” is used anyway when one is present so
 // the literal means the same under either setting.
 func QuoteLiteral(s string) string {
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"

@@ -1,0 +1,81 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
+	d := caddyfile.NewTestDispenser(`tablesmith {
+		database_url {env.TABLESMITH_DATABASE_URL}
+		redis_url redis://127.0.0.1:6379/0
+		secret {env.TABLESMITH_SECRET}
+		default_plan pro
+		max_body 2MiB
+		max_connections 7
+		plan free {
+			rate 100/hour
+			projects 1
+		}
+		plan team {
+			rate 50/minute
+			projects unlimited
+		}
+	}`)
+	var a App
+	if err := a.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	want := App{DatabaseURL: "{env.TABLESMITH_DATABASE_URL}", RedisURL: "redis://127.0.0.1:6379/0", Secret: "{env.TABLESMITH_SECRET}",
+		DefaultPlan: "pro", MaxBody: 2 << 20, MaxConnections: 7,
+		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1}, "team": {RatePerHour: 3000, Projects: -1}}}
+	got, _ := json.Marshal(a)
+	exp, _ := json.Marshal(want)
+	if string(got) != string(exp) {
+		t.Fatalf("parsed\n%s\nwant\n%s", got, exp)
+	}
+}
+
+func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
+	cases := map[string]struct{ input, wantErr string }{
+		"unknown option":    {"tablesmith {\ncolour blue\n}", `unknown tablesmith option "colour"`},
+		"bad size":          {"tablesmith {\nmax_body lots\n}", `max_body: "lots" is not a size`},
+		"missing value":     {"tablesmith {\ndatabase_url\n}", `database_url takes exactly one value`},
+		"two values":        {"tablesmith {\nsecret a b\n}", `secret takes exactly one value`},
+		"bad pool size":     {"tablesmith {\nmax_connections 0\n}", `max_connections: "0" is not a positive number`},
+		"bad rate":          {"tablesmith {\nplan free {\nrate fast\nprojects 1\n}\n}", `plan free: rate "fast"`},
+		"bad rate period":   {"tablesmith {\nplan free {\nrate 5/week\nprojects 1\n}\n}", `the period must be hour or minute`},
+		"bad projects":      {"tablesmith {\nplan free {\nrate 5/hour\nprojects -3\n}\n}", `plan free: projects "-3"`},
+		"incomplete plan":   {"tablesmith {\nplan free {\nrate 5/hour\n}\n}", `plan free needs both rate and projects`},
+		"unknown plan key":  {"tablesmith {\nplan free {\nburst 5\n}\n}", `plan free: unknown option "burst"`},
+		"arguments instead": {`tablesmith postgres://x`, `tablesmith takes a block`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var a App
+			err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser(c.input))
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("error = %v, want it to contain %q", err, c.wantErr)
+			}
+		})
+	}
+}
+
+func TestHandlerDirectivesTakeNoArguments(t *testing.T) {
+	var h APIHandler
+	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`tablesmith_api`)); err != nil {
+		t.Fatal(err)
+	}
+	err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(`tablesmith_api extra`))
+	if err == nil || !strings.Contains(err.Error(), "takes no arguments") {
+		t.Fatalf("error = %v", err)
+	}
+	var p PlatformHandler
+	err = p.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith_platform {\nfoo\n}"))
+	if err == nil || !strings.Contains(err.Error(), "takes no block") {
+		t.Fatalf("error = %v", err)
+	}
+}

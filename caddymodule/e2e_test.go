@@ -1,0 +1,301 @@
+package caddymodule
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	_ "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/testpg"
+)
+
+func TestMain(m *testing.M) { testpg.Main(m, "caddymodule") }
+
+// caddyEnv points Caddyfile.example at a free port, the test database,
+// a throwaway dashboard and config directory, with the admin API off.
+func caddyEnv(t *testing.T, dbURL string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dash := t.TempDir()
+	os.WriteFile(filepath.Join(dash, "index.html"), []byte("<!doctype html><title>Tablesmith</title>"), 0o644)
+	t.Setenv("TABLESMITH_ADDR", "http://"+addr)
+	t.Setenv("TABLESMITH_CADDY_ADMIN", "off")
+	t.Setenv("TABLESMITH_DASHBOARD_DIR", dash)
+	t.Setenv("TABLESMITH_DATABASE_URL", dbURL)
+	t.Setenv("TABLESMITH_DEFAULT_PLAN", "unlimited")
+	t.Setenv("TABLESMITH_SECRET", "e2e-secret")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	return "http://" + addr
+}
+
+// adaptExample adapts Caddyfile.example, optionally edited, to JSON.
+func adaptExample(t *testing.T, edit func(string) string) ([]byte, error) {
+	t.Helper()
+	raw, err := os.ReadFile("../Caddyfile.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	if edit != nil {
+		text = edit(text)
+	}
+	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(text), map[string]any{"filename": "Caddyfile.example"})
+	return cfg, err
+}
+
+func loadExample(t *testing.T, edit func(string) string) {
+	t.Helper()
+	cfg, err := adaptExample(t, edit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Load(cfg, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func activeService(t *testing.T) *service.Service {
+	t.Helper()
+	app, err := caddy.ActiveContext().App("tablesmith")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.(*App).Service()
+}
+
+type client struct {
+	t    *testing.T
+	base string
+}
+
+func (c client) do(method, path, token string, body any) (int, map[string]any, http.Header) {
+	c.t.Helper()
+	var rdr io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		rdr = bytes.NewReader(raw)
+	}
+	req, _ := http.NewRequest(method, c.base+path, rdr)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var out map[string]any
+	json.Unmarshal(raw, &out)
+	return res.StatusCode, out, res.Header
+}
+
+func (c client) must(status int, method, path, token string, body any) map[string]any {
+	c.t.Helper()
+	got, out, _ := c.do(method, path, token, body)
+	if got != status {
+		c.t.Fatalf("%s %s: status %d, want %d: %v", method, path, got, status, out)
+	}
+	if d, ok := out["data"].(map[string]any); ok {
+		return d
+	}
+	return out
+}
+
+// setUpUsers signs up, creates a project with the spec's users table,
+// generates, makes a key and creates one record.
+func setUpUsers(c client) (session, project, key string) {
+	session = c.must(201, "POST", "/api/auth/signup", "", map[string]any{"email": "ops@example.com", "password": "supersecret1", "name": "Ops"})["token"].(string)
+	project = c.must(201, "POST", "/api/projects", session, map[string]any{"name": "Blog", "engine": "postgres"})["id"].(string)
+	doc := map[string]any{"tables": []any{map[string]any{"name": "users", "columns": []any{
+		map[string]any{"name": "email", "type": "email", "required": true, "unique": true},
+		map[string]any{"name": "name", "type": "text"},
+		map[string]any{"name": "password_hash", "type": "password", "required": true},
+		map[string]any{"name": "is_active", "type": "boolean", "default": true}}}}}
+	c.must(200, "PUT", "/api/projects/"+project+"/schema", session, doc)
+	c.must(200, "POST", "/api/projects/"+project+"/generate", session, map[string]any{})
+	key = c.must(201, "POST", "/api/projects/"+project+"/keys", session, map[string]any{"name": "ci", "scope": "read_write"})["key"].(string)
+	c.must(201, "POST", "/v1/"+project+"/users", key, map[string]any{"email": "john@example.com", "name": "John", "password": "securepassword123"})
+	return
+}
+
+func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
+	base := caddyEnv(t, testpg.NewDatabase(t))
+	loadExample(t, nil)
+	t.Cleanup(func() { caddy.Stop() })
+	c := client{t, base}
+	_, project, key := setUpUsers(c)
+
+	got := c.must(200, "GET", "/v1/"+project+"/users/1", key, nil)
+	if got["email"] != "john@example.com" {
+		t.Fatalf("record = %v", got)
+	}
+	status, body, hdr := c.do("GET", "/v1/"+project+"/users/1", "", nil)
+	if status != 401 || body["error"].(map[string]any)["code"] != "UNAUTHORIZED" {
+		t.Fatalf("no credential: %d %v", status, body)
+	}
+	if hdr.Get("Server") != "Caddy" {
+		t.Fatalf("not served by Caddy: %v", hdr)
+	}
+	// The dashboard and its single-page fallback.
+	for _, path := range []string{"/", "/projects/abc/schema"} {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(string(page), "<title>Tablesmith</title>") {
+			t.Fatalf("GET %s: %d %s", path, res.StatusCode, page)
+		}
+	}
+}
+
+func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
+	base := caddyEnv(t, testpg.NewDatabase(t))
+	loadExample(t, nil)
+	t.Cleanup(func() { caddy.Stop() })
+	c := client{t, base}
+	session, project, key := setUpUsers(c)
+	before := activeService(t)
+
+	// Requests keep flowing while the config reloads.
+	var failures, served atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			req, _ := http.NewRequest("GET", base+"/v1/"+project+"/users/1", nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil || res.StatusCode != 200 {
+				failures.Add(1)
+			} else {
+				served.Add(1)
+			}
+			if res != nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	// The reload changes the pro plan's project limit.
+	loadExample(t, func(s string) string {
+		return strings.Replace(s, "rate 100000/hour\n\t\t\tprojects 20", "rate 100000/hour\n\t\t\tprojects 42", 1)
+	})
+	time.Sleep(50 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if n := failures.Load(); n > 0 || served.Load() < 10 {
+		t.Fatalf("%d requests failed and %d succeeded around the reload", n, served.Load())
+	}
+	if after := activeService(t); after != before {
+		t.Fatal("the reload opened a new service (and database pool) instead of reusing it")
+	}
+	if got := activeService(t).Settings().Plans["pro"].Projects; got != 42 {
+		t.Fatalf("the reloaded plan was not applied: pro allows %d projects", got)
+	}
+	c.must(200, "GET", "/v1/"+project+"/users/1", key, nil)
+	c.must(200, "GET", "/api/projects/"+project, session, nil)
+}
+
+func TestRestartKeepsRecordsKeysAndSessions(t *testing.T) {
+	base := caddyEnv(t, testpg.NewDatabase(t))
+	loadExample(t, nil)
+	c := client{t, base}
+	session, project, key := setUpUsers(c)
+	first := activeService(t)
+	if err := caddy.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	loadExample(t, nil)
+	t.Cleanup(func() { caddy.Stop() })
+	if activeService(t) == first {
+		t.Fatal("a stop and start should build a new service")
+	}
+	got := c.must(200, "GET", "/v1/"+project+"/users/1", key, nil)
+	if got["email"] != "john@example.com" {
+		t.Fatalf("record after restart = %v", got)
+	}
+	c.must(201, "POST", "/v1/"+project+"/users", key, map[string]any{"email": "ann@example.com", "password": "securepassword123"})
+	c.must(200, "GET", "/api/projects/"+project+"/keys", session, nil)
+}
+
+func TestBadConfigurationStopsTheLoadWithAClearMessage(t *testing.T) {
+	caddyEnv(t, testpg.URL(t))
+	if _, err := adaptExample(t, func(s string) string { return strings.Replace(s, "max_body 1MiB", "max_body lots", 1) }); err == nil ||
+		!strings.Contains(err.Error(), `max_body: "lots" is not a size`) || !strings.Contains(err.Error(), "Caddyfile.example") {
+		t.Fatalf("adapt error = %v", err)
+	}
+	t.Setenv("TABLESMITH_DEFAULT_PLAN", "gold")
+	cfg, err := adaptExample(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = caddy.Load(cfg, true)
+	if err == nil {
+		caddy.Stop()
+		t.Fatal("a default plan that does not exist loaded")
+	}
+	if !strings.Contains(err.Error(), `default_plan "gold" is not a defined plan`) {
+		t.Fatalf("load error = %v", err)
+	}
+	t.Setenv("TABLESMITH_DEFAULT_PLAN", "")
+	t.Setenv("TABLESMITH_DATABASE_URL", "")
+	cfg, _ = adaptExample(t, nil)
+	if err := caddy.Load(cfg, true); err == nil || !strings.Contains(err.Error(), "database_url is empty") {
+		caddy.Stop()
+		t.Fatalf("load error = %v", err)
+	}
+}
+
+func TestValidateNeedsNoDatabase(t *testing.T) {
+	caddyEnv(t, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	cfg, err := adaptExample(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Validate(mustConfig(t, cfg)); err != nil {
+		t.Fatalf("validate with an unreachable database: %v", err)
+	}
+}
+
+func mustConfig(t *testing.T, raw []byte) *caddy.Config {
+	var c caddy.Config
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(fmt.Errorf("config: %w", err))
+	}
+	return &c
+}
