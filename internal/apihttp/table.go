@@ -146,6 +146,9 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		args = append(args, owner)
 	}
 	data, err := pgexec.JSON(ctx, h.d.DB, ts.Update(res.Columns, res.Reset, owner != nil), args...)
+	if errors.Is(err, pgexec.ErrNoRow) {
+		return envelope.New(envelope.CodeNotFound, "Record not found")
+	}
 	if err != nil {
 		return pgexec.MapError(err, t, pgexec.OpWrite)
 	}

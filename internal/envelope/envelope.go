@@ -61,9 +61,19 @@ type Error struct {
 	// Extra is an optional object placed beside details (e.g. what a
 	// destructive change would lose); it must be JSON-marshalable.
 	Extra any
+	// Cause is the underlying error, for logs only: never sent.
+	Cause error
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Code + ": " + e.Message + ": " + e.Cause.Error()
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Status is the HTTP status of the error's code.
 func (e *Error) Status() int {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"syscall"
@@ -94,7 +95,9 @@ func MapError(err error, t *schema.CTable, op Op) error {
 	case "57014": // query_canceled (statement timeout)
 		return envelope.New(envelope.CodeUnavailable, "The request took too long")
 	case "42P01", "42703": // undefined table/column: the database changed under a published schema
-		return envelope.New(envelope.CodeInternal, "The table does not match its published schema")
+		e := envelope.New(envelope.CodeInternal, "An internal error occurred")
+		e.Cause = fmt.Errorf("the database does not match the published schema of %s: %w", t.Name, err)
+		return e
 	}
 	if strings.HasPrefix(string(pe.Code), "22") { // data exceptions: out of range, bad representation
 		return envelope.New(envelope.CodeValidation, "A value is out of range for its column")

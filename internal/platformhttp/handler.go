@@ -4,7 +4,6 @@ package platformhttp
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -98,55 +96,37 @@ func (h *Handler) routes() {
 
 	m.HandleFunc("GET /api/projects/{id}/analytics", h.owned(h.analytics))
 
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		envelope.WriteError(w, envelope.New(envelope.CodeNotFound, "No such platform API endpoint: %s %s", r.Method, r.URL.Path))
-	})
+	m.HandleFunc("/", h.notFound)
 }
 
-// ServeHTTP recovers panics and turns the mux's own plain-text 405s into
-// envelopes.
+// notFound answers paths no route serves: 405 with Allow when the path
+// exists under other methods, else 404.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = method
+		if _, pattern := h.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, method)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		envelope.WriteError(w, envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; allowed: %s", r.Method, strings.Join(allow, ", ")))
+		return
+	}
+	envelope.WriteError(w, envelope.New(envelope.CodeNotFound, "No such platform API endpoint: %s %s", r.Method, r.URL.Path))
+}
+
+// ServeHTTP recovers panics into a 500 envelope.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ew := &envelopeWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
 			h.d.Logger.Error("panic in platform API", "panic", p, "stack", string(debug.Stack()))
-			if !ew.wrote {
-				envelope.WriteError(ew, errors.New("panic"))
-			}
+			envelope.WriteError(w, errors.New("panic"))
 		}
 	}()
-	h.mux.ServeHTTP(ew, r)
-}
-
-// envelopeWriter replaces the mux's plain-text error pages (405 with its
-// Allow header) with the error envelope.
-type envelopeWriter struct {
-	http.ResponseWriter
-	wrote, swallow bool
-}
-
-func (e *envelopeWriter) WriteHeader(code int) {
-	if e.wrote {
-		return
-	}
-	e.wrote = true
-	if code == http.StatusMethodNotAllowed && strings.HasPrefix(e.Header().Get("Content-Type"), "text/plain") {
-		e.swallow = true
-		e.Header().Del("X-Content-Type-Options")
-		envelope.WriteError(e.ResponseWriter, envelope.New(envelope.CodeMethodNotAllowed, "Method not allowed; allowed: %s", e.Header().Get("Allow")))
-		return
-	}
-	e.ResponseWriter.WriteHeader(code)
-}
-
-func (e *envelopeWriter) Write(b []byte) (int, error) {
-	if !e.wrote {
-		e.WriteHeader(http.StatusOK)
-	}
-	if e.swallow {
-		return len(b), nil
-	}
-	return e.ResponseWriter.Write(b)
+	h.mux.ServeHTTP(w, r)
 }
 
 type ctxKey int
@@ -248,5 +228,3 @@ func baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-var _ = sql.ErrNoRows
-var _ = strconv.Itoa

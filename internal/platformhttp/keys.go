@@ -8,7 +8,6 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
-	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
@@ -84,4 +83,3 @@ func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Ac
 	h.d.Analytics(w, r, p, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
 }
 
-var _ plans.Plan
