@@ -174,5 +174,6 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	// A trailing newline, like json.Encoder's, keeps terminals tidy.
+	_, _ = w.Write(append(body, '\n'))
 }

@@ -227,4 +227,3 @@ func baseURL(r *http.Request) string {
 	}
 	return scheme + "://" + r.Host
 }
-

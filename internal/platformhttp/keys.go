@@ -82,4 +82,3 @@ func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Ac
 	cfg := h.d.Config()
 	h.d.Analytics(w, r, p, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
 }
-
