@@ -85,3 +85,17 @@ func TrigramAvailable(ctx context.Context, db *sql.DB) bool {
 	_ = db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm')`).Scan(&ok)
 	return ok
 }
+
+// MigrationNames lists the embedded migration files in order.
+func MigrationNames() ([]string, error) {
+	entries, err := migrationFiles.ReadDir("migrations")
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names, nil
+}
