@@ -5,6 +5,7 @@ package registry
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"sync"
 
@@ -22,6 +23,9 @@ type Entry struct {
 	Published *translate.Published
 	// OpenAPI is the project's OpenAPI document, rendered at load.
 	OpenAPI []byte
+	// DB is the pool that holds the project's tables: the service's own
+	// for managed projects, the fronted database's for external ones.
+	DB *sql.DB
 }
 
 // Loader loads the newest published version of a project.

@@ -344,5 +344,5 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	if err != nil {
 		return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
 	}
-	return &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(store.SchemaName(projectID), c)}, nil
+	return &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(store.SchemaName(projectID), c), DB: s.DB}, nil
 }
