@@ -75,11 +75,14 @@ func isUniqueViolation(err error) bool {
 // it on first use; concurrent first calls agree on one value.
 func (s *Store) Secret(ctx context.Context) (string, error) {
 	candidate := RandomID(48)
+	if _, err := s.DB.ExecContext(ctx, `INSERT INTO tablesmith.settings (key, value) VALUES ('secret', $1)
+		ON CONFLICT (key) DO NOTHING`, candidate); err != nil {
+		return "", err
+	}
+	// A separate statement: it sees whichever insert won, ours or a
+	// concurrent caller's (a single statement's snapshot might not).
 	var v string
-	err := s.DB.QueryRowContext(ctx, `
-		WITH ins AS (INSERT INTO tablesmith.settings (key, value) VALUES ('secret', $1)
-		             ON CONFLICT (key) DO NOTHING RETURNING value)
-		SELECT value FROM ins UNION ALL SELECT value FROM tablesmith.settings WHERE key = 'secret' LIMIT 1`, candidate).Scan(&v)
+	err := s.DB.QueryRowContext(ctx, `SELECT value FROM tablesmith.settings WHERE key = 'secret'`).Scan(&v)
 	return v, err
 }
 
@@ -316,56 +319,3 @@ func (s *Store) Versions(ctx context.Context, projectID string) ([]Version, erro
 	}
 	return out, rows.Err()
 }
-
-// Publish applies DDL statements to the project's database and records a
-// new version, all in one transaction: either both happen or neither.
-// expected is the version the plan was computed against.
-func (s *Store) Publish(ctx context.Context, projectID string, expected int, statements []string, doc, applied json.RawMessage) (int, error) {
-	tx, err := s.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	var current int
-	err = tx.QueryRowContext(ctx, `SELECT published_version FROM tablesmith.projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&current)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNotFound
-	}
-	if err != nil {
-		return 0, err
-	}
-	if current != expected {
-		return 0, ErrStaleVersion
-	}
-	// A migration waits at most this long for a table lock, so it never
-	// queues the API's reads behind it for longer.
-	if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
-		return 0, err
-	}
-	for _, st := range statements {
-		if _, err := tx.ExecContext(ctx, st); err != nil {
-			return 0, &StatementError{Statement: st, Err: err}
-		}
-	}
-	next := current + 1
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.schema_versions (project_id, version, document, applied)
-		VALUES ($1, $2, $3, $4)`, projectID, next, string(doc), string(applied)); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET published_version = $2, updated_at = now() WHERE id = $1`, projectID, next); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID); err != nil {
-		return 0, err
-	}
-	return next, tx.Commit()
-}
-
-// StatementError says which DDL statement of a publish failed.
-type StatementError struct {
-	Statement string
-	Err       error
-}
-
-func (e *StatementError) Error() string { return fmt.Sprintf("statement %q: %v", e.Statement, e.Err) }
-func (e *StatementError) Unwrap() error { return e.Err }
