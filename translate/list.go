@@ -2,24 +2,47 @@ package translate
 
 import (
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"net/url"
-	"strconv"
-	"strings"
-
-	"github.com/tablesmith/tablesmith/schema"
+	"math"
 )
 
-// List parameter bounds of CONTRACT 5.1.
+// List parameter bounds of CONTRACT 5.1 and the limits docs/query-language.md
+// adds to them.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 100
+	// MaxPage keeps (page-1)*limit far from overflowing.
+	MaxPage = 1_000_000_000
 	// ExactCountCap is how many matching rows an "estimated" count counts
 	// exactly before it falls back to the planner's estimate.
 	ExactCountCap = 10000
+	// MaxIncludeDepth is how many relations one include path may chain.
+	MaxIncludeDepth = 3
+	// MaxIncludes bounds the embedded relations of one request, counting
+	// every level.
+	MaxIncludes = 12
+	// MaxEmbeddedRows bounds each embedded array (per parent record), so
+	// one busy parent cannot blow up a page.
+	MaxEmbeddedRows = 1000
+	// MaxInValues bounds the comma list of filter[col][in].
+	MaxInValues = 1000
+	// MaxSortKeys bounds the columns of sort.
+	MaxSortKeys = 10
+	// MaxSearchLength bounds the search term, in bytes.
+	MaxSearchLength = 256
 )
 
-// QueryError is a bad list parameter; Param names it (INVALID_QUERY).
+// Count modes of the count parameter.
+const (
+	CountExact     = "exact"
+	CountEstimated = "estimated"
+	CountNone      = "none"
+)
+
+// QueryError is a bad list parameter; Param names it as the request wrote
+// it ("sort", "filter[age][gt]") and becomes the key of error.details.
 type QueryError struct {
 	Param   string
 	Message string
@@ -31,16 +54,45 @@ func queryErr(param, format string, args ...any) *QueryError {
 	return &QueryError{Param: param, Message: fmt.Sprintf(format, args...)}
 }
 
-// ListQuery is the list parameters as parsed from the URL; it knows no schema.
+// ForbiddenError is an include of a table whose read rule the caller does
+// not meet (FORBIDDEN). The list itself was allowed; only the embed is not.
+type ForbiddenError struct {
+	Param   string
+	Message string
+}
+
+func (e *ForbiddenError) Error() string { return e.Param + ": " + e.Message }
+
+// Reader is who reads, as far as the read rules of embedded tables care.
+type Reader struct {
+	// Kind is "none" (no credential), "key" (a project API key) or "user"
+	// (an end-user access token). Anything else counts as "none".
+	Kind string
+	// UserID is the end user's id when Kind is "user".
+	UserID any
+}
+
+// ListQuery is the list parameters as parsed from the URL; it knows no
+// schema. Reader is set by the caller, never parsed.
 type ListQuery struct {
 	Page, Limit, Offset int
 	HasPage, HasOffset  bool
-	Sort                []SortKey
-	Filters             []FieldFilter
-	Count               string
-	// Owner, when set, limits rows to those whose owner column equals it
-	// (end users under an owner rule); it is set by the caller, not parsed.
-	Owner any
+	// Sort is empty for the default order: the primary key, turned
+	// around when Order is "desc".
+	Sort  []SortKey
+	Order string
+	// Filters are the filter[col] and filter[col][op] parameters in the
+	// order of their keys, so the same URL always renders the same SQL.
+	Filters []FieldFilter
+	// Exprs are the parsed filter=<expr> parameters; several combine with AND.
+	Exprs  []Expr
+	Search string
+	// Include holds one path of relation names per include item.
+	Include [][]string
+	// Fields is nil for every column.
+	Fields []string
+	Count  string
+	Reader Reader
 }
 
 // SortKey is one column of sort.
@@ -49,77 +101,26 @@ type SortKey struct {
 	Desc  bool
 }
 
-// FieldFilter is filter[field][op]=value.
+// FieldFilter is filter[field]=value (Op "eq") or filter[field][op]=value.
 type FieldFilter struct {
+	// Param is the parameter as written, for error details.
+	Param            string
 	Field, Op, Value string
 }
 
-// ParseList parses list parameters.
-func ParseList(q url.Values) (*ListQuery, error) {
-	lq := &ListQuery{Page: 1, Limit: DefaultLimit, Count: "estimated"}
-	var err error
-	if v := q.Get("limit"); v != "" {
-		if lq.Limit, err = strconv.Atoi(v); err != nil || lq.Limit < 1 || lq.Limit > MaxLimit {
-			return nil, queryErr("limit", "must be an integer from 1 to %d", MaxLimit)
-		}
-	}
-	if v := q.Get("page"); v != "" {
-		if lq.Page, err = strconv.Atoi(v); err != nil || lq.Page < 1 {
-			return nil, queryErr("page", "must be an integer from 1")
-		}
-		lq.HasPage = true
-	}
-	if v := q.Get("offset"); v != "" {
-		if lq.Offset, err = strconv.Atoi(v); err != nil || lq.Offset < 0 {
-			return nil, queryErr("offset", "must be a non-negative integer")
-		}
-		lq.HasOffset = true
-	}
-	if lq.HasPage && lq.HasOffset {
-		return nil, queryErr("offset", "use either page or offset, not both")
-	}
-	if !lq.HasOffset {
-		lq.Offset = (lq.Page - 1) * lq.Limit
-	} else {
-		lq.Page = lq.Offset/lq.Limit + 1
-	}
-	order := q.Get("order")
-	if order != "" && order != "asc" && order != "desc" {
-		return nil, queryErr("order", "must be asc or desc")
-	}
-	for _, f := range strings.Split(q.Get("sort"), ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		k := SortKey{Field: f, Desc: order == "desc"}
-		if strings.HasPrefix(f, "-") {
-			k = SortKey{Field: f[1:], Desc: true}
-		} else if strings.HasPrefix(f, "+") {
-			k = SortKey{Field: f[1:]}
-		}
-		lq.Sort = append(lq.Sort, k)
-	}
-	for key, vals := range q {
-		if !strings.HasPrefix(key, "filter[") {
-			continue
-		}
-		rest := strings.TrimPrefix(key, "filter[")
-		end := strings.IndexByte(rest, ']')
-		if end <= 0 || end != len(rest)-1 {
-			return nil, queryErr(key, "must be filter[column]")
-		}
-		lq.Filters = append(lq.Filters, FieldFilter{Field: rest[:end], Op: "eq", Value: vals[0]})
-	}
-	return lq, nil
-}
-
-// ListSQL is a rendered list statement: one row with the bounded count
-// (NULL when not counted) and the page as a JSON array.
+// ListSQL is a rendered list: one statement selecting the count (NULL when
+// not counted) and the page as a JSON array, and what is needed to finish
+// the meta object.
 type ListSQL struct {
-	SQL   string
-	Args  []any
-	query *ListQuery
+	SQL  string
+	Args []any
+
+	page, limit, offset int
+	count               string
+	// estimate is the EXPLAIN of the filtered rows; it takes the first
+	// condArgs of Args.
+	estimate string
+	condArgs int
 }
 
 // Meta is the list envelope's meta object.
@@ -134,61 +135,49 @@ type Meta struct {
 
 // Meta builds the meta object from the count the statement returned.
 func (l *ListSQL) Meta(count sql.NullInt64) Meta {
-	q := l.query
-	m := Meta{Page: q.Page, Limit: q.Limit, Offset: q.Offset}
+	m := Meta{Page: l.page, Limit: l.limit, Offset: l.offset}
 	if count.Valid {
-		total := count.Int64
-		pages := (total + int64(q.Limit) - 1) / int64(q.Limit)
-		m.Total, m.TotalPages = &total, &pages
+		m.setTotal(count.Int64)
 	}
 	return m
 }
 
-// BuildList plans q against table t of p and renders it.
-func BuildList(p *Published, t *schema.CTable, q *ListQuery) (*ListSQL, error) {
-	ts := p.Tables[t.Name]
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+func (m *Meta) setTotal(total int64) {
+	pages := (total + int64(m.Limit) - 1) / int64(m.Limit)
+	m.Total, m.TotalPages = &total, &pages
+}
+
+// NeedsEstimate reports whether an estimated count reached the cap, so the
+// total must come from the planner: run Estimate and pass its result to
+// EstimatedMeta.
+func (l *ListSQL) NeedsEstimate(count sql.NullInt64) bool {
+	return l.count == CountEstimated && count.Valid && count.Int64 > ExactCountCap
+}
+
+// Estimate is the statement whose single JSON value is the planner's view
+// of the filtered rows (EXPLAIN (FORMAT JSON)), with its arguments.
+func (l *ListSQL) Estimate() (string, []any) { return l.estimate, l.Args[:l.condArgs] }
+
+// EstimatedMeta builds the meta object from the EXPLAIN output of
+// Estimate. The exact count already saw more than ExactCountCap rows, so
+// the total never drops below that, whatever the statistics say.
+func (l *ListSQL) EstimatedMeta(explain []byte) (Meta, error) {
+	var plans []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		} `json:"Plan"`
 	}
-	var where []string
-	for _, f := range q.Filters {
-		c, ok := t.Column(f.Field)
-		if !ok || c.Hidden {
-			return nil, queryErr("filter["+f.Field+"]", "unknown column %q", f.Field)
-		}
-		v, msg := schema.ParseQueryValue(&c.Column, f.Value)
-		if msg != "" {
-			return nil, queryErr("filter["+f.Field+"]", "%s", msg)
-		}
-		where = append(where, "t."+c.Ident+" = "+arg(v))
+	if err := json.Unmarshal(explain, &plans); err != nil {
+		return Meta{}, fmt.Errorf("read count estimate: %w", err)
 	}
-	if q.Owner != nil && t.Owner != nil {
-		where = append(where, "t."+t.Owner.Ident+" = "+arg(q.Owner))
+	if len(plans) == 0 {
+		return Meta{}, errors.New("read count estimate: empty plan")
 	}
-	cond := "true"
-	if len(where) > 0 {
-		cond = strings.Join(where, " AND ")
+	total := int64(ExactCountCap + 1)
+	if rows := plans[0].Plan.Rows; rows > float64(total) && rows < math.MaxInt64/2 {
+		total = int64(rows)
 	}
-	var order []string
-	for _, k := range q.Sort {
-		c, ok := t.Column(k.Field)
-		if !ok || c.Hidden {
-			return nil, queryErr("sort", "unknown column %q", k.Field)
-		}
-		dir := " ASC"
-		if k.Desc {
-			dir = " DESC"
-		}
-		order = append(order, "t."+c.Ident+dir)
-	}
-	order = append(order, "t."+t.PK.Ident+" ASC")
-	filterArgs := len(args)
-	limit, offset := arg(q.Limit), arg(q.Offset)
-	stmt := "SELECT (SELECT count(*) FROM (SELECT 1 FROM " + ts.Rel + " t WHERE " + cond + " LIMIT " + strconv.Itoa(ExactCountCap+1) + ") _c), " +
-		"(SELECT coalesce(json_agg(_r), '[]')::text FROM (SELECT " + ts.Projection + " FROM " + ts.Rel + " t WHERE " + cond +
-		" ORDER BY " + strings.Join(order, ", ") + " LIMIT " + limit + " OFFSET " + offset + ") _r)"
-	_ = filterArgs
-	return &ListSQL{SQL: stmt, Args: args, query: q}, nil
+	m := Meta{Page: l.page, Limit: l.limit, Offset: l.offset, TotalEstimated: true}
+	m.setTotal(total)
+	return m, nil
 }

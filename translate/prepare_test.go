@@ -7,14 +7,13 @@ import (
 )
 
 func TestPreparedStatementsArePinned(t *testing.T) {
-	d, err := schema.Parse([]byte(`{"tables": [{"name": "users", "owner_column": "owner_id", "columns": [
+	d, err := schema.Parse([]byte(`{"tables": [{"name": "users", "auth": true, "owner_column": "owner_id", "columns": [
 		{"name": "email", "type": "email"},
 		{"name": "password_hash", "type": "password"},
 		{"name": "owner_id", "type": "integer", "references": {"table": "users"}}]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Tables[0].Columns[2].References.Table = "users"
 	c, err := schema.Compile(d)
 	if err != nil {
 		t.Fatal(err)

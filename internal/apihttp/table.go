@@ -2,6 +2,7 @@ package apihttp
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -77,30 +78,43 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	ctx := r.Context()
 	switch rt.Operation {
 	case OpList:
+		// One statement reads the page, its embeds and the bounded count;
+		// a second (EXPLAIN) runs only when an estimated count hits the cap.
 		q, err := translate.ParseList(r.URL.Query())
 		if err != nil {
 			return queryError(err)
 		}
-		q.Owner = owner
+		q.Reader = translate.Reader{Kind: rt.Principal.Kind, UserID: rt.Principal.UserID}
 		ls, err := translate.BuildList(pub, t, q)
 		if err != nil {
 			return queryError(err)
 		}
-		count, data, err := pgexec.CountAndJSON(ctx, h.d.DB, ls.SQL, ls.Args...)
+		count, data, err := pgexec.CountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
 		if err != nil {
-			return pgexec.MapError(err, t, pgexec.OpRead)
+			return listDBError(err, t)
 		}
-		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: ls.Meta(count)})
+		meta := ls.Meta(count)
+		if ls.NeedsEstimate(count) {
+			stmt, args := ls.Estimate()
+			plan, err := pgexec.JSON(ctx, h.db(rt), stmt, args...)
+			if err != nil {
+				return listDBError(err, t)
+			}
+			if meta, err = ls.EstimatedMeta(plan); err != nil {
+				return err
+			}
+		}
+		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: meta})
 		return nil
 	case OpGet:
-		data, err := h.one(r, ts.Get, ts.GetOwned, owner, id)
+		data, err := h.one(r, rt, ts.Get, ts.GetOwned, owner, id)
 		if err != nil {
 			return pgexec.MapError(err, t, pgexec.OpRead)
 		}
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
 		return nil
 	case OpDelete:
-		data, err := h.one(r, ts.Delete, ts.DeleteOwned, owner, id)
+		data, err := h.one(r, rt, ts.Delete, ts.DeleteOwned, owner, id)
 		if err != nil {
 			return pgexec.MapError(err, t, pgexec.OpDelete)
 		}
@@ -119,8 +133,9 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 			mode = validate.Replace
 		}
 	}
-	if rt.Operation == OpCreate && owner != nil {
-		// An end user's create fills the owner column with their own id.
+	if owner != nil {
+		// An end user's create fills the owner column with their own id,
+		// and their update cannot hand the row to another user.
 		body[t.Owner.Input] = jsonValue(owner)
 	}
 	res, problems := validate.Record(t, body, mode)
@@ -131,7 +146,7 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		return err
 	}
 	if rt.Operation == OpCreate {
-		data, err := pgexec.JSON(ctx, h.d.DB, ts.Insert(res.Columns), res.Values...)
+		data, err := pgexec.JSON(ctx, h.db(rt), ts.Insert(res.Columns), res.Values...)
 		if err != nil {
 			return pgexec.MapError(err, t, pgexec.OpWrite)
 		}
@@ -145,7 +160,7 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	if owner != nil {
 		args = append(args, owner)
 	}
-	data, err := pgexec.JSON(ctx, h.d.DB, ts.Update(res.Columns, res.Reset, owner != nil), args...)
+	data, err := pgexec.JSON(ctx, h.db(rt), ts.Update(res.Columns, res.Reset, owner != nil), args...)
 	if errors.Is(err, pgexec.ErrNoRow) {
 		return envelope.New(envelope.CodeNotFound, "Record not found")
 	}
@@ -157,17 +172,25 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 }
 
 // one runs a by-id statement, the owner-scoped variant when owner is set.
-func (h *Handler) one(r *http.Request, plain, owned string, owner, id any) ([]byte, error) {
+func (h *Handler) one(r *http.Request, rt *Route, plain, owned string, owner, id any) ([]byte, error) {
 	data, err := func() ([]byte, error) {
 		if owner != nil {
-			return pgexec.JSON(r.Context(), h.d.DB, owned, id, owner)
+			return pgexec.JSON(r.Context(), h.db(rt), owned, id, owner)
 		}
-		return pgexec.JSON(r.Context(), h.d.DB, plain, id)
+		return pgexec.JSON(r.Context(), h.db(rt), plain, id)
 	}()
 	if errors.Is(err, pgexec.ErrNoRow) {
 		return nil, envelope.New(envelope.CodeNotFound, "Record not found")
 	}
 	return data, err
+}
+
+// db is the pool that holds the route's project tables.
+func (h *Handler) db(rt *Route) *sql.DB {
+	if rt.Entry != nil && rt.Entry.DB != nil {
+		return rt.Entry.DB
+	}
+	return h.d.DB
 }
 
 // parseID parses a path id by the table's key type; a malformed id is
@@ -212,6 +235,12 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (map[string]a
 	return body, nil
 }
 
+// ReadBody reads a JSON object body with the same media type, size and
+// shape rules as table writes, for extension routes (Deps.Routes).
+func (h *Handler) ReadBody(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
+	return h.readBody(w, r)
+}
+
 // hashPasswords replaces plain-text password values with their hashes.
 func hashPasswords(res validate.Result) error {
 	for i, c := range res.Columns {
@@ -250,10 +279,28 @@ func jsonValue(v any) any {
 	return v
 }
 
+// queryError maps the list planner's errors to the contract: a bad
+// parameter is INVALID_QUERY, an include the caller may not read FORBIDDEN;
+// both name the parameter in details.
 func queryError(err error) error {
 	var qe *translate.QueryError
 	if errors.As(err, &qe) {
 		return envelope.Fields(envelope.CodeInvalidQuery, "Invalid query parameter "+qe.Param+": "+qe.Message, map[string]string{qe.Param: qe.Message})
+	}
+	var fe *translate.ForbiddenError
+	if errors.As(err, &fe) {
+		return envelope.Fields(envelope.CodeForbidden, "Forbidden "+fe.Param+": "+fe.Message, map[string]string{fe.Param: fe.Message})
+	}
+	return err
+}
+
+// listDBError maps a failed list statement: a value the database refuses
+// (a date out of its range) is a bad query parameter, not a bad body.
+func listDBError(err error, t *schema.CTable) error {
+	err = pgexec.MapError(err, t, pgexec.OpRead)
+	var ee *envelope.Error
+	if errors.As(err, &ee) && ee.Code == envelope.CodeValidation {
+		return envelope.New(envelope.CodeInvalidQuery, "A filter value is out of range for its column")
 	}
 	return err
 }

@@ -1,0 +1,203 @@
+package translate
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// singleParams may appear at most once in a query string: a second value
+// would be silently ignored otherwise.
+var singleParams = []string{"page", "limit", "offset", "sort", "order", "search", "include", "fields", "count"}
+
+// ParseList parses the list parameters of CONTRACT 5.1 without looking at
+// any schema: numbers and keywords are checked here, names are resolved
+// by BuildList. Unknown parameters are ignored; an empty value means the
+// parameter is absent (except filter[col]=, which compares with the empty string).
+func ParseList(q url.Values) (*ListQuery, error) {
+	for _, name := range singleParams {
+		if len(q[name]) > 1 {
+			return nil, queryErr(name, "is given more than once")
+		}
+	}
+	lq := &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountEstimated}
+	var err error
+	if v := q.Get("limit"); v != "" {
+		if lq.Limit, err = strconv.Atoi(v); err != nil || lq.Limit < 1 || lq.Limit > MaxLimit {
+			return nil, queryErr("limit", "must be an integer from 1 to %d", MaxLimit)
+		}
+	}
+	if v := q.Get("page"); v != "" {
+		if lq.Page, err = strconv.Atoi(v); err != nil || lq.Page < 1 || lq.Page > MaxPage {
+			return nil, queryErr("page", "must be an integer from 1 to %d", MaxPage)
+		}
+		lq.HasPage = true
+	}
+	if v := q.Get("offset"); v != "" {
+		off, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || off < 0 || off > int64(MaxPage)*MaxLimit {
+			return nil, queryErr("offset", "must be an integer from 0 to %d", int64(MaxPage)*MaxLimit)
+		}
+		lq.Offset, lq.HasOffset = int(off), true
+	}
+	if lq.HasPage && lq.HasOffset {
+		return nil, queryErr("offset", "use either page or offset, not both")
+	}
+	if lq.HasOffset {
+		lq.Page = lq.Offset/lq.Limit + 1
+	} else {
+		lq.Offset = (lq.Page - 1) * lq.Limit
+	}
+
+	switch c := q.Get("count"); c {
+	case "":
+	case CountExact, CountEstimated, CountNone:
+		lq.Count = c
+	default:
+		return nil, queryErr("count", "must be exact, estimated or none")
+	}
+
+	order := q.Get("order")
+	if order != "" && order != "asc" && order != "desc" {
+		return nil, queryErr("order", "must be asc or desc")
+	}
+	if lq.Sort, err = parseSort(q.Get("sort"), order == "desc"); err != nil {
+		return nil, err
+	}
+	lq.Order = order
+
+	if lq.Filters, err = parseFieldFilters(q); err != nil {
+		return nil, err
+	}
+	for _, v := range q["filter"] {
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		e, err := ParseFilter(v)
+		if err != nil {
+			return nil, queryErr("filter", "%s", err.Error())
+		}
+		lq.Exprs = append(lq.Exprs, e)
+	}
+
+	lq.Search = q.Get("search")
+	if len(lq.Search) > MaxSearchLength {
+		return nil, queryErr("search", "must be at most %d bytes", MaxSearchLength)
+	}
+	if lq.Include, err = parseInclude(q.Get("include")); err != nil {
+		return nil, err
+	}
+	if v := q.Get("fields"); v != "" {
+		for _, f := range strings.Split(v, ",") {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				return nil, queryErr("fields", "has an empty column name")
+			}
+			lq.Fields = append(lq.Fields, f)
+		}
+	}
+	return lq, nil
+}
+
+// parseSort reads "a,-b": a leading '-' sorts that column descending,
+// columns without it follow order (desc when orderDesc).
+func parseSort(v string, orderDesc bool) ([]SortKey, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var keys []SortKey
+	seen := map[string]bool{}
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		k := SortKey{Field: f, Desc: orderDesc}
+		if rest, ok := strings.CutPrefix(f, "-"); ok {
+			k = SortKey{Field: strings.TrimSpace(rest), Desc: true}
+		}
+		if k.Field == "" {
+			return nil, queryErr("sort", "has an empty column name")
+		}
+		if seen[k.Field] {
+			return nil, queryErr("sort", "names column %q twice", k.Field)
+		}
+		seen[k.Field] = true
+		keys = append(keys, k)
+	}
+	if len(keys) > MaxSortKeys {
+		return nil, queryErr("sort", "may name at most %d columns", MaxSortKeys)
+	}
+	return keys, nil
+}
+
+// filterOps are the operators of filter[col][op].
+var filterOps = map[string]bool{"eq": true, "ne": true, "gt": true, "gte": true, "lt": true, "lte": true, "like": true, "in": true, "null": true}
+
+// parseFieldFilters reads every filter[col] and filter[col][op] key,
+// sorted by key so the rendered SQL does not depend on map order. A
+// repeated key adds one more condition per value.
+func parseFieldFilters(q url.Values) ([]FieldFilter, error) {
+	var keys []string
+	for key := range q {
+		if strings.HasPrefix(key, "filter[") {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	var out []FieldFilter
+	for _, key := range keys {
+		field, op, ok := splitFilterKey(key)
+		if !ok {
+			return nil, queryErr(key, "must be filter[column] or filter[column][operator]")
+		}
+		if !filterOps[op] {
+			return nil, queryErr(key, "unknown operator %q; use one of eq ne gt gte lt lte like in null", op)
+		}
+		for _, v := range q[key] {
+			out = append(out, FieldFilter{Param: key, Field: field, Op: op, Value: v})
+		}
+	}
+	return out, nil
+}
+
+// splitFilterKey splits filter[col] and filter[col][op].
+func splitFilterKey(key string) (field, op string, ok bool) {
+	rest := strings.TrimPrefix(key, "filter[")
+	end := strings.IndexByte(rest, ']')
+	if end <= 0 {
+		return "", "", false
+	}
+	field, rest = rest[:end], rest[end+1:]
+	if rest == "" {
+		return field, "eq", true
+	}
+	if !strings.HasPrefix(rest, "[") || !strings.HasSuffix(rest, "]") || len(rest) < 3 {
+		return "", "", false
+	}
+	op = rest[1 : len(rest)-1]
+	if strings.ContainsAny(op, "[]") {
+		return "", "", false
+	}
+	return field, op, true
+}
+
+// parseInclude reads "a,b.c" into paths of relation names.
+func parseInclude(v string) ([][]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var paths [][]string
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		path := strings.Split(item, ".")
+		for _, name := range path {
+			if name == "" {
+				return nil, queryErr("include", "%q has an empty relation name", item)
+			}
+		}
+		if len(path) > MaxIncludeDepth {
+			return nil, queryErr("include", "%q nests deeper than %d levels", item, MaxIncludeDepth)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}

@@ -1,0 +1,406 @@
+package translate
+
+import (
+	"strings"
+
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// listPlan is a list query resolved against the compiled schema: every
+// name is a column or relation of it, every value is typed for its column.
+// Only render turns it into SQL.
+type listPlan struct {
+	table  *TableSQL
+	where  []condition // ANDed; the owner scope is one of them
+	order  []orderKey
+	output []*schema.CColumn
+	embeds []*embedPlan
+	limit  int
+	offset int
+	count  string
+}
+
+type orderKey struct {
+	col  *schema.CColumn
+	desc bool
+}
+
+// embedPlan is one included relation; owner, when set, limits its rows to
+// one end user's.
+type embedPlan struct {
+	name     string
+	rel      *schema.Relation
+	table    *TableSQL
+	owner    any
+	children []*embedPlan
+}
+
+// condition is a node of the resolved WHERE tree.
+type condition interface{ isCondition() }
+
+type (
+	allOf   []condition
+	anyOf   []condition
+	notCond struct{ x condition }
+	// compare is col op $value with op one of = <> < <= > >=.
+	compare struct {
+		col *schema.CColumn
+		op  string
+		val any
+	}
+	nullTest struct {
+		col    *schema.CColumn
+		isNull bool
+	}
+	// contains is a case-insensitive contains of pattern (already a LIKE
+	// pattern with the user's wildcards escaped) in any of cols.
+	contains struct {
+		cols    []*schema.CColumn
+		pattern string
+		negate  bool
+	}
+	inList struct {
+		col  *schema.CColumn
+		vals []any
+	}
+)
+
+func (allOf) isCondition()    {}
+func (anyOf) isCondition()    {}
+func (notCond) isCondition()  {}
+func (compare) isCondition()  {}
+func (nullTest) isCondition() {}
+func (contains) isCondition() {}
+func (inList) isCondition()   {}
+
+// sqlOps maps the operators of both filter forms to SQL.
+var sqlOps = map[string]string{
+	"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+	"=": "=", "!=": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<=",
+}
+
+// BuildList plans q against table t of p and renders it as one statement.
+// Errors are *QueryError (INVALID_QUERY) or *ForbiddenError (FORBIDDEN).
+func BuildList(p *Published, t *schema.CTable, q *ListQuery) (*ListSQL, error) {
+	plan, err := planList(p, t, q)
+	if err != nil {
+		return nil, err
+	}
+	return render(p, plan, q), nil
+}
+
+func planList(p *Published, t *schema.CTable, q *ListQuery) (*listPlan, error) {
+	pl := &listPlan{table: p.Tables[t.Name], limit: q.Limit, offset: q.Offset, count: q.Count}
+	if pl.count == "" {
+		pl.count = CountEstimated
+	}
+	if pl.limit == 0 {
+		pl.limit = DefaultLimit
+	}
+	for _, f := range q.Filters {
+		c, err := planFieldFilter(t, f)
+		if err != nil {
+			return nil, err
+		}
+		pl.where = append(pl.where, c)
+	}
+	for _, e := range q.Exprs {
+		c, err := planExpr(t, e)
+		if err != nil {
+			return nil, queryErr("filter", "%s", err.Error())
+		}
+		pl.where = append(pl.where, c)
+	}
+	if q.Search != "" {
+		if len(t.Search) == 0 {
+			return nil, queryErr("search", "table %s has no text columns to search", t.Name)
+		}
+		pl.where = append(pl.where, contains{cols: t.Search, pattern: containsPattern(q.Search)})
+	}
+	if owner := ownerScope(t, q.Reader); owner != nil {
+		pl.where = append(pl.where, compare{col: t.Owner, op: "=", val: owner})
+	}
+
+	var err error
+	if pl.order, err = planOrder(t, q); err != nil {
+		return nil, err
+	}
+	if pl.output, err = planFields(t, q.Fields); err != nil {
+		return nil, err
+	}
+	if pl.embeds, err = planIncludes(p, t, q); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// lookupColumn finds a column a request may name: hidden (password)
+// columns do not exist as far as requests can tell.
+func lookupColumn(t *schema.CTable, name string) (*schema.CColumn, bool) {
+	c, ok := t.Column(name)
+	if !ok || c.Hidden {
+		return nil, false
+	}
+	return c, true
+}
+
+func planFieldFilter(t *schema.CTable, f FieldFilter) (condition, error) {
+	c, ok := lookupColumn(t, f.Field)
+	if !ok {
+		return nil, queryErr(f.Param, "unknown column %q", f.Field)
+	}
+	switch f.Op {
+	case "null":
+		switch f.Value {
+		case "true":
+			return nullTest{col: c, isNull: true}, nil
+		case "false":
+			return nullTest{col: c}, nil
+		}
+		return nil, queryErr(f.Param, "must be true or false")
+	case "like":
+		if !textual(c) {
+			return nil, queryErr(f.Param, "like needs a text column; %s is %s", c.Name, c.Type)
+		}
+		return contains{cols: []*schema.CColumn{c}, pattern: containsPattern(f.Value)}, nil
+	case "in":
+		items := strings.Split(f.Value, ",")
+		if len(items) > MaxInValues {
+			return nil, queryErr(f.Param, "may list at most %d values", MaxInValues)
+		}
+		vals := make([]any, len(items))
+		for i, s := range items {
+			v, msg := schema.ParseQueryValue(&c.Column, s)
+			if msg != "" {
+				return nil, queryErr(f.Param, "value %d %s", i+1, msg)
+			}
+			vals[i] = v
+		}
+		return inList{col: c, vals: vals}, nil
+	}
+	v, msg := schema.ParseQueryValue(&c.Column, f.Value)
+	if msg != "" {
+		return nil, queryErr(f.Param, "%s", msg)
+	}
+	return compare{col: c, op: sqlOps[f.Op], val: v}, nil
+}
+
+// planExpr resolves a filter expression; errors are *SyntaxError with the
+// position of the offending name or value.
+func planExpr(t *schema.CTable, e Expr) (condition, error) {
+	switch n := e.(type) {
+	case *Logical:
+		terms := make([]condition, len(n.Terms))
+		for i, x := range n.Terms {
+			c, err := planExpr(t, x)
+			if err != nil {
+				return nil, err
+			}
+			terms[i] = c
+		}
+		if n.Op == "or" {
+			return anyOf(terms), nil
+		}
+		return allOf(terms), nil
+	case *Not:
+		x, err := planExpr(t, n.X)
+		if err != nil {
+			return nil, err
+		}
+		return notCond{x: x}, nil
+	case *Comparison:
+		return planComparison(t, n)
+	}
+	return nil, syntaxErr(e.Pos(), "unsupported expression")
+}
+
+func planComparison(t *schema.CTable, n *Comparison) (condition, error) {
+	c, ok := lookupColumn(t, n.Column)
+	if !ok {
+		return nil, syntaxErr(n.At, "unknown column %q", n.Column)
+	}
+	v := n.Value
+	if v.Kind == NullLiteral {
+		switch n.Op {
+		case "=":
+			return nullTest{col: c, isNull: true}, nil
+		case "!=":
+			return nullTest{col: c}, nil
+		}
+		return nil, syntaxErr(v.At, "null compares only with = or !=")
+	}
+	if n.Op == "~" || n.Op == "!~" {
+		if !textual(c) {
+			return nil, syntaxErr(n.At, "%s needs a text column; %s is %s", n.Op, c.Name, c.Type)
+		}
+		if v.Kind != StringLiteral {
+			return nil, syntaxErr(v.At, "%s needs a 'string'", n.Op)
+		}
+		return contains{cols: []*schema.CColumn{c}, pattern: containsPattern(v.Text), negate: n.Op == "!~"}, nil
+	}
+	if want := literalKindFor(c); want != v.Kind {
+		return nil, syntaxErr(v.At, "%s needs %s", c.Name, literalKindNames[want])
+	}
+	val, msg := schema.ParseQueryValue(&c.Column, v.Text)
+	if msg != "" {
+		return nil, syntaxErr(v.At, "%s %s", c.Name, msg)
+	}
+	return compare{col: c, op: sqlOps[n.Op], val: val}, nil
+}
+
+var literalKindNames = map[LiteralKind]string{
+	NumberLiteral: "a number", StringLiteral: "a 'string'", BoolLiteral: "true or false",
+}
+
+// literalKindFor is the kind of literal an expression compares a column
+// with: numbers for numeric columns, true/false for booleans, strings for
+// the rest (dates, timestamps and UUIDs are written as strings).
+func literalKindFor(c *schema.CColumn) LiteralKind {
+	switch c.Type {
+	case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal:
+		return NumberLiteral
+	case schema.TypeBoolean:
+		return BoolLiteral
+	}
+	return StringLiteral
+}
+
+func textual(c *schema.CColumn) bool {
+	switch c.Type {
+	case schema.TypeText, schema.TypeEmail, schema.TypeURL, schema.TypeEnum:
+		return true
+	}
+	return false
+}
+
+// containsPattern makes a LIKE pattern matching s anywhere, with the LIKE
+// wildcards of s (and the escape character) taken literally.
+func containsPattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(s) + "%"
+}
+
+// planOrder resolves sort and order; the primary key always ends the list
+// so that pages are stable.
+func planOrder(t *schema.CTable, q *ListQuery) ([]orderKey, error) {
+	var keys []orderKey
+	hasPK := false
+	for _, k := range q.Sort {
+		c, ok := lookupColumn(t, k.Field)
+		if !ok {
+			return nil, queryErr("sort", "unknown column %q", k.Field)
+		}
+		if c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
+			return nil, queryErr("sort", "column %q cannot be sorted", k.Field)
+		}
+		keys = append(keys, orderKey{col: c, desc: k.Desc})
+		hasPK = hasPK || c == t.PK
+	}
+	if t.PK == nil { // a fronted table without a primary key: no tiebreak
+		return keys, nil
+	}
+	if len(keys) == 0 {
+		return []orderKey{{col: t.PK, desc: q.Order == "desc"}}, nil
+	}
+	if !hasPK {
+		keys = append(keys, orderKey{col: t.PK})
+	}
+	return keys, nil
+}
+
+// planFields resolves fields: the named columns plus the primary key, in
+// the table's column order; nil means every visible column.
+func planFields(t *schema.CTable, fields []string) ([]*schema.CColumn, error) {
+	want := map[*schema.CColumn]bool{}
+	for _, f := range fields {
+		c, ok := lookupColumn(t, f)
+		if !ok {
+			return nil, queryErr("fields", "unknown column %q", f)
+		}
+		want[c] = true
+	}
+	var out []*schema.CColumn
+	for _, c := range t.Columns {
+		if c.Hidden || (fields != nil && !want[c] && (t.PK == nil || c != t.PK)) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// planIncludes merges the include paths into a tree of embeds, checking
+// every relation name and the caller's read rule on every table reached.
+func planIncludes(p *Published, root *schema.CTable, q *ListQuery) ([]*embedPlan, error) {
+	var top []*embedPlan
+	count := 0
+	for _, path := range q.Include {
+		level := &top
+		from := root
+		for i, name := range path {
+			var node *embedPlan
+			for _, e := range *level {
+				if e.name == name {
+					node = e
+				}
+			}
+			if node == nil {
+				rel, ok := from.Relations[name]
+				if !ok {
+					return nil, queryErr("include", "unknown relation %q on %s%s", name, from.Name, relationHint(from))
+				}
+				shown := strings.Join(path[:i+1], ".")
+				owner, err := embedScope(rel.To, q.Reader, shown)
+				if err != nil {
+					return nil, err
+				}
+				if count++; count > MaxIncludes {
+					return nil, queryErr("include", "may embed at most %d relations", MaxIncludes)
+				}
+				node = &embedPlan{name: name, rel: rel, table: p.Tables[rel.To.Name], owner: owner}
+				*level = append(*level, node)
+			}
+			level, from = &node.children, node.rel.To
+		}
+	}
+	return top, nil
+}
+
+func relationHint(t *schema.CTable) string {
+	if len(t.RelationNames) == 0 {
+		return " (it has no relations)"
+	}
+	return " (relations: " + strings.Join(t.RelationNames, ", ") + ")"
+}
+
+// embedScope applies the read rule of an embedded table (CONTRACT 5.3) to
+// the reader: the owner to scope its rows to, or a ForbiddenError.
+func embedScope(t *schema.CTable, r Reader, shown string) (any, error) {
+	kind := r.Kind
+	if kind != "key" && kind != "user" {
+		kind = "none"
+	}
+	switch t.Level("read") {
+	case schema.LevelPublic:
+		return nil, nil
+	case schema.LevelKey:
+		if kind != "key" {
+			return nil, &ForbiddenError{Param: "include", Message: "including " + shown + " needs an API key (" + t.Name + " is readable with API keys only)"}
+		}
+		return nil, nil
+	default: // authenticated, owner
+		if kind == "none" {
+			return nil, &ForbiddenError{Param: "include", Message: "including " + shown + " needs a credential (" + t.Name + " is not public)"}
+		}
+		return ownerScope(t, r), nil
+	}
+}
+
+// ownerScope is the end user whose rows alone a reader reaches in t: set
+// for end users on tables whose read rule is owner, nil otherwise.
+func ownerScope(t *schema.CTable, r Reader) any {
+	if r.Kind != "user" || t.Owner == nil || t.Level("read") != schema.LevelOwner {
+		return nil
+	}
+	return r.UserID
+}

@@ -1,0 +1,245 @@
+package translate
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// renderer writes SQL text and collects its bound arguments. Identifiers
+// come from the plan (quoted at compile time), values only as $n.
+type renderer struct {
+	pub     *Published
+	args    []any
+	aliases int
+}
+
+func (r *renderer) arg(v any) string {
+	r.args = append(r.args, v)
+	return "$" + strconv.Itoa(len(r.args))
+}
+
+// render turns a plan into the list statement. Its shape, with the count
+// and the page as two scalar sub-selects of one row:
+//
+//	SELECT (<count>), (SELECT coalesce(json_agg(_r), '[]')::text FROM (
+//	    SELECT <columns>, <embeds> FROM (<page of t>) t
+//	    LEFT JOIN LATERAL (<embedded rows as JSON>) _e1 ON true ...
+//	    ORDER BY <order>) _r)
+//
+// The page (filter, order, limit, offset) is cut before any embed is
+// joined, so embeds run for the page's rows only, each as one correlated
+// sub-select inside the statement: never one statement per row.
+// The filter arguments come first, so Estimate can reuse them alone.
+func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
+	r := &renderer{pub: p}
+	rel := pl.table.Rel
+	cond := r.where(pl.where, "t")
+	condArgs := len(r.args)
+	whereSQL := ""
+	if cond != "" {
+		whereSQL = " WHERE " + cond
+	}
+
+	var count string
+	switch pl.count {
+	case CountNone:
+		count = "NULL::bigint"
+	case CountExact:
+		count = "(SELECT count(*) FROM " + rel + " t" + whereSQL + ")"
+	default:
+		count = "(SELECT count(*) FROM (SELECT 1 FROM " + rel + " t" + whereSQL +
+			" LIMIT " + strconv.Itoa(ExactCountCap+1) + ") _c)"
+	}
+
+	order := orderBy(pl.order, "t")
+	page := order + " LIMIT " + r.arg(pl.limit) + " OFFSET " + r.arg(pl.offset)
+	var rows string
+	if len(pl.embeds) == 0 {
+		rows = "SELECT " + columns(pl.output, "t") + " FROM " + rel + " t" + whereSQL + page
+	} else {
+		sel, joins := r.embeds(pl.embeds, "t")
+		rows = "SELECT " + columns(pl.output, "t") + sel +
+			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + joins + order
+	}
+	stmt := "SELECT " + count + " AS total, (SELECT coalesce(json_agg(_r), '[]')::text FROM (" + rows + ") _r) AS data"
+
+	return &ListSQL{
+		SQL: stmt, Args: r.args,
+		page: q.Page, limit: pl.limit, offset: pl.offset, count: pl.count,
+		estimate: "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + rel + " t" + whereSQL,
+		condArgs: condArgs,
+	}
+}
+
+// embeds renders the embedded relations of the rows of alias parent: the
+// select-list entries and the lateral joins that feed them.
+func (r *renderer) embeds(list []*embedPlan, parent string) (sel, joins string) {
+	var s, j strings.Builder
+	for _, e := range list {
+		r.aliases++
+		n := strconv.Itoa(r.aliases)
+		alias, lat, row := "t"+n, "_e"+n, "_r"+n
+		key := schema.QuoteIdent(e.name)
+		cond := alias + "." + e.rel.ToCol.Ident + " = " + parent + "." + e.rel.FromCol.Ident
+		if e.owner != nil {
+			cond += " AND " + alias + "." + e.table.Table.Owner.Ident + " = " + r.arg(e.owner)
+		}
+		childSel, childJoins := r.embeds(e.children, alias)
+		cols := columns(visible(e.table.Table), alias) + childSel
+		if e.rel.Many {
+			var order string
+			if pk := e.table.Table.PK; pk != nil {
+				order = " ORDER BY " + alias + "." + pk.Ident
+			}
+			j.WriteString(" LEFT JOIN LATERAL (SELECT json_agg(" + row + ") AS v FROM (SELECT " + cols +
+				" FROM (SELECT " + alias + ".* FROM " + e.table.Rel + " " + alias + " WHERE " + cond +
+				order + " LIMIT " + strconv.Itoa(MaxEmbeddedRows) + ") " + alias + childJoins +
+				order + ") " + row + ") " + lat + " ON true")
+			s.WriteString(", coalesce(" + lat + ".v, '[]'::json) AS " + key)
+		} else {
+			j.WriteString(" LEFT JOIN LATERAL (SELECT row_to_json(" + row + ") AS v FROM (SELECT " + cols +
+				" FROM " + e.table.Rel + " " + alias + childJoins + " WHERE " + cond + ") " + row + ") " + lat + " ON true")
+			s.WriteString(", " + lat + ".v AS " + key)
+		}
+	}
+	return s.String(), j.String()
+}
+
+func visible(t *schema.CTable) []*schema.CColumn {
+	var out []*schema.CColumn
+	for _, c := range t.Columns {
+		if !c.Hidden {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// columns renders the output columns from alias.
+func columns(cols []*schema.CColumn, alias string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = ColumnOutput(c, alias)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// orderBy renders " ORDER BY ..." of keys from alias; "" for none.
+func orderBy(keys []orderKey, alias string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		dir := " ASC"
+		if k.desc {
+			dir = " DESC"
+		}
+		parts[i] = alias + "." + k.col.Ident + dir
+	}
+	return " ORDER BY " + strings.Join(parts, ", ")
+}
+
+// where renders the top-level conditions, ANDed; "" for none.
+func (r *renderer) where(conds []condition, alias string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return r.cond(allOf(conds), alias)
+}
+
+// cond renders one condition; compound operands are parenthesized, so
+// the text never depends on SQL's operator precedence.
+func (r *renderer) cond(c condition, alias string) string {
+	switch n := c.(type) {
+	case allOf:
+		return r.join(n, " AND ", alias)
+	case anyOf:
+		return r.join(n, " OR ", alias)
+	case notCond:
+		return "NOT (" + r.cond(n.x, alias) + ")"
+	case compare:
+		return alias + "." + n.col.Ident + " " + n.op + " " + r.arg(n.val)
+	case nullTest:
+		if n.isNull {
+			return alias + "." + n.col.Ident + " IS NULL"
+		}
+		return alias + "." + n.col.Ident + " IS NOT NULL"
+	case contains:
+		op := " ILIKE "
+		if n.negate {
+			op = " NOT ILIKE "
+		}
+		param := r.arg(n.pattern)
+		parts := make([]string, len(n.cols))
+		for i, col := range n.cols {
+			ref := alias + "." + col.Ident
+			if col.PGType != "text" { // a fronted database's enum type
+				ref += "::text"
+			}
+			parts[i] = ref + op + param
+		}
+		if len(parts) == 1 {
+			return parts[0]
+		}
+		return "(" + strings.Join(parts, " OR ") + ")"
+	case inList:
+		return alias + "." + n.col.Ident + " = ANY(" + r.arg(pgArray(n.vals)) + "::" + n.col.PGType + "[])"
+	}
+	panic("translate: unknown condition")
+}
+
+func (r *renderer) join(list []condition, sep, alias string) string {
+	parts := make([]string, len(list))
+	for i, c := range list {
+		s := r.cond(c, alias)
+		switch c.(type) {
+		case allOf, anyOf:
+			s = "(" + s + ")"
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, sep)
+}
+
+// pgArray is a list of typed values bound as one PostgreSQL array
+// parameter (the text form, cast to the column's array type in SQL). It
+// keeps this package free of a driver import; every element is quoted,
+// which every array input function accepts.
+type pgArray []any
+
+// Value implements driver.Valuer.
+func (a pgArray) Value() (driver.Value, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, v := range a {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		var s string
+		switch x := v.(type) {
+		case string:
+			s = x
+		case int64:
+			s = strconv.FormatInt(x, 10)
+		case float64:
+			s = strconv.FormatFloat(x, 'g', -1, 64)
+		case bool:
+			s = strconv.FormatBool(x)
+		case time.Time:
+			s = x.Format(time.RFC3339Nano)
+		default: // ParseQueryValue yields only the types above
+			return nil, fmt.Errorf("translate: %T in an array parameter", v)
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
