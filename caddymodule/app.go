@@ -96,6 +96,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	// A reload may change plans or the secret: apply them to the shared
 	// service that outlives this config.
 	a.svc.Configure(service.Settings{DefaultPlan: a.DefaultPlan, Plans: set, Secret: a.Secret})
+	if err := registerMetrics(ctx, a.svc); err != nil {
+		return fmt.Errorf("tablesmith: metrics: %w", err)
+	}
 	return nil
 }
 

@@ -168,9 +168,18 @@ func compileTable(doc Table) *CTable {
 				cc.Input = n
 			}
 		}
-		if ext != nil && col.Name == ext.PrimaryKey {
+		if col.Type == TypeEnum && col.PGType != "" {
+			// A fronted database's own enum type: filters cast to it.
+			cc.PGType = col.PGType
+		}
+		if ext != nil && (col.Name == ext.PrimaryKey || col.Name == ColCreatedAt && ext.HasCreatedAt ||
+			col.Name == ColUpdatedAt && ext.HasUpdatedAt) {
+			// The key and the timestamps the service maintains are
+			// read-only, as on managed tables.
 			cc.System, cc.ReadOnly = true, true
-			t.PK = cc
+			if col.Name == ext.PrimaryKey {
+				t.PK = cc
+			}
 		}
 		add(cc)
 		if !cc.ReadOnly {

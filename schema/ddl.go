@@ -76,8 +76,12 @@ func (g DDL) columnDef(table string, c Column) string {
 // checkExpr is the database's own guard for a column's constraints; the
 // request validators check the same rules first with friendlier messages.
 // Patterns stay in the validators: Go's and PostgreSQL's regex dialects differ.
-func checkExpr(c Column) string {
-	col := QuoteIdent(c.Name)
+func checkExpr(c Column) string { return checkExprOn(c, QuoteIdent(c.Name)) }
+
+// checkExprOn renders a column's check over any SQL expression of its
+// value: the column itself in DDL, a qualified or converted value in the
+// checks that run against existing rows before a migration.
+func checkExprOn(c Column, col string) string {
 	var parts []string
 	switch c.Type {
 	case TypeEmail:
@@ -95,7 +99,9 @@ func checkExpr(c Column) string {
 		if c.Max != nil {
 			parts = append(parts, col+" <= "+formatNumber(*c.Max))
 		}
-	case TypeText, TypeURL:
+	}
+	switch c.Type {
+	case TypeText, TypeURL, TypeEmail:
 		if c.MinLength != nil && *c.MinLength > 0 {
 			parts = append(parts, "char_length("+col+") >= "+strconv.Itoa(*c.MinLength))
 		}
@@ -155,35 +161,102 @@ func defaultLiteral(c Column) string {
 	return ""
 }
 
-// indexes returns the CREATE INDEX statements a column asks for: an index
-// when index is set or the column is a foreign key (includes and cascades
-// look rows up by it), and a trigram index when searchable.
+// Index kinds, used as the suffix of their names.
+const (
+	indexPlain   = "idx"
+	indexTrigram = "trgm"
+)
+
+// wantsIndex reports which plain and trigram indexes a column asks for: a
+// plain index when index is set or the column is a foreign key (includes
+// and cascades look rows up by it) unless its unique constraint already
+// provides one, and a trigram index when searchable and pg_trgm exists.
+func (g DDL) wantsIndex(c Column, kind string) bool {
+	if kind == indexTrigram {
+		return c.Searchable && g.Trigram && isTextual(c.Type)
+	}
+	return (c.Index || c.References != nil) && !c.Unique
+}
+
+// createIndex renders one index of a column. Concurrently builds it
+// without blocking writes, outside any transaction (see schema-evolution.md).
+func (g DDL) createIndex(table string, c Column, kind string, concurrently bool) string {
+	verb := "CREATE INDEX "
+	if concurrently {
+		verb = "CREATE INDEX CONCURRENTLY IF NOT EXISTS "
+	}
+	name := QuoteIdent(ConstraintName(table, c.Name, kind))
+	if kind == indexTrigram {
+		return verb + name + " ON " + g.table(table) + " USING gin (" + QuoteIdent(c.Name) + " public.gin_trgm_ops)"
+	}
+	return verb + name + " ON " + g.table(table) + " (" + QuoteIdent(c.Name) + ")"
+}
+
+// indexes returns the CREATE INDEX statements a column asks for, for a
+// table created in the same transaction (empty, so building is instant).
 func (g DDL) indexes(table string, c Column) []string {
 	var out []string
-	if (c.Index || c.References != nil) && !c.Unique {
-		out = append(out, "CREATE INDEX "+QuoteIdent(ConstraintName(table, c.Name, "idx"))+" ON "+g.table(table)+" ("+QuoteIdent(c.Name)+")")
-	}
-	if c.Searchable && g.Trigram {
-		out = append(out, "CREATE INDEX "+QuoteIdent(ConstraintName(table, c.Name, "trgm"))+" ON "+g.table(table)+
-			" USING gin ("+QuoteIdent(c.Name)+" public.gin_trgm_ops)")
+	for _, kind := range []string{indexPlain, indexTrigram} {
+		if g.wantsIndex(c, kind) {
+			out = append(out, g.createIndex(table, c, kind, false))
+		}
 	}
 	return out
 }
 
-// ForeignKey returns the statement adding a column's foreign key.
-func (g DDL) ForeignKey(table string, c Column) string {
-	action := "RESTRICT"
-	switch c.References.OnDelete {
-	case OnDeleteCascade:
-		action = "CASCADE"
-	case OnDeleteSetNull:
-		action = "SET NULL"
-	}
-	return fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (\"id\") ON DELETE %s",
-		g.table(table), QuoteIdent(ConstraintName(table, c.Name, "fkey")), QuoteIdent(c.Name), g.table(c.References.Table), action)
+// IndexSpec is an index a published document asks for.
+type IndexSpec struct {
+	Table string // table name
+	Name  string // index name, unquoted
+	// Create builds it with CREATE INDEX CONCURRENTLY IF NOT EXISTS.
+	Create string
+	// Drop removes it with DROP INDEX CONCURRENTLY IF EXISTS (used to
+	// clear an INVALID index a failed concurrent build left behind).
+	Drop string
 }
 
-// AddColumn returns the statements that add a column to an existing table.
+// WantedIndexes lists every plain and trigram index of a document, so
+// that indexes built after a migration commits can be checked and
+// completed later (a concurrent build can fail or be interrupted).
+func (g DDL) WantedIndexes(d Document) []IndexSpec {
+	var out []IndexSpec
+	for _, t := range d.Tables {
+		if t.External != nil {
+			continue
+		}
+		for _, c := range t.Columns {
+			for _, kind := range []string{indexPlain, indexTrigram} {
+				if g.wantsIndex(c, kind) {
+					name := ConstraintName(t.Name, c.Name, kind)
+					out = append(out, IndexSpec{Table: t.Name, Name: name, Create: g.createIndex(t.Name, c, kind, true),
+						Drop: "DROP INDEX CONCURRENTLY IF EXISTS " + QuoteIdent(g.Schema) + "." + QuoteIdent(name)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// onDeleteSQL is the referential action of a reference.
+func onDeleteSQL(r *Reference) string {
+	switch r.OnDelete {
+	case OnDeleteCascade:
+		return "CASCADE"
+	case OnDeleteSetNull:
+		return "SET NULL"
+	}
+	return "RESTRICT"
+}
+
+// ForeignKey returns the statement adding a column's foreign key.
+func (g DDL) ForeignKey(table string, c Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (\"id\") ON DELETE %s",
+		g.table(table), QuoteIdent(ConstraintName(table, c.Name, "fkey")), QuoteIdent(c.Name), g.table(c.References.Table), onDeleteSQL(c.References))
+}
+
+// AddColumn returns the statements that add a column, with every
+// constraint inline, to a table that is known to be empty. Migrations of
+// tables that may hold rows add constraints separately (see Diff).
 func (g DDL) AddColumn(table string, c Column) []string {
 	stmts := []string{"ALTER TABLE " + g.table(table) + " ADD COLUMN " + g.columnDef(table, c)}
 	stmts = append(stmts, g.indexes(table, c)...)

@@ -60,6 +60,9 @@ type Sample struct {
 	Status                                  int
 	Latency                                 time.Duration
 	At                                      time.Time
+
+	// Method is the request's HTTP method (PUT and PATCH are both "update").
+	Method string
 }
 
 // Recorder takes samples without blocking.
@@ -128,7 +131,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				cred = "none"
 			}
 			h.d.Recorder.Record(Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
-				Credential: cred, Status: sw.status(), Latency: h.d.Now().Sub(start), At: start})
+				Credential: cred, Method: r.Method, Status: sw.status(), Latency: h.d.Now().Sub(start), At: start})
 		}
 	}()
 	setRequestID(sw, r)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -39,6 +40,9 @@ type Deps struct {
 	Now   func() time.Time
 	// MaxBody limits request bodies (default 2 MiB: schema documents).
 	MaxBody int64
+	// External enables the postgres_external engine (external.go); nil:
+	// the engine is listed as unavailable.
+	External *extdb.Connections
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -88,7 +92,11 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/projects/{id}/schema/validate", h.owned(h.validateSchema))
 	m.HandleFunc("GET /api/projects/{id}/schema/plan", h.owned(h.planSchema))
 	m.HandleFunc("GET /api/projects/{id}/schema/versions", h.owned(h.listVersions))
+	m.HandleFunc("GET /api/projects/{id}/schema/versions/{version}", h.owned(h.getVersion))
+	m.HandleFunc("POST /api/projects/{id}/schema/reset", h.owned(h.resetSchema))
+	m.HandleFunc("GET /api/projects/{id}/schema/export", h.owned(h.exportSchema))
 	m.HandleFunc("POST /api/projects/{id}/generate", h.owned(h.generate))
+	m.HandleFunc("POST /api/projects/{id}/schema/refresh", h.owned(h.refreshSchema))
 
 	m.HandleFunc("POST /api/projects/{id}/keys", h.owned(h.createKey))
 	m.HandleFunc("GET /api/projects/{id}/keys", h.owned(h.listKeys))

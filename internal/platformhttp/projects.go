@@ -27,10 +27,20 @@ func (h *Handler) engineList() []engine {
 		{Name: store.EngineManaged, Label: "PostgreSQL, managed schema", Available: true, Recommended: true,
 			Description: "Tablesmith creates and evolves the tables in a schema of their own in the service's PostgreSQL.",
 			Reason:      "Recommended: nothing to set up, migrations without data loss, and the fastest API."},
-		{Name: store.EngineExternal, Label: "Existing PostgreSQL database", Available: false,
-			Description: "Front the tables of a PostgreSQL database you already run.",
-			Reason:      "Not available in this version yet."},
+		h.externalEngine(),
 	}
+}
+
+// externalEngine describes postgres_external, available when the service
+// wires it (Deps.External).
+func (h *Handler) externalEngine() engine {
+	e := engine{Name: store.EngineExternal, Label: "Existing PostgreSQL database", Available: h.d.External != nil,
+		Description: "Front the tables of a PostgreSQL database you already run: Tablesmith reads its tables, columns, keys and foreign keys and serves them; generate changes only what you change in the builder.",
+		Reason:      "For an application that already has its database; tables without a single integer or uuid key, and views, are listed but not served."}
+	if !e.Available {
+		e.Reason = "Not enabled on this server."
+	}
+	return e
 }
 
 func (h *Handler) engines(w http.ResponseWriter, r *http.Request) {
@@ -43,6 +53,10 @@ type projectView struct {
 	APIBaseURL string     `json:"api_base_url"`
 	DocsURL    string     `json:"docs_url"`
 	Usage      *usageView `json:"usage,omitempty"`
+	// Connection and Introspection describe the database a
+	// postgres_external project fronts (external.go).
+	Connection    *connectionView    `json:"connection,omitempty"`
+	Introspection *introspectionView `json:"introspection,omitempty"`
 }
 
 type usageView struct {
@@ -58,6 +72,9 @@ func (h *Handler) projectView(r *http.Request, acc store.Account, p store.Projec
 		cfg := h.d.Config()
 		used, resets := h.d.Usage(r.Context(), p.ID)
 		v.Usage = &usageView{Used: used, Limit: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).RatePerHour, ResetsAt: resets}
+	}
+	if p.Engine == store.EngineExternal {
+		h.describeExternal(r.Context(), &v, p)
 	}
 	return v
 }
@@ -108,8 +125,16 @@ func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc stor
 	if in.Engine == store.EngineManaged && len(in.Connection) > 0 && string(in.Connection) != "null" {
 		problems["connection"] = "the managed engine takes no connection"
 	}
+	var conn connectionInput
+	if in.Engine == store.EngineExternal && chosen != nil && chosen.Available {
+		conn = parseConnection(in.Connection, problems)
+	}
 	if len(problems) > 0 {
 		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
+		return
+	}
+	if in.Engine == store.EngineExternal {
+		h.createExternal(w, r, acc, name, conn)
 		return
 	}
 	cfg := h.d.Config()
@@ -146,13 +171,33 @@ func (h *Handler) getProject(w http.ResponseWriter, r *http.Request, acc store.A
 
 func (h *Handler) renameProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
 	var in struct {
-		Name string `json:"name"`
+		Name *string `json:"name"`
+		// Connection replaces a fronted project's connection (external.go).
+		Connection json.RawMessage `json:"connection"`
 	}
 	if err := h.decode(w, r, &in); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	name, msg := validProjectName(in.Name)
+	if len(in.Connection) > 0 && string(in.Connection) != "null" {
+		if !h.updateConnection(w, r, p, in.Connection) {
+			return
+		}
+		if in.Name == nil {
+			p, err := h.d.Store.Project(r.Context(), p.ID)
+			if err != nil {
+				h.fail(w, r, err)
+				return
+			}
+			envelope.OK(w, h.projectView(r, acc, p))
+			return
+		}
+	}
+	var given string
+	if in.Name != nil {
+		given = *in.Name
+	}
+	name, msg := validProjectName(given)
 	if msg != "" {
 		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"name": msg}))
 		return

@@ -7,9 +7,8 @@ import (
 	"net/http"
 	"sort"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -142,24 +141,36 @@ func (h *Handler) plan(ctx context.Context, p store.Project) (schema.Document, s
 	if err != nil {
 		return draft, schema.Plan{}, err
 	}
-	if problems := schema.Validate(draft); len(problems) > 0 {
-		return draft, schema.Plan{}, invalid(problems)
+	if p.Engine == store.EngineExternal {
+		plan, err := h.externalPlan(ctx, p, draft)
+		return draft, plan, err
 	}
-	pub, err := h.published(ctx, p)
-	if err != nil {
-		return draft, schema.Plan{}, err
-	}
-	g := schema.DDL{Schema: store.SchemaName(p.ID), Trigram: h.d.Trigram}
-	return draft, schema.Diff(g, pub, draft), nil
+	plan, err := publish.Plan(ctx, h.d.Store, p, draft, h.d.Trigram)
+	return draft, plan, err
 }
 
+// planSchema shows what the next generate would do: every change with its
+// SQL and flags. With ?check=true it also runs the prechecks (read-only)
+// and lists the rows that would block the generate under violations.
 func (h *Handler) planSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
 	_, plan, err := h.plan(r.Context(), p)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	envelope.OK(w, plan)
+	if r.URL.Query().Get("check") != "true" {
+		envelope.OK(w, plan)
+		return
+	}
+	violations, err := h.checkRows(r.Context(), p, plan.Prechecks)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	envelope.OK(w, struct {
+		schema.Plan
+		Violations []store.Violation `json:"violations"`
+	}{plan, violations})
 }
 
 type endpoint struct {
@@ -177,69 +188,22 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Accou
 			return
 		}
 	}
-	draft, plan, err := h.plan(r.Context(), p)
+	if p.Engine == store.EngineExternal {
+		h.generateExternal(w, r, p, in.ConfirmDestructive)
+		return
+	}
+	res, err := publish.Generate(r.Context(), h.d.Store, p.ID, publish.Options{ConfirmDestructive: in.ConfirmDestructive, Trigram: h.d.Trigram,
+		Committed: func(int) { h.d.Registry.Invalidate(p.ID) }})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	if bad := plan.Unsupported(); len(bad) > 0 {
-		details := map[string]string{}
-		for _, c := range bad {
-			details[changePath(c)] = c.Unsupported
-		}
-		h.fail(w, r, envelope.Fields(envelope.CodeConflict, "Generate cannot apply some changes; nothing was changed", details))
-		return
+	for _, step := range res.Pending() {
+		h.d.Logger.Warn("generate left work for later", "project", p.ID, "statement", step.Statement, "err", step.Error)
 	}
-	if plan.Destructive && !in.ConfirmDestructive {
-		details := map[string]string{}
-		for _, c := range plan.Changes {
-			if c.Destructive {
-				details[changePath(c)] = c.Description
-			}
-		}
-		e := envelope.Fields(envelope.CodeDestructive, "These changes would delete data; send confirm_destructive: true to apply them", details)
-		e.Extra = map[string]any{"lost": plan.Lost()}
-		h.fail(w, r, e)
-		return
-	}
-	doc, _ := json.Marshal(draft)
-	applied, _ := json.Marshal(plan.Changes)
-	version, err := h.d.Store.Publish(r.Context(), p.ID, p.PublishedVersion, plan.Statements, doc, applied)
-	if err != nil {
-		h.fail(w, r, publishError(err))
-		return
-	}
-	h.d.Registry.Invalidate(p.ID)
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
-		"version": version, "endpoints": endpoints(p.ID, draft), "applied": plan.Changes, "statements": plan.Statements}})
-}
-
-// publishError explains why applying a plan failed; the database is
-// unchanged in every case because the plan ran in one transaction.
-func publishError(err error) error {
-	if errors.Is(err, store.ErrStaleVersion) {
-		return envelope.New(envelope.CodeConflict, "Another generate published a new version meanwhile; review the plan and generate again")
-	}
-	var se *store.StatementError
-	var pe *pq.Error
-	if errors.As(err, &se) && errors.As(err, &pe) {
-		msg := pe.Message
-		switch pe.Code {
-		case "23502":
-			msg = "existing rows have no value for a new required column; give it a default or make it optional"
-		case "55P03":
-			msg = "a table is busy (lock timeout); try again"
-		}
-		return envelope.New(envelope.CodeConflict, "Generate failed and changed nothing: %s", msg)
-	}
-	return err
-}
-
-func changePath(c schema.Change) string {
-	if c.Column != "" {
-		return c.Table + "." + c.Column
-	}
-	return c.Table
+		"version": res.Version, "endpoints": endpoints(p.ID, res.Document), "applied": res.Applied,
+		"statements": res.Statements, "after_commit": res.AfterCommit, "notes": res.Notes}})
 }
 
 func endpoints(projectID string, doc schema.Document) []endpoint {

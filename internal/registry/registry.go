@@ -9,6 +9,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/tablesmith/tablesmith/openapi"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
@@ -21,8 +22,9 @@ type Entry struct {
 	ProjectID string
 	Version   int
 	Published *translate.Published
-	// OpenAPI is the project's OpenAPI document, rendered at load.
-	OpenAPI []byte
+	// OpenAPI is the project's OpenAPI document, set at load and rendered
+	// on first use (JSON and YAML with a per-request server URL).
+	OpenAPI *openapi.Document
 	// DB is the pool that holds the project's tables: the service's own
 	// for managed projects, the fronted database's for external ones.
 	DB *sql.DB

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
 	"github.com/tablesmith/tablesmith/internal/registry"
@@ -67,6 +68,10 @@ type Service struct {
 	// file per area) before the handlers are built.
 	apiDeps      apihttp.Deps
 	platformDeps platformhttp.Deps
+	// renderDocs gives a loaded entry its OpenAPI document (wire_docs.go).
+	renderDocs func(*registry.Entry)
+	// external reaches the databases that projects front (wire_external.go).
+	external *extdb.Connections
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
 	starters      []func(ctx context.Context) error
@@ -119,7 +124,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal} {
 		if err := wire(); err != nil {
 			db.Close()
 			return nil, err
@@ -344,5 +349,13 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	if err != nil {
 		return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
 	}
-	return &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(store.SchemaName(projectID), c), DB: s.DB}, nil
+	// A project that fronts an existing database (wire_external.go) has
+	// its tables in that database's pool and the user's schema.
+	schemaName, db, err := s.projectTables(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), DB: db}
+	s.renderDocs(e)
+	return e, nil
 }

@@ -1,4 +1,166 @@
 package service
 
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/analytics"
+	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/ratelimit"
+	"github.com/tablesmith/tablesmith/internal/store"
+)
+
+// limits joins the rate limiter and the analytics recorder to the
+// generated API (as its Limiter and Recorder) and to the platform API (the
+// analytics endpoint and the usage meter).
+type limits struct {
+	limiter  *ratelimit.Limiter
+	recorder *analytics.Recorder
+	report   *analytics.API
+	now      func() time.Time
+	// observer also receives every sample (Prometheus metrics).
+	observer atomic.Pointer[func(analytics.Sample)]
+}
+
 // wireLimits adds rate limiting, analytics and metrics (issue 6).
-func (s *Service) wireLimits() error { return nil }
+func (s *Service) wireLimits() error {
+	lim, err := ratelimit.New(ratelimit.Config{
+		RedisURL: s.cfg.RedisURL,
+		Owner:    s.projectOwner,
+		// Read at every request: a reload that redefines plans applies at once.
+		Plans: func() (plans.Set, string) {
+			st := s.Settings()
+			return st.Plans, st.DefaultPlan
+		},
+		Logger: s.log,
+	})
+	if err != nil {
+		return err
+	}
+	l := &limits{
+		limiter:  lim,
+		recorder: analytics.New(analytics.Config{DB: s.DB, Logger: s.log}),
+		report:   &analytics.API{DB: s.DB, Now: s.cfg.Now, Logger: s.log},
+		now:      s.cfg.Now,
+	}
+	s.apiDeps.Limiter = l
+	s.apiDeps.Recorder = l
+	s.platformDeps.Analytics = l.serveAnalytics
+	s.platformDeps.Usage = l.usage
+	s.onEvent("plan:", func(rest string) {
+		if id, err := strconv.ParseInt(rest, 10, 64); err == nil {
+			lim.ForgetAccount(id)
+		} else {
+			lim.ForgetAll()
+		}
+	})
+	s.starters = append(s.starters, func(ctx context.Context) error {
+		lim.Start(ctx)
+		l.recorder.Start()
+		return nil
+	})
+	s.closers = append(s.closers, func() {
+		l.recorder.Close() // writes what is pending: before the pool closes
+		lim.Close()
+	})
+	return nil
+}
+
+// projectOwner reads the account and plan of a project for the limiter's
+// cache (once per project, not per request).
+func (s *Service) projectOwner(ctx context.Context, projectID string) (ratelimit.Owner, error) {
+	p, err := s.Store.Project(ctx, projectID)
+	if err != nil {
+		return ratelimit.Owner{}, err
+	}
+	acc, err := s.Store.AccountByID(ctx, p.AccountID)
+	if err != nil {
+		return ratelimit.Owner{}, err
+	}
+	return ratelimit.Owner{AccountID: acc.ID, Plan: acc.Plan}, nil
+}
+
+// Take implements apihttp.Limiter.
+func (l *limits) Take(ctx context.Context, projectID string) (apihttp.Quota, error) {
+	d, err := l.limiter.Take(ctx, projectID)
+	if err != nil {
+		return apihttp.Quota{}, err
+	}
+	q := apihttp.Quota{Allowed: d.Allowed, Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset}
+	if !d.Allowed {
+		q.Message = d.Message(l.now(), l.limiter.Window())
+	}
+	return q, nil
+}
+
+// Record implements apihttp.Recorder; it never blocks.
+func (l *limits) Record(s apihttp.Sample) {
+	a := analytics.Sample{ProjectID: s.ProjectID, Table: s.Table, Operation: s.Operation, Method: s.Method,
+		Credential: s.Credential, Status: s.Status, Latency: s.Latency, At: s.At}
+	l.recorder.Record(a)
+	if f := l.observer.Load(); f != nil {
+		(*f)(a)
+	}
+}
+
+func (l *limits) serveAnalytics(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) {
+	l.report.Serve(w, r, p.ID, func(ctx context.Context) analytics.PlanUsage {
+		used, resets := l.usage(ctx, p.ID)
+		return analytics.PlanUsage{Plan: plan.Name, Limit: plan.RatePerHour, Used: used, ResetsAt: resets.UTC()}
+	})
+}
+
+// usage is the current window's count of a project (platformhttp.Deps.Usage).
+func (l *limits) usage(ctx context.Context, projectID string) (int64, time.Time) {
+	d, err := l.limiter.Peek(ctx, projectID)
+	if err != nil {
+		return 0, l.now().Add(l.limiter.Window())
+	}
+	return d.Used, d.Reset
+}
+
+// limitsOf returns the service's limits (set by wireLimits).
+func (s *Service) limitsOf() *limits {
+	l, _ := s.apiDeps.Limiter.(*limits)
+	return l
+}
+
+// ObserveRequests makes f receive every generated-API sample, on the
+// request's goroutine after the answer; f must be fast and must not block.
+// A later call replaces f.
+func (s *Service) ObserveRequests(f func(analytics.Sample)) {
+	if l := s.limitsOf(); l != nil {
+		l.observer.Store(&f)
+	}
+}
+
+// LimitStats are the rate limiter's counters.
+func (s *Service) LimitStats() ratelimit.Stats {
+	if l := s.limitsOf(); l != nil {
+		return l.limiter.Stats()
+	}
+	return ratelimit.Stats{}
+}
+
+// AnalyticsStats are the analytics recorder's counters.
+func (s *Service) AnalyticsStats() analytics.Stats {
+	if l := s.limitsOf(); l != nil {
+		return l.recorder.Stats()
+	}
+	return analytics.Stats{}
+}
+
+// FlushAnalytics writes every sample recorded so far to PostgreSQL now
+// (tests; shutdown does it by itself).
+func (s *Service) FlushAnalytics(ctx context.Context) error {
+	l := s.limitsOf()
+	if l == nil {
+		return fmt.Errorf("analytics are not wired")
+	}
+	return l.recorder.Flush(ctx)
+}

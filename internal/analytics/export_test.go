@@ -1,0 +1,24 @@
+package analytics
+
+// DrainForBenchmark folds queued samples into buckets as the aggregator
+// does, without writing them, until stop is closed.
+func (r *Recorder) DrainForBenchmark(stop chan struct{}) {
+	open := map[bucketKey]*bucketAgg{}
+	for {
+		select {
+		case s := <-r.in:
+			r.fold(open, s)
+		more:
+			for range 512 {
+				select {
+				case s := <-r.in:
+					r.fold(open, s)
+				default:
+					break more
+				}
+			}
+		case <-stop:
+			return
+		}
+	}
+}

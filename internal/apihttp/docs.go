@@ -1,0 +1,163 @@
+package apihttp
+
+import (
+	"hash/fnv"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/openapi"
+	"github.com/tablesmith/tablesmith/openapi/swaggerui"
+)
+
+// Operations of the documentation routes, as analytics names them.
+const (
+	OpOpenAPI = "openapi"
+	OpDocs    = "docs"
+)
+
+// DocsRoutes are the routes that describe a project's API: the OpenAPI
+// document (openapi.json, openapi.yaml) and Swagger UI (docs). They take
+// no credential and are not counted against the plan (CONTRACT 5, 6).
+func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
+	if log == nil {
+		log = slog.Default()
+	}
+	return map[string]RouteHandler{
+		"openapi.json": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
+			return serveOpenAPI(w, r, rt, false, log)
+		},
+		"openapi.yaml": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
+			return serveOpenAPI(w, r, rt, true, log)
+		},
+		"docs": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
+			return serveDocs(ui, w, r, rt)
+		},
+	}
+}
+
+// serveOpenAPI writes the version's document (rendered by the first
+// request for it, then kept), with this request's scheme and host spliced
+// into servers[0].url so that Try it out and imported clients reach this
+// very server.
+func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, log *slog.Logger) error {
+	rt.Operation = OpOpenAPI
+	if len(rt.Rest) != 1 {
+		return envelope.New(envelope.CodeNotFound, "Not found")
+	}
+	if err := onlyGet(w, r); err != nil {
+		return err
+	}
+	doc := rt.Entry.OpenAPI
+	if doc == nil {
+		return envelope.New(envelope.CodeUnavailable, "The API description of this project is not available")
+	}
+	if err := doc.Render(); err != nil {
+		log.Error("render OpenAPI document", "project", rt.ProjectID, "version", rt.Entry.Version, "err", err)
+		return envelope.New(envelope.CodeUnavailable, "The API description of this project could not be built; the server log says why")
+	}
+	server := ServerURL(r, rt.ProjectID)
+	hd := w.Header()
+	if yaml {
+		hd.Set("Content-Type", "application/yaml; charset=utf-8")
+	} else {
+		hd.Set("Content-Type", "application/json; charset=utf-8")
+	}
+	sum := fnv.New32a()
+	_, _ = sum.Write([]byte(server))
+	etag := `"` + doc.ETag() + "-" + strconv.FormatUint(uint64(sum.Sum32()), 16) + `"`
+	hd.Set("ETag", etag)
+	// Revalidate every time: a generate changes the document at once.
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("Vary", "X-Forwarded-Proto")
+	// The description is public; tools on other origins may fetch it.
+	hd.Set("Access-Control-Allow-Origin", "*")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	if matchesETag(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	hd.Set("Content-Length", strconv.Itoa(doc.Size(yaml, server)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	if yaml {
+		_ = doc.WriteYAML(w, server)
+	} else {
+		_ = doc.WriteJSON(w, server)
+	}
+	return nil
+}
+
+// serveDocs writes the Swagger UI page (/docs) or one of its files
+// (/docs/<file>).
+func serveDocs(ui *swaggerui.UI, w http.ResponseWriter, r *http.Request, rt *Route) error {
+	rt.Operation = OpDocs
+	if err := onlyGet(w, r); err != nil {
+		return err
+	}
+	if !ui.Available() {
+		return envelope.New(envelope.CodeUnavailable, "%s", swaggerui.MissingMessage)
+	}
+	switch len(rt.Rest) {
+	case 1:
+		if strings.HasSuffix(r.URL.Path, "/") {
+			// The page's links are relative to .../docs, not .../docs/.
+			http.Redirect(w, r, strings.TrimRight(r.URL.Path, "/"), http.StatusMovedPermanently)
+			return nil
+		}
+		ui.ServePage(w, r)
+		return nil
+	case 2:
+		if ui.ServeAsset(w, r, rt.Rest[1]) {
+			return nil
+		}
+	}
+	return envelope.New(envelope.CodeNotFound, "Not found")
+}
+
+func onlyGet(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return nil
+	}
+	w.Header().Set("Allow", "GET, HEAD")
+	return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; use GET", r.Method)
+}
+
+// hostRe accepts the Host values a server URL may carry: a name or IPv4
+// address, or a bracketed IPv6 address, with an optional port.
+var hostRe = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
+
+// ServerURL is the base URL of a project's API as this request reached
+// it: scheme (X-Forwarded-Proto from a proxy in front, else TLS or not),
+// host and /v1/<project_id>. A Host that is not a plain host name gives
+// the relative /v1/<project_id>, which clients resolve against the
+// document's own URL.
+func ServerURL(r *http.Request, projectID string) string {
+	if !hostRe.MatchString(r.Host) {
+		return openapi.BasePath(projectID)
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	switch p := strings.ToLower(r.Header.Get("X-Forwarded-Proto")); p {
+	case "http", "https":
+		scheme = p
+	}
+	return scheme + "://" + strings.ToLower(r.Host) + openapi.BasePath(projectID)
+}
+
+func matchesETag(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == etag || t == "W/"+etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,230 @@
+package apihttp_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/openapi/swaggerui"
+)
+
+const docsSchema = `{"tables": [{"name": "books", "columns": [
+	{"name": "title", "type": "text", "required": true},
+	{"name": "pages", "type": "integer", "min": 1}]}]}`
+
+func TestOpenAPIJSONNeedsNoCredentialAndNamesThisServer(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(docsSchema)
+
+	res := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil).Must(t, 200)
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+		Paths map[string]struct {
+			Get, Patch struct {
+				OperationID string `json:"operationId"`
+			}
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(res.Raw, &doc); err != nil {
+		t.Fatalf("document is not JSON: %v", err)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi = %q", doc.OpenAPI)
+	}
+	if want := s.URL + "/v1/" + p.ID; len(doc.Servers) != 1 || doc.Servers[0].URL != want {
+		t.Fatalf("servers = %+v, want one server %s", doc.Servers, want)
+	}
+	if doc.Paths["/books"].Get.OperationID != "listBooks" || doc.Paths["/books/{id}"].Patch.OperationID != "updateBook" {
+		t.Fatalf("operation ids = %+v", doc.Paths)
+	}
+	if len(res.Raw) != int(mustAtoi(t, res.Header.Get("Content-Length"))) {
+		t.Fatalf("Content-Length %s for %d bytes", res.Header.Get("Content-Length"), len(res.Raw))
+	}
+
+	// A wrong credential does not matter: the description is public.
+	s.Do("GET", "/v1/"+p.ID+"/openapi.json", "not-a-real-token", nil).Must(t, 200)
+}
+
+func TestOpenAPIServerFollowsHostAndForwardedProto(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(docsSchema)
+	res := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "X-Forwarded-Proto", "https").Must(t, 200)
+	want := `"url": "https://` + strings.TrimPrefix(s.URL, "http://") + `/v1/` + p.ID + `"`
+	if !strings.Contains(string(res.Raw), want) {
+		t.Fatalf("document lacks %s", want)
+	}
+	etag := res.Header.Get("ETag")
+	again := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "X-Forwarded-Proto", "https", "If-None-Match", etag)
+	if again.Status != http.StatusNotModified {
+		t.Fatalf("If-None-Match with the ETag: status %d", again.Status)
+	}
+	other := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "If-None-Match", etag).Must(t, 200)
+	if other.Header.Get("ETag") == etag {
+		t.Fatal("documents naming different servers share an ETag")
+	}
+}
+
+func TestServerURLFallsBackToRelativeForOddHosts(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"example.com":          "http://example.com/v1/abc",
+		"API.Example.com:8443": "http://api.example.com:8443/v1/abc",
+		"[::1]:8080":           "http://[::1]:8080/v1/abc",
+		"evil.com/x?":          "/v1/abc",
+		"a b":                  "/v1/abc",
+		"":                     "/v1/abc",
+	} {
+		r := httptest.NewRequest("GET", "/v1/abc/openapi.json", nil)
+		r.Host = host
+		if got := apihttp.ServerURL(r, "abc"); got != want {
+			t.Errorf("ServerURL(Host %q) = %q, want %q", host, got, want)
+		}
+	}
+}
+
+func TestOpenAPIYAMLIsTheSameDocument(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(docsSchema)
+	res := s.Do("GET", "/v1/"+p.ID+"/openapi.yaml", "", nil).Must(t, 200)
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/yaml") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	body := string(res.Raw)
+	for _, want := range []string{"openapi: 3.1.0", `url: "` + s.URL + `/v1/` + p.ID + `"`, "operationId: createBook"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("YAML document lacks %q:\n%.600s", want, body)
+		}
+	}
+}
+
+func TestDocsRoutesAreNotRateLimited(t *testing.T) {
+	t.Parallel()
+	tiny := plans.Defaults()
+	tiny["tiny"] = plans.Plan{Name: "tiny", RatePerHour: 2, Projects: 5}
+	s := testserver.New(t, testserver.WithPlans(tiny, "tiny"))
+	p := s.NewProject(docsSchema)
+	for i := 0; i < 5; i++ {
+		for _, path := range []string{"/openapi.json", "/openapi.yaml", "/docs"} {
+			res := s.Do("GET", "/v1/"+p.ID+path, "", nil)
+			if res.Status == http.StatusTooManyRequests || res.Header.Get("X-RateLimit-Limit") != "" {
+				t.Fatalf("%s counted against the plan: status %d, X-RateLimit-Limit %q", path, res.Status, res.Header.Get("X-RateLimit-Limit"))
+			}
+		}
+	}
+	// The table routes are counted: the plan's third request is refused.
+	s.API(p, "GET", "/books", nil).Must(t, 200)
+	s.API(p, "GET", "/books", nil).Must(t, 200)
+	s.API(p, "GET", "/books", nil).Must(t, 429)
+}
+
+func TestDocsServesSwaggerUIFromEmbeddedAssets(t *testing.T) {
+	t.Parallel()
+	if !swaggerui.New(swaggerui.Embedded()).Available() {
+		t.Skip("Swagger UI assets not embedded: run openapi/swaggerui/copy-assets.sh (make swagger-ui)")
+	}
+	s := testserver.New(t)
+	p := s.NewProject(docsSchema)
+	page := s.Do("GET", "/v1/"+p.ID+"/docs", "", nil).Must(t, 200)
+	if ct := page.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+		t.Fatalf("Content-Security-Policy = %q", csp)
+	}
+	html, err := goquery.NewDocumentFromReader(strings.NewReader(string(page.Raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var assets []string
+	html.Find("script[src], link[rel=stylesheet]").Each(func(_ int, sel *goquery.Selection) {
+		if src, ok := sel.Attr("src"); ok {
+			assets = append(assets, src)
+		} else if href, ok := sel.Attr("href"); ok {
+			assets = append(assets, href)
+		}
+	})
+	if len(assets) < 3 {
+		t.Fatalf("page loads %v", assets)
+	}
+	for _, a := range assets {
+		if strings.Contains(a, "//") {
+			t.Fatalf("page loads %s from another origin", a)
+		}
+		res := s.Do("GET", "/v1/"+p.ID+"/"+a, "", nil).Must(t, 200)
+		if len(res.Raw) == 0 || res.Header.Get("Cache-Control") == "" {
+			t.Fatalf("%s: %d bytes, Cache-Control %q", a, len(res.Raw), res.Header.Get("Cache-Control"))
+		}
+	}
+	initJS := s.Do("GET", "/v1/"+p.ID+"/docs/init.js", "", nil).Must(t, 200)
+	for _, want := range []string{`url: "./openapi.json"`, "persistAuthorization: true"} {
+		if !strings.Contains(string(initJS.Raw), want) {
+			t.Fatalf("init.js lacks %s", want)
+		}
+	}
+	// A trailing slash would break the page's relative links.
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noFollow.Get(s.URL + "/v1/" + p.ID + "/docs/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMovedPermanently || res.Header.Get("Location") != "/v1/"+p.ID+"/docs" {
+		t.Fatalf("/docs/: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	s.Do("GET", "/v1/"+p.ID+"/docs/README.md", "", nil).Must(t, 404)
+	s.Do("POST", "/v1/"+p.ID+"/docs", "", map[string]any{}).Must(t, 405)
+}
+
+func TestDocsWithoutAssetsSaysHowToAddThem(t *testing.T) {
+	t.Parallel()
+	ui := swaggerui.New(fstest.MapFS{"README.md": {Data: []byte("placeholder")}})
+	if ui.Available() {
+		t.Fatal("a directory with only the placeholder counts as available")
+	}
+	route := apihttp.DocsRoutes(ui, nil)["docs"]
+	rec := httptest.NewRecorder()
+	err := route(nil, rec, httptest.NewRequest("GET", "/v1/abc/docs", nil), &apihttp.Route{ProjectID: "abc", Rest: []string{"docs"}})
+	if err == nil || !strings.Contains(err.Error(), "copy-assets.sh") {
+		t.Fatalf("missing assets: err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "SERVICE_UNAVAILABLE") {
+		t.Fatalf("missing assets should be 503 SERVICE_UNAVAILABLE: %v", err)
+	}
+}
+
+func TestDocsRoutesOfUnknownProjectAre404(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	for _, path := range []string{"/openapi.json", "/openapi.yaml", "/docs"} {
+		res := s.Do("GET", "/v1/zzzzzzzzzzzz"+path, "", nil).Must(t, 404)
+		if res.ErrorCode() != "NOT_FOUND" {
+			t.Fatalf("%s: %s", path, res.Raw)
+		}
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int64 {
+	t.Helper()
+	var n int64
+	if err := json.Unmarshal([]byte(s), &n); err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return n
+}

@@ -1,0 +1,499 @@
+package platformhttp
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/extdb"
+	"github.com/tablesmith/tablesmith/internal/publish"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// This file is the postgres_external engine on the platform API (issue
+// 10): creating a project from a connection, showing the connection and
+// the introspection report, planning and generating against the fronted
+// database, and "Refresh from database". Deps.External enables it.
+
+// inspectTimeout bounds connecting to and reading a fronted database
+// while a request waits.
+const inspectTimeout = 30 * time.Second
+
+// connectionInput is the connection of a postgres_external project.
+type connectionInput struct {
+	URL    string `json:"url"`
+	Schema string `json:"schema"`
+}
+
+// connectionView is what a project shows of its connection: never the
+// password.
+type connectionView struct {
+	URL    string       `json:"url"`
+	Schema string       `json:"schema"`
+	Status extdb.Health `json:"status"`
+}
+
+// introspectionReport is what the project keeps of its last
+// introspection.
+type introspectionReport struct {
+	Unsupported []schema.UnsupportedTable  `json:"unsupported"`
+	Notes       []schema.IntrospectionNote `json:"notes"`
+}
+
+// introspectionView is the report as a project shows it.
+type introspectionView struct {
+	introspectionReport
+	IntrospectedAt *time.Time `json:"introspected_at,omitempty"`
+}
+
+func reportOf(in schema.Introspection) introspectionReport {
+	return introspectionReport{Unsupported: in.Unsupported, Notes: in.Notes}
+}
+
+// parseConnection reads the connection of a create request, adding a
+// problem under "connection" when it is missing or malformed.
+func parseConnection(raw json.RawMessage, problems map[string]string) connectionInput {
+	var c connectionInput
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		problems["connection"] = `is required for postgres_external: {"url": "postgres://user:password@host:5432/database", "schema": "public"}`
+		return c
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		problems["connection"] = `must be {"url": "postgres://...", "schema": "..."}`
+		return c
+	}
+	c.URL, c.Schema = strings.TrimSpace(c.URL), strings.TrimSpace(c.Schema)
+	switch {
+	case c.URL == "":
+		problems["connection"] = "url is required (postgres://user:password@host:5432/database)"
+	case c.Schema == "":
+		problems["connection"] = "schema is required (the PostgreSQL schema whose tables the API serves, e.g. public)"
+	}
+	return c
+}
+
+// connectionError maps a connection problem to the contract: a URL or
+// schema name that is malformed is a VALIDATION_ERROR, anything found
+// when connecting is INVALID_CONNECTION; both name the problem under
+// details.connection, and info.problem carries its kind.
+func connectionError(err error) error {
+	p, ok := extdb.AsProblem(err)
+	if !ok {
+		return err
+	}
+	code := envelope.CodeInvalidConnection
+	if p.Kind == extdb.ProblemInvalidURL || p.Kind == extdb.ProblemInvalidSchemaName {
+		code = envelope.CodeValidation
+	}
+	e := envelope.Fields(code, "The connection cannot be used: "+p.Message, map[string]string{"connection": p.Message})
+	e.Extra = map[string]string{"problem": p.Kind}
+	e.Cause = err
+	return e
+}
+
+// createExternal creates a project that fronts an existing database: the
+// connection is checked and the schema read before anything is stored;
+// the introspected document becomes the draft and the first published
+// version at once, without any DDL.
+func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc store.Account, name string, conn connectionInput) {
+	cfg := h.d.Config()
+	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
+	if plan.Projects >= 0 {
+		// Checked before connecting, so a full plan costs no connection.
+		n, err := h.d.Store.CountProjects(r.Context(), acc.ID)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if n >= plan.Projects {
+			h.fail(w, r, envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", acc.Plan, plan.Projects))
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
+	defer cancel()
+	cat, err := h.d.External.Inspect(ctx, conn.URL, conn.Schema)
+	if err != nil {
+		h.fail(w, r, connectionError(err))
+		return
+	}
+	in := schema.Introspect(cat)
+	sealed, err := h.d.External.Seal(ctx, conn.URL)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	doc, _ := json.Marshal(in.Document)
+	report, _ := json.Marshal(reportOf(in))
+	p, err := h.d.Store.CreateExternalProject(ctx, acc.ID, name,
+		store.ExternalConnection{Schema: conn.Schema, MaskedURL: extdb.MaskURL(conn.URL), SealedURL: sealed}, doc, report, plan.Projects)
+	if errors.Is(err, store.ErrLimit) {
+		h.fail(w, r, envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", acc.Plan, plan.Projects))
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/projects/"+p.ID)
+	envelope.Write(w, http.StatusCreated, envelope.Success{Data: h.projectView(r, acc, p),
+		Message: fmt.Sprintf("Connected: %d table(s) served, %d left out", len(in.Document.Tables), len(in.Unsupported))})
+}
+
+// describeExternal adds the connection (password masked) and the last
+// introspection report to a project's view.
+func (h *Handler) describeExternal(ctx context.Context, v *projectView, p store.Project) {
+	conn, ok := store.ExternalConnectionOf(p)
+	if !ok {
+		return
+	}
+	v.Connection = &connectionView{URL: conn.MaskedURL, Schema: conn.Schema, Status: extdb.Health{State: extdb.StateUnknown}}
+	if h.d.External != nil {
+		if pool, err := h.d.External.Pool(ctx, conn.SealedURL); err == nil {
+			v.Connection.Status = pool.Health()
+		} else {
+			v.Connection.Status = extdb.Health{State: extdb.StateDown, Problem: envelope.As(err).Message}
+		}
+	}
+	raw, at, err := h.d.Store.Introspection(ctx, p.ID)
+	if err != nil || len(raw) == 0 {
+		return
+	}
+	var rep introspectionView
+	if json.Unmarshal(raw, &rep.introspectionReport) == nil {
+		rep.IntrospectedAt = at
+		v.Introspection = &rep
+	}
+}
+
+// externalPool returns the shared pool of a project's database.
+func (h *Handler) externalPool(ctx context.Context, p store.Project) (*extdb.Pool, error) {
+	conn, ok := store.ExternalConnectionOf(p)
+	if !ok || h.d.External == nil {
+		return nil, envelope.New(envelope.CodeUnavailable, "Fronting existing databases is not enabled on this server")
+	}
+	return h.d.External.Pool(ctx, conn.SealedURL)
+}
+
+// externalPlan is the plan of a fronted project: the same diff as for a
+// managed one, rendered for the user's schema (no trigram indexes: the
+// extension may not be there), with the changes Tablesmith must not make
+// to a database it does not own refused.
+func (h *Handler) externalPlan(ctx context.Context, p store.Project, draft schema.Document) (schema.Plan, error) {
+	if problems := schema.Validate(draft); len(problems) > 0 {
+		return schema.Plan{}, publish.Invalid(problems)
+	}
+	pub, err := publish.Published(ctx, h.d.Store, p)
+	if err != nil {
+		return schema.Plan{}, err
+	}
+	conn, _ := store.ExternalConnectionOf(p)
+	plan := schema.Diff(schema.DDL{Schema: conn.Schema}, pub, draft)
+	guardExternalPlan(&plan, pub, draft)
+	return plan, nil
+}
+
+// guardExternalPlan refuses, change by change, what generate must not do
+// to a fronted database: alter or drop a column whose type Tablesmith
+// does not model (passthrough) or that is the database's own enum type,
+// change a table's primary key, or add a foreign key to a fronted table
+// whose key is not named id (the DDL references id).
+func guardExternalPlan(plan *schema.Plan, pub, draft schema.Document) {
+	published := func(table string) (schema.Table, bool) {
+		if t, ok := pub.Table(table); ok {
+			return t, true
+		}
+		if dt, ok := draft.Table(table); ok && dt.RenamedFrom != "" {
+			return pub.Table(dt.RenamedFrom)
+		}
+		return schema.Table{}, false
+	}
+	for i := range plan.Changes {
+		c := &plan.Changes[i]
+		if c.Unsupported != "" {
+			continue
+		}
+		pt, ok := published(c.Table)
+		if ok && pt.External != nil && c.Column != "" {
+			name := c.Column
+			if c.Kind == schema.ChangeRenameColumn {
+				name = c.From
+			} else if dt, ok := draft.Table(c.Table); ok {
+				if dc, ok := dt.Column(c.Column); ok && dc.RenamedFrom != "" {
+					if _, old := pt.Column(dc.RenamedFrom); old {
+						name = dc.RenamedFrom
+					}
+				}
+			}
+			if pc, ok := pt.Column(name); ok {
+				switch {
+				case c.Kind == schema.ChangeRenameColumn:
+				case name == pt.External.PrimaryKey && (c.Kind == schema.ChangeAlterColumn || c.Kind == schema.ChangeDropColumn):
+					c.Unsupported = "the primary key belongs to the database; change it there, then refresh from the database"
+				case pc.Type == schema.TypePassthrough && (c.Kind == schema.ChangeAlterColumn || c.Kind == schema.ChangeDropColumn):
+					c.Unsupported = fmt.Sprintf("column of database type %s, which Tablesmith keeps read-only and never alters or drops; change it in the database, then refresh", pc.PGType)
+				case pc.Type == schema.TypeEnum && pc.PGType != "" && c.Kind == schema.ChangeAlterColumn:
+					c.Unsupported = fmt.Sprintf("column of the database's enum type %s; change the type in the database, then refresh", pc.PGType)
+				}
+			}
+		}
+		if c.Unsupported == "" && (c.Kind == schema.ChangeAddColumn || c.Kind == schema.ChangeAlterColumn) {
+			if dt, ok := draft.Table(c.Table); ok {
+				if dc, ok := dt.Column(c.Column); ok && dc.References != nil {
+					if target, ok := draft.Table(dc.References.Table); ok && target.External != nil && target.External.PrimaryKey != schema.ColID {
+						c.Unsupported = fmt.Sprintf("%s is keyed by %s, not id; add this foreign key in the database, then refresh", target.Name, target.External.PrimaryKey)
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkRows runs a plan's prechecks (read-only) where the project's
+// tables are.
+func (h *Handler) checkRows(ctx context.Context, p store.Project, checks []schema.Precheck) ([]store.Violation, error) {
+	if p.Engine != store.EngineExternal {
+		return h.d.Store.CheckRows(ctx, checks)
+	}
+	if len(checks) == 0 {
+		return []store.Violation{}, nil
+	}
+	pool, err := h.externalPool(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return (&store.Store{DB: pool.DB}).CheckRows(ctx, checks)
+}
+
+// generateExternal publishes the draft of a fronted project: the plan's
+// statements run in a transaction of the fronted database, the version
+// is recorded in the control schema (store.PublishExternal), and the
+// plan's after-commit statements (and only those) run afterwards. A plan
+// without changes touches the fronted database not at all.
+func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p store.Project, confirmDestructive bool) {
+	ctx := r.Context()
+	draft, err := publish.Draft(ctx, h.d.Store, p.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	plan, err := h.externalPlan(ctx, p, draft)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := publish.Refusal(plan, confirmDestructive); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var db *sql.DB
+	if len(plan.Statements) > 0 || len(plan.Prechecks) > 0 || len(plan.Locks) > 0 || len(plan.After) > 0 {
+		pool, err := h.externalPool(ctx, p)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		db = pool.DB
+	}
+	doc, _ := json.Marshal(draft)
+	applied, _ := json.Marshal(plan.Changes)
+	m := store.Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements}
+	version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, db, m, doc, applied)
+	if err != nil {
+		h.fail(w, r, publish.MigrationError(err))
+		return
+	}
+	h.d.Registry.Invalidate(p.ID)
+	after := []store.FinishStep{}
+	if len(plan.After) > 0 {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+		after = store.RunAfterCommit(actx, db, plan.After, 0)
+		cancel()
+		for _, step := range after {
+			if step.Error != "" {
+				h.d.Logger.Warn("generate of a fronted database left a statement undone", "project", p.ID, "statement", step.Statement, "err", step.Error)
+			}
+		}
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
+		"version": version, "endpoints": endpoints(p.ID, draft), "applied": plan.Changes,
+		"statements": plan.Statements, "after_commit": after, "notes": plan.Notes}})
+}
+
+// refreshResult is the answer of "Refresh from database".
+type refreshResult struct {
+	// Changes are the differences between the draft and the database,
+	// each saying whether the database or the draft made it.
+	Changes []schema.DatabaseChange `json:"changes"`
+	// Replaced lists unpublished edits that applying replaces.
+	Replaced []string `json:"replaced"`
+	introspectionReport
+	// Applied says whether the refresh was applied: the database's
+	// changes published (Version) and merged into the draft.
+	Applied bool `json:"applied"`
+	Version int  `json:"version"`
+}
+
+// refreshSchema re-reads the fronted database and shows how it differs
+// from the draft. With {"apply": true} it adopts the database's changes:
+// the published version follows the database (a new version, no DDL)
+// and the draft gets the same changes while keeping its own unpublished
+// edits, so a later generate applies exactly those edits. It never
+// changes the fronted database.
+func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+	var in struct {
+		Apply bool `json:"apply"`
+	}
+	if r.ContentLength != 0 {
+		if err := h.decode(w, r, &in); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	conn, ok := store.ExternalConnectionOf(p)
+	if !ok {
+		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Refresh from database applies to projects that front an existing database",
+			map[string]string{"engine": "is " + p.Engine + "; refresh needs postgres_external"}))
+		return
+	}
+	if h.d.External == nil {
+		h.fail(w, r, envelope.New(envelope.CodeUnavailable, "Fronting existing databases is not enabled on this server"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
+	defer cancel()
+	raw, err := h.d.External.Unseal(ctx, conn.SealedURL)
+	if err != nil {
+		h.fail(w, r, envelope.New(envelope.CodeUnavailable, "The project's database connection cannot be read; enter it again"))
+		return
+	}
+	cat, err := h.d.External.Inspect(ctx, raw, conn.Schema)
+	if err != nil {
+		if prob, ok := extdb.AsProblem(err); ok && prob.Kind == extdb.ProblemCannotConnect {
+			e := envelope.Fields(envelope.CodeUnavailable, "The database cannot be reached: "+prob.Message, map[string]string{"connection": prob.Message})
+			e.Extra = map[string]string{"problem": prob.Kind}
+			h.fail(w, r, e)
+			return
+		}
+		h.fail(w, r, connectionError(err))
+		return
+	}
+	intro := schema.Introspect(cat)
+	pub, err := publish.Published(ctx, h.d.Store, p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	draft, err := publish.Draft(ctx, h.d.Store, p.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	rec := schema.Reconcile(pub, draft, intro.Document)
+	res := refreshResult{Changes: rec.Changes, Replaced: rec.Replaced, introspectionReport: reportOf(intro), Version: p.PublishedVersion}
+	if !in.Apply {
+		envelope.Write(w, http.StatusOK, envelope.Success{Data: res, Message: refreshMessage(rec.Changes, false)})
+		return
+	}
+	newPub, notes := schema.RepairPublished(rec.Published)
+	res.Notes = append(res.Notes, notes...)
+	if !sameDocument(newPub, pub) {
+		var adopted []schema.Change
+		for _, c := range rec.Changes {
+			if c.Origin == schema.OriginDatabase {
+				adopted = append(adopted, schema.Change{Kind: c.Kind, Table: c.Table, Column: c.Column,
+					Description: "refresh: " + c.Description, Statements: []string{}})
+			}
+		}
+		doc, _ := json.Marshal(newPub)
+		applied, _ := json.Marshal(adopted)
+		version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, nil, store.Migration{}, doc, applied)
+		if err != nil {
+			h.fail(w, r, publish.MigrationError(err))
+			return
+		}
+		res.Version = version
+		h.d.Registry.Invalidate(p.ID)
+	}
+	newDraft, _ := json.Marshal(rec.Draft)
+	if err := h.d.Store.PutDraft(ctx, p.ID, newDraft); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	report, _ := json.Marshal(res.introspectionReport)
+	if err := h.d.Store.SetIntrospection(ctx, p.ID, report); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	res.Applied = true
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: res, Message: refreshMessage(rec.Changes, true)})
+}
+
+func refreshMessage(changes []schema.DatabaseChange, applied bool) string {
+	n := 0
+	for _, c := range changes {
+		if c.Origin == schema.OriginDatabase {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return "The database matches the published schema"
+	case applied:
+		return fmt.Sprintf("Adopted %d change(s) made in the database", n)
+	}
+	return fmt.Sprintf("The database has %d change(s) the published schema does not; send {\"apply\": true} to adopt them", n)
+}
+
+func sameDocument(a, b schema.Document) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// updateConnection replaces a fronted project's connection (a rotated
+// password, a moved server, another schema): the new one is checked as on
+// create, then sealed and stored, and every node's API switches to it.
+// The schema document stays as it is; "Refresh from database" shows what
+// differs in the new place. It reports whether it succeeded (it has
+// answered when not).
+func (h *Handler) updateConnection(w http.ResponseWriter, r *http.Request, p store.Project, raw json.RawMessage) bool {
+	if p.Engine != store.EngineExternal || h.d.External == nil {
+		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed",
+			map[string]string{"connection": "only projects that front an existing database have a connection"}))
+		return false
+	}
+	problems := map[string]string{}
+	conn := parseConnection(raw, problems)
+	if len(problems) > 0 {
+		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
+		return false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
+	defer cancel()
+	if _, err := h.d.External.Inspect(ctx, conn.URL, conn.Schema); err != nil {
+		h.fail(w, r, connectionError(err))
+		return false
+	}
+	sealed, err := h.d.External.Seal(ctx, conn.URL)
+	if err != nil {
+		h.fail(w, r, err)
+		return false
+	}
+	if err := h.d.Store.SetConnection(ctx, p.ID, store.ExternalConnection{Schema: conn.Schema, MaskedURL: extdb.MaskURL(conn.URL), SealedURL: sealed}); err != nil {
+		h.fail(w, r, err)
+		return false
+	}
+	h.d.Registry.Invalidate(p.ID)
+	return true
+}

@@ -1,0 +1,30 @@
+package ratelimit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/tablesmith/tablesmith/internal/store"
+)
+
+// ChangePlan moves the account with this e-mail to another plan and
+// announces it on tablesmith_events, so that every running node drops the
+// plan it cached for the account's projects and applies the new limit to
+// their next request (the current window's count is kept).
+func ChangePlan(ctx context.Context, db *sql.DB, email, plan string) (previous store.Account, err error) {
+	st := &store.Store{DB: db}
+	email = strings.ToLower(strings.TrimSpace(email))
+	acc, err := st.AccountByEmail(ctx, email)
+	if err != nil {
+		return acc, fmt.Errorf("account %s: %w", email, err)
+	}
+	if err := st.SetPlan(ctx, email, plan); err != nil {
+		return acc, fmt.Errorf("set plan of %s: %w", email, err)
+	}
+	if _, err := db.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, PlanEvent(acc.ID)); err != nil {
+		return acc, fmt.Errorf("announce the plan change (running nodes pick it up within 5 minutes anyway): %w", err)
+	}
+	return acc, nil
+}

@@ -1,0 +1,353 @@
+// Package ratelimit counts generated-API requests per project against the
+// owning account's plan, with ulule/limiter's fixed-window stores called
+// directly: in memory on one node, in Redis when several nodes must share
+// one count, and back in memory while Redis is unreachable.
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+	"github.com/ulule/limiter/v3"
+	memorystore "github.com/ulule/limiter/v3/drivers/store/memory"
+	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
+
+	"github.com/tablesmith/tablesmith/internal/plans"
+)
+
+// Config is what a Limiter is built from; zero values take the defaults.
+type Config struct {
+	// RedisURL, when set, makes every node share one count per project.
+	RedisURL string
+	// Prefix starts every key in the store (default "tablesmith:rl").
+	Prefix string
+	// Window is the length of the fixed window that a plan's hourly
+	// request count applies to (default one hour; tests shorten it).
+	Window time.Duration
+	// Owner reads a project's account and plan name (cached here).
+	Owner OwnerLookup
+	// Plans returns the current plans and the default plan; it is called
+	// on every request, so a config reload applies at once.
+	Plans func() (plans.Set, string)
+	// OwnerTTL bounds how long a cached owner is trusted without an event
+	// (default 5 minutes).
+	OwnerTTL time.Duration
+	// RedisTimeout bounds each Redis command (default 500ms).
+	RedisTimeout time.Duration
+	// ProbeEvery is how often an unreachable Redis is tried again
+	// (default 2s).
+	ProbeEvery time.Duration
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// Decision is the outcome of counting one request.
+type Decision struct {
+	Allowed bool
+	Plan    plans.Plan
+	// Limit is the plan's count per window; -1 when unlimited.
+	Limit     int64
+	Remaining int64
+	// Used is how many requests the window has counted, at most Limit.
+	Used int64
+	// Reset is when the window ends.
+	Reset time.Time
+}
+
+// Message explains a rejection: the plan, its limit, and when it resets.
+func (d Decision) Message(now time.Time, window time.Duration) string {
+	wait := d.Reset.Sub(now).Round(time.Second)
+	if wait < time.Second {
+		wait = time.Second
+	}
+	return fmt.Sprintf("Rate limit exceeded: the %s plan allows %d requests per %s per project; the limit resets at %s (in %s)",
+		d.Plan.Name, d.Limit, windowName(window), d.Reset.UTC().Format(time.RFC3339), wait)
+}
+
+func windowName(w time.Duration) string {
+	if w == time.Hour {
+		return "hour"
+	}
+	return w.String()
+}
+
+// Stats are the limiter's counters since it was made.
+type Stats struct {
+	Allowed  uint64
+	Rejected uint64
+	// RedisConfigured says whether counts are meant to be shared.
+	RedisConfigured bool
+	// RedisUp says whether Redis answers now.
+	RedisUp bool
+	// RedisErrors counts failed Redis commands.
+	RedisErrors uint64
+	// FallbackDecisions counts requests counted in memory because Redis
+	// was configured but unreachable.
+	FallbackDecisions uint64
+}
+
+// Limiter applies the plans' rate limits; safe for concurrent use.
+type Limiter struct {
+	cfg    Config
+	owners *owners
+	memory limiter.Store
+
+	client   *redis.Client
+	shared   atomic.Pointer[limiter.Store]
+	up       atomic.Bool
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+
+	allowed, rejected, redisErrors, fallbacks atomic.Uint64
+}
+
+// New builds a limiter without touching the network.
+func New(cfg Config) (*Limiter, error) {
+	if cfg.Owner == nil || cfg.Plans == nil {
+		return nil, errors.New("ratelimit: Owner and Plans are required")
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "tablesmith:rl"
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = time.Hour
+	}
+	if cfg.OwnerTTL <= 0 {
+		cfg.OwnerTTL = 5 * time.Minute
+	}
+	if cfg.RedisTimeout <= 0 {
+		cfg.RedisTimeout = 500 * time.Millisecond
+	}
+	if cfg.ProbeEvery <= 0 {
+		cfg.ProbeEvery = 2 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	l := &Limiter{
+		cfg:    cfg,
+		owners: newOwners(cfg.Owner, cfg.OwnerTTL, cfg.Now),
+		memory: memorystore.NewStoreWithOptions(limiter.StoreOptions{Prefix: cfg.Prefix, CleanUpInterval: time.Minute}),
+		stop:   make(chan struct{}),
+	}
+	if cfg.RedisURL != "" {
+		opt, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return nil, fmt.Errorf("redis_url: %w", err)
+		}
+		opt.DialTimeout = cfg.RedisTimeout
+		opt.ReadTimeout = cfg.RedisTimeout
+		opt.WriteTimeout = cfg.RedisTimeout
+		opt.PoolTimeout = cfg.RedisTimeout
+		opt.MaxRetries = 1
+		opt.DialerRetries = 1
+		opt.DisableIdentity = true
+		opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+		l.client = redis.NewClient(opt)
+		quietRedisLog.Do(func() { redis.SetLogger(redisLog{cfg.Logger}) })
+	}
+	return l, nil
+}
+
+// quietRedisLog routes go-redis's own messages, which would otherwise go
+// to stderr on every failed dial, to the service's log at debug level:
+// the limiter reports Redis outages itself, once per outage.
+var quietRedisLog sync.Once
+
+type redisLog struct{ log *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.log.Debug(fmt.Sprintf(format, v...), "component", "go-redis")
+}
+
+// Start connects to Redis, if configured, and keeps trying in the
+// background while it is unreachable. It never fails: without Redis the
+// limiter counts in memory and says so.
+func (l *Limiter) Start(ctx context.Context) {
+	if l.client == nil {
+		return
+	}
+	if err := l.connect(ctx); err != nil {
+		l.redisErrors.Add(1)
+		l.cfg.Logger.Warn("rate limits: Redis is unreachable; counting on this node only until it answers",
+			"redis", redactURL(l.cfg.RedisURL), "err", err)
+	} else {
+		l.cfg.Logger.Info("rate limits: counting in Redis, shared by every node", "redis", redactURL(l.cfg.RedisURL))
+	}
+	l.wg.Add(1)
+	go l.probe()
+}
+
+// Close stops the probe and closes the Redis client.
+func (l *Limiter) Close() {
+	l.stopOnce.Do(func() { close(l.stop) })
+	l.wg.Wait()
+	if l.client != nil {
+		l.client.Close()
+	}
+}
+
+func (l *Limiter) connect(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*l.cfg.RedisTimeout)
+	defer cancel()
+	if err := l.client.Ping(ctx).Err(); err != nil {
+		return err
+	}
+	if l.shared.Load() == nil {
+		// Loads the Lua scripts, so it needs Redis up.
+		st, err := redisstore.NewStoreWithOptions(l.client, limiter.StoreOptions{Prefix: l.cfg.Prefix})
+		if err != nil {
+			return err
+		}
+		l.shared.Store(&st)
+	}
+	l.up.Store(true)
+	return nil
+}
+
+func (l *Limiter) probe() {
+	defer l.wg.Done()
+	t := time.NewTicker(l.cfg.ProbeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			if l.up.Load() {
+				continue
+			}
+			if err := l.connect(context.Background()); err == nil {
+				l.cfg.Logger.Info("rate limits: Redis answers again; counts are shared by every node", "redis", redactURL(l.cfg.RedisURL))
+			}
+		}
+	}
+}
+
+// redisFailed switches to the memory store until the probe sees Redis
+// again; the log says so once per outage.
+func (l *Limiter) redisFailed(err error) {
+	l.redisErrors.Add(1)
+	if l.up.CompareAndSwap(true, false) {
+		l.cfg.Logger.Warn("rate limits: Redis failed; counting on this node only until it answers",
+			"redis", redactURL(l.cfg.RedisURL), "err", err)
+	}
+}
+
+// Take counts one request of a project and decides whether it may pass.
+func (l *Limiter) Take(ctx context.Context, projectID string) (Decision, error) {
+	d, err := l.decide(ctx, projectID, true)
+	if err != nil {
+		return d, err
+	}
+	if d.Allowed {
+		l.allowed.Add(1)
+	} else {
+		l.rejected.Add(1)
+	}
+	return d, nil
+}
+
+// Peek reports a project's window without counting a request.
+func (l *Limiter) Peek(ctx context.Context, projectID string) (Decision, error) {
+	return l.decide(ctx, projectID, false)
+}
+
+func (l *Limiter) decide(ctx context.Context, projectID string, count bool) (Decision, error) {
+	plan, err := l.PlanOf(ctx, projectID)
+	if err != nil {
+		return Decision{}, err
+	}
+	rate := limiter.Rate{Period: l.cfg.Window, Limit: plan.RatePerHour}
+	if plan.RatePerHour < 0 {
+		// Unlimited projects are counted too, for the usage meter.
+		rate.Limit = math.MaxInt64
+	}
+	c, err := l.count(ctx, projectID, rate, count)
+	if err != nil {
+		return Decision{}, err
+	}
+	d := Decision{Allowed: !c.Reached, Plan: plan, Limit: c.Limit, Remaining: c.Remaining,
+		Used: c.Limit - c.Remaining, Reset: time.Unix(c.Reset, 0)}
+	if plan.RatePerHour < 0 {
+		d.Allowed, d.Limit, d.Remaining = true, -1, -1
+	}
+	return d, nil
+}
+
+// count runs one store operation on Redis when it is up, else in memory.
+func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate, increment bool) (limiter.Context, error) {
+	key := "p:" + projectID
+	op := func(st limiter.Store, ctx context.Context) (limiter.Context, error) {
+		if increment {
+			return st.Get(ctx, key, rate)
+		}
+		return st.Peek(ctx, key, rate)
+	}
+	if l.client != nil {
+		if st := l.shared.Load(); st != nil && l.up.Load() {
+			rctx, cancel := context.WithTimeout(ctx, l.cfg.RedisTimeout)
+			c, err := op(*st, rctx)
+			cancel()
+			if err == nil {
+				return c, nil
+			}
+			if ctx.Err() != nil {
+				// The client went away; Redis is not to blame.
+				return c, ctx.Err()
+			}
+			l.redisFailed(err)
+		}
+		l.fallbacks.Add(1)
+	}
+	return op(l.memory, ctx)
+}
+
+// PlanOf returns the plan of the account that owns a project, from the
+// cached owner and the current plan definitions.
+func (l *Limiter) PlanOf(ctx context.Context, projectID string) (plans.Plan, error) {
+	o, err := l.owners.get(ctx, projectID)
+	if err != nil {
+		return plans.Plan{}, fmt.Errorf("owner of project %s: %w", projectID, err)
+	}
+	set, def := l.cfg.Plans()
+	p := set.Get(o.Plan, def)
+	p.Name = o.Plan
+	return p, nil
+}
+
+// Window is the length of the fixed window.
+func (l *Limiter) Window() time.Duration { return l.cfg.Window }
+
+// ForgetAccount drops what is cached about an account's projects, after
+// its plan changed.
+func (l *Limiter) ForgetAccount(accountID int64) { l.owners.forgetAccount(accountID) }
+
+// ForgetAll drops every cached owner (e.g. after missed events).
+func (l *Limiter) ForgetAll() { l.owners.forgetAll() }
+
+// Stats returns the counters.
+func (l *Limiter) Stats() Stats {
+	return Stats{Allowed: l.allowed.Load(), Rejected: l.rejected.Load(), RedisConfigured: l.client != nil,
+		RedisUp: l.client != nil && l.up.Load(), RedisErrors: l.redisErrors.Load(), FallbackDecisions: l.fallbacks.Load()}
+}
+
+func redactURL(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Redacted()
+	}
+	return "(unparsable URL)"
+}

@@ -1,0 +1,57 @@
+package service
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/extdb"
+	"github.com/tablesmith/tablesmith/internal/store"
+)
+
+// wireExternal enables the postgres_external engine (issue 10): one pool
+// per fronted database, owned by the service (which outlives config
+// reloads) and closed with it, and connection URLs sealed with a key
+// derived from the master secret.
+func (s *Service) wireExternal() error {
+	secret := s.endUserSecret() // the master secret as it is now
+	s.external = &extdb.Connections{
+		Pools: &extdb.Pools{Logger: s.log, Now: s.cfg.Now},
+		Key: func(ctx context.Context) ([]byte, error) {
+			v, err := secret(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return extdb.SealKey(v), nil
+		},
+	}
+	s.platformDeps.External = s.external
+	s.closers = append(s.closers, s.external.Pools.Close)
+	return nil
+}
+
+// projectTables says where a project's tables are: the service's own
+// pool and p_<id> for a managed project, the fronted database's shared
+// pool and the user's schema for one that fronts a database.
+func (s *Service) projectTables(ctx context.Context, projectID string) (string, *sql.DB, error) {
+	p, err := s.Store.Project(ctx, projectID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && p.Engine != store.EngineExternal) {
+		return store.SchemaName(projectID), s.DB, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	conn, ok := store.ExternalConnectionOf(p)
+	if !ok || s.external == nil {
+		return "", nil, envelope.New(envelope.CodeUnavailable, "The project's database connection is not available on this server")
+	}
+	pool, err := s.external.Pool(ctx, conn.SealedURL)
+	if err != nil {
+		return "", nil, err
+	}
+	return conn.Schema, pool.DB, nil
+}
+
+// ExternalPools are the pools of fronted databases (tests and metrics).
+func (s *Service) ExternalPools() *extdb.Pools { return s.external.Pools }

@@ -1,0 +1,388 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// DefaultLockTimeout is how long a migration waits for a table lock
+// before it gives up and changes nothing, so that requests queued behind
+// its lock request never wait longer than this.
+const DefaultLockTimeout = 5 * time.Second
+
+// Migration is what Publish runs in one transaction.
+type Migration struct {
+	// Locks are tables locked in SHARE mode before the prechecks: writes
+	// to them wait, reads go on, and what the prechecks found stays true.
+	Locks     []string
+	Prechecks []schema.Precheck
+	// Statements run in order after the prechecks passed.
+	Statements []string
+	// LockTimeout bounds every lock wait (default DefaultLockTimeout).
+	LockTimeout time.Duration
+	// BeforeStatement, when set, runs before each statement; an error
+	// fails the migration there. Tests inject faults with it.
+	BeforeStatement func(i int, statement string) error
+}
+
+// Violation is what a precheck found: existing rows that break a rule.
+type Violation struct {
+	Table    string   `json:"table"`
+	Column   string   `json:"column,omitempty"`
+	Rule     string   `json:"rule"`
+	Count    int64    `json:"count"`
+	Examples []string `json:"examples"`
+}
+
+// Message says in one sentence what is wrong, for error details.
+func (v Violation) Message() string {
+	rows := "rows break"
+	if v.Count == 1 {
+		rows = "row breaks"
+	}
+	return fmt.Sprintf("%d existing %s this: %s (ids %s)", v.Count, rows, v.Rule, strings.Join(v.Examples, ", "))
+}
+
+// ViolationError is returned by Publish when prechecks found rows that
+// the migration could not keep; nothing ran.
+type ViolationError struct {
+	Violations []Violation
+}
+
+func (e *ViolationError) Error() string {
+	msgs := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		msgs[i] = v.Table + "." + v.Column + ": " + v.Message()
+	}
+	return "existing rows do not fit the new schema: " + strings.Join(msgs, "; ")
+}
+
+// StatementError says which DDL statement of a publish failed.
+type StatementError struct {
+	Statement string
+	Err       error
+}
+
+func (e *StatementError) Error() string { return fmt.Sprintf("statement %q: %v", e.Statement, e.Err) }
+func (e *StatementError) Unwrap() error { return e.Err }
+
+// Publish applies DDL statements to the project's database and records a
+// new version, all in one transaction. It is PublishMigration without
+// locks or prechecks.
+func (s *Store) Publish(ctx context.Context, projectID string, expected int, statements []string, doc, applied json.RawMessage) (int, error) {
+	return s.PublishMigration(ctx, projectID, expected, Migration{Statements: statements}, doc, applied)
+}
+
+// PublishMigration runs a migration and records the new version in one
+// transaction: either both happen or neither. expected is the version the
+// plan was computed against; another generate in between makes it
+// ErrStaleVersion. Prechecks that find rows make it a *ViolationError
+// before any statement runs.
+func (s *Store) PublishMigration(ctx context.Context, projectID string, expected int, m Migration, doc, applied json.RawMessage) (int, error) {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var current int
+	err = tx.QueryRowContext(ctx, `SELECT published_version FROM tablesmith.projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	if current != expected {
+		return 0, ErrStaleVersion
+	}
+	if err := prepareMigration(ctx, tx, m); err != nil {
+		return 0, err
+	}
+	if v, err := runPrechecks(ctx, tx, m.Prechecks); err != nil {
+		return 0, err
+	} else if len(v) > 0 {
+		return 0, &ViolationError{Violations: v}
+	}
+	for i, st := range m.Statements {
+		if m.BeforeStatement != nil {
+			if err := m.BeforeStatement(i, st); err != nil {
+				return 0, &StatementError{Statement: st, Err: err}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return 0, &StatementError{Statement: st, Err: err}
+		}
+	}
+	next := current + 1
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.schema_versions (project_id, version, document, applied)
+		VALUES ($1, $2, $3, $4)`, projectID, next, string(doc), string(applied)); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET published_version = $2, updated_at = now() WHERE id = $1`, projectID, next); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID); err != nil {
+		return 0, err
+	}
+	return next, tx.Commit()
+}
+
+// prepareMigration bounds lock waits, fixes the settings conversions
+// depend on, and takes the SHARE locks.
+func prepareMigration(ctx context.Context, tx *sql.Tx, m Migration) error {
+	timeout := m.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	// A migration waits at most this long for a table lock, so it never
+	// queues the API's requests behind it for longer.
+	settings := fmt.Sprintf(`SET LOCAL lock_timeout = '%dms'`, timeout.Milliseconds())
+	// Numbers converted to text print their shortest exact form whatever
+	// the connection's setting.
+	for _, st := range []string{settings, `SET LOCAL extra_float_digits = 1`} {
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return err
+		}
+	}
+	if len(m.Locks) > 0 {
+		st := "LOCK TABLE " + strings.Join(m.Locks, ", ") + " IN SHARE MODE"
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return &StatementError{Statement: st, Err: err}
+		}
+	}
+	return nil
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// runPrechecks runs every precheck (not only up to the first that
+// fails, so one answer lists everything to fix) and returns what they
+// found.
+func runPrechecks(ctx context.Context, q queryer, checks []schema.Precheck) ([]Violation, error) {
+	var out []Violation
+	for _, c := range checks {
+		var n int64
+		if err := q.QueryRowContext(ctx, c.SQL).Scan(&n); err != nil {
+			return nil, &StatementError{Statement: c.SQL, Err: err}
+		}
+		if n <= int64(c.Allowed) {
+			continue
+		}
+		var ids pq.StringArray
+		if err := q.QueryRowContext(ctx, "SELECT ARRAY("+c.Examples+")").Scan(&ids); err != nil {
+			return nil, &StatementError{Statement: c.Examples, Err: err}
+		}
+		out = append(out, Violation{Table: c.Table, Column: c.Column, Rule: c.Rule, Count: n, Examples: []string(ids)})
+	}
+	return out, nil
+}
+
+// CheckRows runs prechecks without migrating, in a read-only transaction,
+// so the plan can show what would block a generate.
+func (s *Store) CheckRows(ctx context.Context, checks []schema.Precheck) ([]Violation, error) {
+	tx, err := s.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL extra_float_digits = 1`); err != nil {
+		return nil, err
+	}
+	v, err := runPrechecks(ctx, tx, checks)
+	if v == nil {
+		v = []Violation{}
+	}
+	return v, err
+}
+
+// VersionByNumber returns one published version of a project.
+func (s *Store) VersionByNumber(ctx context.Context, projectID string, version int) (Version, error) {
+	var v Version
+	err := s.DB.QueryRowContext(ctx, `SELECT version, document, applied, created_at FROM tablesmith.schema_versions
+		WHERE project_id = $1 AND version = $2`, projectID, version).Scan(&v.Version, &v.Document, &v.Applied, &v.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, ErrNotFound
+	}
+	return v, err
+}
+
+// FinishStep is one statement Finish ran, with its error if it failed.
+type FinishStep struct {
+	Statement string `json:"statement"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Finish completes what a migration leaves for after its commit, reading
+// what is left from the catalog so that work a crash or a failure left
+// undone is picked up by the next call:
+//
+//   - every NOT VALID constraint of the schema is validated (SHARE UPDATE
+//     EXCLUSIVE: reads and writes go on);
+//   - a validated helper check "<table>_<column>_not_null" (CHECK (c IS
+//     NOT NULL)) becomes the column's NOT NULL (instant: the check proves
+//     it) and is dropped;
+//   - every index of wanted that is missing is built with CREATE INDEX
+//     CONCURRENTLY; one left INVALID by a failed build is dropped first,
+//     and dropped again if the build fails.
+//
+// It returns the steps it ran; a failed step does not stop the others.
+// Two calls for one schema do not run at once: the second returns at once.
+func (s *Store) Finish(ctx context.Context, schemaName string, wanted []schema.IndexSpec, lockTimeout time.Duration) ([]FinishStep, error) {
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var mine bool
+	key := "tablesmith-finish:" + schemaName
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, key).Scan(&mine); err != nil {
+		return nil, err
+	}
+	if !mine {
+		return nil, nil
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, key)
+
+	var steps []FinishStep
+	run := func(st string) error {
+		_, err := conn.ExecContext(ctx, st)
+		step := FinishStep{Statement: st}
+		if err != nil {
+			step.Error = err.Error()
+		}
+		steps = append(steps, step)
+		return err
+	}
+
+	// Validate NOT VALID constraints.
+	var validate []string
+	if err := collect(ctx, conn, &validate, `SELECT format('ALTER TABLE %s VALIDATE CONSTRAINT %I', c.conrelid::regclass, c.conname)
+		FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+		WHERE n.nspname = $1 AND NOT c.convalidated ORDER BY c.conrelid, c.conname`, schemaName); err != nil {
+		return steps, err
+	}
+	for _, st := range validate {
+		_ = run(st)
+	}
+
+	// Turn validated helper checks into NOT NULL.
+	rows, err := conn.QueryContext(ctx, `SELECT c.conrelid::regclass::text, cl.relname, a.attname, c.conname,
+		       pg_get_constraintdef(c.oid) = format('CHECK ((%s IS NOT NULL))', quote_ident(a.attname))
+		FROM pg_constraint c
+		JOIN pg_namespace n ON n.oid = c.connamespace
+		JOIN pg_class cl ON cl.oid = c.conrelid
+		JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+		WHERE n.nspname = $1 AND c.contype = 'c' AND c.convalidated AND array_length(c.conkey, 1) = 1
+		ORDER BY c.conrelid, c.conname`, schemaName)
+	if err != nil {
+		return steps, err
+	}
+	type helper struct{ rel, col, name string }
+	var helpers []helper
+	for rows.Next() {
+		var rel, relname, col, name string
+		var notNull bool
+		if err := rows.Scan(&rel, &relname, &col, &name, &notNull); err != nil {
+			rows.Close()
+			return steps, err
+		}
+		// A helper is named after its table and column, or was, before
+		// a rename that came before its after-commit step could run.
+		if notNull && (name == schema.ConstraintName(relname, col, "not_null") || strings.HasSuffix(name, "_not_null")) {
+			helpers = append(helpers, helper{rel, col, name})
+		}
+	}
+	rows.Close()
+	for _, h := range helpers {
+		stmts := []string{
+			"ALTER TABLE " + h.rel + " ALTER COLUMN " + pq.QuoteIdentifier(h.col) + " SET NOT NULL",
+			"ALTER TABLE " + h.rel + " DROP CONSTRAINT " + pq.QuoteIdentifier(h.name),
+		}
+		err := inTx(ctx, conn, lockTimeout, stmts)
+		step := FinishStep{Statement: strings.Join(stmts, "; ")}
+		if err != nil {
+			step.Error = err.Error()
+		}
+		steps = append(steps, step)
+	}
+
+	// Build missing indexes concurrently.
+	valid := map[string]bool{}
+	rows, err = conn.QueryContext(ctx, `SELECT c.relname, i.indisvalid FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1`, schemaName)
+	if err != nil {
+		return steps, err
+	}
+	for rows.Next() {
+		var name string
+		var ok bool
+		if err := rows.Scan(&name, &ok); err != nil {
+			rows.Close()
+			return steps, err
+		}
+		valid[name] = ok
+	}
+	rows.Close()
+	for _, ix := range wanted {
+		ok, exists := valid[ix.Name]
+		if exists && ok {
+			continue
+		}
+		if exists && run(ix.Drop) != nil {
+			continue
+		}
+		if run(ix.Create) != nil {
+			// A failed concurrent build leaves an INVALID index that
+			// writes still maintain; drop it, the next Finish retries.
+			_ = run(ix.Drop)
+		}
+	}
+	return steps, nil
+}
+
+func collect(ctx context.Context, conn *sql.Conn, out *[]string, query string, args ...any) error {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		*out = append(*out, s)
+	}
+	return rows.Err()
+}
+
+// inTx runs statements in one transaction with a lock timeout.
+func inTx(ctx context.Context, conn *sql.Conn, lockTimeout time.Duration, stmts []string) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	all := append([]string{fmt.Sprintf(`SET LOCAL lock_timeout = '%dms'`, lockTimeout.Milliseconds())}, stmts...)
+	for _, st := range all {
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,485 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// compileFile compiles a schema document from testdata.
+func compileFile(t testing.TB, name string) *schema.Compiled {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileJSON(t, string(raw))
+}
+
+func compileJSON(t testing.TB, doc string) *schema.Compiled {
+	t.Helper()
+	d, err := schema.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := schema.Compile(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// renderMap renders c and decodes the JSON document into a map.
+func renderMap(t testing.TB, c *schema.Compiled) map[string]any {
+	t.Helper()
+	doc, err := Render(c, Options{ProjectID: "abc123def456", Version: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc.JSON(), &m); err != nil {
+		t.Fatalf("rendered JSON does not parse: %v", err)
+	}
+	return m
+}
+
+// at walks a decoded document by keys.
+func at(t testing.TB, v any, path ...string) any {
+	t.Helper()
+	for i, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%s is not an object", strings.Join(path[:i], "."))
+		}
+		if v, ok = m[k]; !ok {
+			t.Fatalf("%s has no %q", strings.Join(path[:i], "."), k)
+		}
+	}
+	return v
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+func TestSingularizeReadsAsEnglish(t *testing.T) {
+	t.Parallel()
+	for plural, want := range map[string]string{
+		"users": "user", "categories": "category", "boxes": "box", "order_items": "order_item",
+		"addresses": "address", "status": "status", "people": "person", "batches": "batch",
+		"news": "news", "user": "user", "classes": "class", "data": "data",
+	} {
+		if got := singularize(plural); got != want {
+			t.Errorf("singularize(%q) = %q, want %q", plural, got, want)
+		}
+	}
+}
+
+func TestOperationIDsAndTagsMakeGoodClientNames(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	want := map[string]string{
+		"get /users": "listUsers", "post /users": "createUser", "get /users/{id}": "getUser",
+		"put /users/{id}": "replaceUser", "patch /users/{id}": "updateUser", "delete /users/{id}": "deleteUser",
+		"get /posts": "listPosts", "post /posts": "createPost", "get /tags/{id}": "getTag",
+		"post /auth/register": "register", "post /auth/login": "login", "post /auth/refresh": "refreshToken",
+		"post /auth/logout": "logout", "get /auth/me": "getCurrentUser",
+	}
+	seen := map[string]string{}
+	for path, item := range at(t, m, "paths").(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			if method == "parameters" {
+				continue
+			}
+			id, _ := op.(map[string]any)["operationId"].(string)
+			key := method + " " + path
+			if prev, dup := seen[id]; dup {
+				t.Errorf("operationId %q on %s and %s", id, prev, key)
+			}
+			seen[id] = key
+			tags := strs(op.(map[string]any)["tags"])
+			wantTag := strings.Split(path, "/")[1]
+			if len(tags) != 1 || tags[0] != wantTag {
+				t.Errorf("%s tags = %v, want [%s]", key, tags, wantTag)
+			}
+		}
+	}
+	for key, id := range want {
+		if seen[id] != key {
+			t.Errorf("operationId %q is on %q, want %q", id, seen[id], key)
+		}
+	}
+	for _, name := range []string{"User", "UserCreate", "UserReplace", "UserUpdate", "UserResponse", "UserListResponse", "Post", "Tag", "Error", "ListMeta"} {
+		at(t, m, "components", "schemas", name)
+	}
+}
+
+func TestNamesNeverCollide(t *testing.T) {
+	t.Parallel()
+	c := compileJSON(t, `{"tables": [
+		{"name": "user", "columns": [{"name": "a", "type": "text"}]},
+		{"name": "users", "columns": [{"name": "a", "type": "text"}]},
+		{"name": "errors", "columns": [{"name": "a", "type": "text"}]},
+		{"name": "error", "columns": [{"name": "a", "type": "text"}]},
+		{"name": "current_users", "columns": [{"name": "a", "type": "text"}]}]}`)
+	names := allocateNames(c)
+	seen := map[string]string{}
+	for _, fixed := range fixedComponentNames {
+		seen[strings.ToLower(fixed)] = "fixed"
+	}
+	for table, n := range names {
+		for _, name := range n.all() {
+			if prev, dup := seen[strings.ToLower(name)]; dup {
+				t.Errorf("%s of table %s collides with %s", name, table, prev)
+			}
+			seen[strings.ToLower(name)] = table
+		}
+	}
+	if names["user"].GetOp != "getUser" || names["users"].ListOp != "listUsers" || names["users"].Record != "Users" {
+		t.Errorf("user/users names: %+v / %+v", names["user"], names["users"])
+	}
+	m := renderMap(t, c) // and the document still renders
+	at(t, m, "components", "schemas", "Error", "properties", "error")
+}
+
+func TestRequestSchemasFollowEachWriteMode(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	required := func(name string) []string {
+		r, ok := at(t, m, "components", "schemas", name).(map[string]any)["required"]
+		if !ok {
+			return nil
+		}
+		out := strs(r)
+		sort.Strings(out)
+		return out
+	}
+	for name, want := range map[string][]string{
+		"PostCreate":  {"featured", "title"},                      // required without a default
+		"PostReplace": {"featured", "settings", "title", "views"}, // every required column
+		"PostUpdate":  nil,
+		"UserCreate":  {"email", "password"}, // password_hash is written as password
+	} {
+		if got := required(name); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s required = %v, want %v", name, got, want)
+		}
+	}
+	for _, name := range []string{"PostCreate", "PostReplace", "PostUpdate", "UserCreate"} {
+		if ap := at(t, m, "components", "schemas", name, "additionalProperties"); ap != false {
+			t.Errorf("%s additionalProperties = %v, want false (unknown fields are refused)", name, ap)
+		}
+	}
+	props := at(t, m, "components", "schemas", "UserCreate", "properties").(map[string]any)
+	if _, ok := props["password_hash"]; ok {
+		t.Error("UserCreate lists password_hash; the body field is password")
+	}
+	pw := props["password"].(map[string]any)
+	if pw["writeOnly"] != true || pw["minLength"] != float64(schema.MinPasswordLength) || pw["format"] != "password" {
+		t.Errorf("password = %v", pw)
+	}
+	for _, sys := range []string{"id", "created_at", "updated_at"} {
+		if p, ok := props[sys].(map[string]any); !ok || p["readOnly"] != true {
+			t.Errorf("UserCreate.%s = %v, want a read-only property (sent, it is ignored)", sys, props[sys])
+		}
+	}
+	user := at(t, m, "components", "schemas", "User", "properties").(map[string]any)
+	if _, leaked := user["password_hash"]; leaked {
+		t.Error("the User record lists password_hash, which is never returned")
+	}
+	if _, leaked := user["password"]; leaked {
+		t.Error("the User record lists password, which is never returned")
+	}
+	post := at(t, m, "components", "schemas", "PostCreate", "properties").(map[string]any)
+	checks := map[string]map[string]any{
+		"title":        {"minLength": float64(3), "maxLength": float64(80), "type": "string"},
+		"slug":         {"pattern": "^[a-z0-9-]+$"},
+		"status":       {"enum": []any{"draft", "published", "archived", nil}, "examples": []any{"draft"}},
+		"rating":       {"minimum": float64(0), "maximum": float64(5)},
+		"views":        {"type": "integer", "minimum": float64(0), "examples": []any{float64(0)}},
+		"published_at": {"format": "date-time", "pattern": dateTimePattern},
+		"publish_on":   {"format": "date", "pattern": datePattern},
+		"contact":      {"format": "email", "pattern": emailPattern, "maxLength": float64(emailMaxLength)},
+		"website":      {"format": "uri", "pattern": urlPattern},
+		"external_ref": {"format": "uuid", "pattern": uuidPattern},
+		"pin":          {"writeOnly": true, "minLength": float64(4), "maxLength": float64(12)},
+		"price":        {"pattern": decimalPattern},
+	}
+	for col, kv := range checks {
+		p := post[col].(map[string]any)
+		for k, want := range kv {
+			if !reflect.DeepEqual(p[k], want) {
+				t.Errorf("PostCreate.%s.%s = %v, want %v", col, k, p[k], want)
+			}
+		}
+	}
+	if typ := post["featured"].(map[string]any)["type"]; typ != "boolean" {
+		t.Errorf("a required column is not nullable: featured type = %v", typ)
+	}
+	if typ := post["rating"].(map[string]any)["type"]; !reflect.DeepEqual(typ, []any{"number", "null"}) {
+		t.Errorf("an optional column takes null: rating type = %v", typ)
+	}
+	if typ := post["metadata"].(map[string]any)["type"]; typ != nil {
+		t.Errorf("an optional json column takes any value: type = %v", typ)
+	}
+	if typ := post["settings"].(map[string]any)["type"]; len(typ.([]any)) != 5 {
+		t.Errorf("a required json column takes any value but null: type = %v", typ)
+	}
+}
+
+func TestListParametersCoverFiltersIncludeAndFields(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	params := map[string]map[string]any{}
+	for _, p := range at(t, m, "paths", "/users", "get", "parameters").([]any) {
+		pm := p.(map[string]any)
+		if ref, ok := pm["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/parameters/")
+			pm = at(t, m, "components", "parameters", name).(map[string]any)
+		}
+		params[pm["name"].(string)] = pm
+	}
+	for _, want := range []string{"page", "limit", "offset", "sort", "order", "filter", "search", "include", "fields", "count",
+		"filter[id]", "filter[email]", "filter[age]", "filter[is_active]", "filter[created_at]"} {
+		if _, ok := params[want]; !ok {
+			t.Errorf("listUsers lacks parameter %s", want)
+		}
+	}
+	if _, ok := params["filter[password_hash]"]; ok {
+		t.Error("password columns cannot be filtered")
+	}
+	if typ := at(t, params["filter[age]"], "schema", "type"); typ != "integer" {
+		t.Errorf("filter[age] type = %v", typ)
+	}
+	limit := params["limit"]["schema"].(map[string]any)
+	if limit["minimum"] != float64(1) || limit["maximum"] != float64(100) || limit["default"] != float64(20) {
+		t.Errorf("limit = %v", limit)
+	}
+	// users has posts (reverse of posts.author_id); posts has author and tags.
+	include := strs(at(t, params["include"], "schema", "items", "enum"))
+	for _, want := range []string{"posts", "posts.author", "posts.tags", "posts.tags.post"} {
+		if !contains(include, want) {
+			t.Errorf("include enum lacks %q: %v", want, include)
+		}
+	}
+	if contains(include, "posts.tags.post.author") {
+		t.Errorf("include nests at most 3 levels: %v", include)
+	}
+	if params["include"]["style"] != "form" || params["include"]["explode"] != false {
+		t.Errorf("include is a comma list: %v", params["include"])
+	}
+	fields := strs(at(t, params["fields"], "schema", "items", "enum"))
+	if contains(fields, "password_hash") || !contains(fields, "email") {
+		t.Errorf("fields enum = %v", fields)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestEveryOperationDocumentsItsErrorsWithExamples(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	want := map[string][]string{
+		"post /posts":         {"201", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"},
+		"get /posts":          {"200", "400", "401", "403", "404", "429", "500", "503"},
+		"get /posts/{id}":     {"200", "401", "404", "429", "500", "503"},
+		"patch /posts/{id}":   {"200", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"},
+		"delete /posts/{id}":  {"200", "401", "403", "404", "409", "429", "500", "503"}, // tags.post_id restricts
+		"delete /tags/{id}":   {"200", "401", "403", "404", "429", "500", "503"},
+		"post /auth/login":    {"200", "400", "401", "403", "413", "415", "429", "500", "503"},
+		"post /auth/register": {"201", "400", "409", "413", "415", "429", "500", "503"},
+	}
+	for key, statuses := range want {
+		method, path, _ := strings.Cut(key, " ")
+		resp := at(t, m, "paths", path, method, "responses").(map[string]any)
+		var got []string
+		for s := range resp {
+			got = append(got, s)
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, statuses) {
+			t.Errorf("%s statuses = %v, want %v", key, got, statuses)
+		}
+	}
+	for name, r := range at(t, m, "components", "responses").(map[string]any) {
+		media := at(t, r, "content", "application/json").(map[string]any)
+		if media["schema"].(map[string]any)["$ref"] != "#/components/schemas/Error" {
+			t.Errorf("response %s does not use the Error envelope", name)
+		}
+		examples, _ := media["examples"].(map[string]any)
+		if len(examples) == 0 {
+			t.Errorf("response %s has no example", name)
+		}
+		for ex, e := range examples {
+			val := at(t, e, "value").(map[string]any)
+			if val["success"] != false || at(t, val, "error", "code") == "" {
+				t.Errorf("example %s of %s is not an error envelope: %v", ex, name, val)
+			}
+		}
+	}
+	scheme := at(t, m, "components", "securitySchemes", "bearerAuth").(map[string]any)
+	if scheme["type"] != "http" || scheme["scheme"] != "bearer" || !strings.Contains(scheme["description"].(string), "API key or access token") {
+		t.Errorf("bearerAuth = %v", scheme)
+	}
+}
+
+func TestPublicOperationsTakeACredentialOptionally(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileJSON(t, `{"tables": [{"name": "notes", "permissions": {"read": "public", "delete": "key"},
+		"columns": [{"name": "body", "type": "text"}]}]}`))
+	list := at(t, m, "paths", "/notes", "get", "security").([]any)
+	if len(list) != 2 || len(list[0].(map[string]any)) != 0 {
+		t.Errorf("public list security = %v, want [{}, {bearerAuth: []}]", list)
+	}
+	create := at(t, m, "paths", "/notes", "post", "security").([]any)
+	if len(create) != 1 {
+		t.Errorf("authenticated create security = %v", create)
+	}
+	if d := at(t, m, "paths", "/notes/{id}", "delete", "description").(string); !strings.Contains(d, "API keys only") {
+		t.Errorf("key-level delete description = %q", d)
+	}
+}
+
+func TestDocumentIsValidOpenAPI31(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"alltypes.json"} {
+		doc, err := Render(compileFile(t, file), Options{ProjectID: "abc123def456", Version: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, raw := range map[string][]byte{"json": doc.JSON(), "yaml": doc.YAML()} {
+			parsed, err := libopenapi.NewDocument(raw)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			v, errs := validator.NewValidator(parsed)
+			if len(errs) > 0 {
+				t.Fatalf("%s: %v", name, errs)
+			}
+			if ok, verrs := v.ValidateDocument(); !ok {
+				for _, e := range verrs {
+					t.Errorf("%s: %s: %s", name, e.Message, e.Reason)
+					for _, f := range e.SchemaValidationErrors {
+						t.Errorf("  %s at %s", f.Reason, f.FieldPath)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestYAMLAndJSONAreTheSameDocument(t *testing.T) {
+	t.Parallel()
+	doc, err := Render(compileFile(t, "alltypes.json"), Options{ProjectID: "abc123def456", Version: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON, fromYAML any
+	if err := json.Unmarshal(doc.JSON(), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(doc.YAML(), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	// Through JSON, so YAML's integer and map types compare like JSON's.
+	again, err := json.Marshal(fromYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var normalized any
+	if err := json.Unmarshal(again, &normalized); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, normalized) {
+		t.Fatal("the YAML document differs from the JSON one")
+	}
+}
+
+func TestServerURLIsSplicedWithoutRendering(t *testing.T) {
+	t.Parallel()
+	doc, err := Render(compileFile(t, "alltypes.json"), Options{ProjectID: "abc123def456", Version: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, server := range []string{"", "https://api.example.com/v1/abc123def456", `http://[::1]:8080/v1/abc123def456`} {
+		var js, ys bytes.Buffer
+		if err := doc.WriteJSON(&js, server); err != nil {
+			t.Fatal(err)
+		}
+		if err := doc.WriteYAML(&ys, server); err != nil {
+			t.Fatal(err)
+		}
+		if js.Len() != doc.Size(false, server) || ys.Len() != doc.Size(true, server) {
+			t.Errorf("Size disagrees with what is written for %q", server)
+		}
+		want := server
+		if want == "" {
+			want = "/v1/abc123def456"
+		}
+		var j struct{ Servers []struct{ URL string } }
+		if err := json.Unmarshal(js.Bytes(), &j); err != nil || len(j.Servers) != 1 || j.Servers[0].URL != want {
+			t.Errorf("JSON servers = %+v (%v), want %s", j.Servers, err, want)
+		}
+		var y struct {
+			Servers []struct {
+				URL string `yaml:"url"`
+			} `yaml:"servers"`
+		}
+		if err := yaml.Unmarshal(ys.Bytes(), &y); err != nil || len(y.Servers) != 1 || y.Servers[0].URL != want {
+			t.Errorf("YAML servers = %+v (%v), want %s", y.Servers, err, want)
+		}
+	}
+	if bytes.Contains(doc.JSON(), []byte(serverSentinel)) {
+		t.Error("the placeholder leaked into the document")
+	}
+}
+
+func TestDocumentRendersOnceForConcurrentReaders(t *testing.T) {
+	t.Parallel()
+	doc := New(compileFile(t, "alltypes.json"), Options{ProjectID: "abc123def456", Version: 1})
+	var wg sync.WaitGroup
+	etags := make([]string, 8)
+	for i := range etags {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			etags[i] = doc.ETag()
+		}(i)
+	}
+	wg.Wait()
+	for _, e := range etags {
+		if e == "" || e != etags[0] {
+			t.Fatalf("etags = %v", etags)
+		}
+	}
+}
+
+func BenchmarkRenderAllTypes(b *testing.B) {
+	c := compileFile(b, "alltypes.json")
+	for i := 0; i < b.N; i++ {
+		if _, err := Render(c, Options{ProjectID: "abc123def456", Version: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

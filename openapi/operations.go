@@ -1,0 +1,380 @@
+package openapi
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// Names of the shared list parameters.
+const (
+	paramPage   = "Page"
+	paramLimit  = "Limit"
+	paramOffset = "Offset"
+	paramOrder  = "Order"
+	paramFilter = "FilterExpression"
+	paramCount  = "Count"
+)
+
+// maxIncludeEnum bounds the enum of include paths; a richer graph gets a
+// pattern instead, so the document stays readable.
+const maxIncludeEnum = 200
+
+// sharedParameters are the list parameters every table shares.
+func sharedParameters() *orderedmap.Map[string, *v3.Parameter] {
+	m := orderedmap.New[string, *v3.Parameter]()
+	m.Set(paramPage, &v3.Parameter{Name: "page", In: "query",
+		Description: "Page number, from 1. Use page or offset, not both.",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
+			Maximum: ptr(float64(translate.MaxPage)), Default: intNode(1)})})
+	m.Set(paramLimit, &v3.Parameter{Name: "limit", In: "query",
+		Description: fmt.Sprintf("Records per page, 1 to %d.", translate.MaxLimit),
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
+			Maximum: ptr(float64(translate.MaxLimit)), Default: intNode(translate.DefaultLimit)})})
+	m.Set(paramOffset, &v3.Parameter{Name: "offset", In: "query",
+		Description: "Records to skip, instead of page (with limit).",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(0.0),
+			Maximum: ptr(float64(int64(translate.MaxPage) * translate.MaxLimit))})})
+	m.Set(paramOrder, &v3.Parameter{Name: "order", In: "query",
+		Description: "Direction of the sort columns written without a leading '-'.",
+		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("asc"), str("desc")}, Default: str("asc")})})
+	m.Set(paramFilter, &v3.Parameter{Name: "filter", In: "query",
+		Description: "A filter expression over the table's columns, e.g. `age >= 18 and (name ~ 'ann' or is_active = true)`. " +
+			"Operators: = != > >= < <= ~ (contains, case-insensitive) !~, and, or, not, parentheses; " +
+			"values are numbers, 'strings', true, false and null.",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
+	m.Set(paramCount, &v3.Parameter{Name: "count", In: "query",
+		Description: fmt.Sprintf("How meta.total is counted: exact, estimated (exact up to %d matching records, "+
+			"then the planner's estimate with meta.total_estimated) or none (no total).", translate.ExactCountCap),
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"),
+			Enum:    []*yaml.Node{str(translate.CountExact), str(translate.CountEstimated), str(translate.CountNone)},
+			Default: str(translate.CountEstimated)})})
+	return m
+}
+
+func paramRef(name string) *v3.Parameter {
+	return &v3.Parameter{Reference: "#/components/parameters/" + name}
+}
+
+// listParameters are the query parameters of a table's list operation.
+func listParameters(t *schema.CTable) []*v3.Parameter {
+	params := []*v3.Parameter{paramRef(paramPage), paramRef(paramLimit), paramRef(paramOffset)}
+	var sortable, visible []string
+	for _, c := range t.Columns {
+		if c.Hidden {
+			continue
+		}
+		visible = append(visible, c.Name)
+		if c.Type != schema.TypeJSON && c.Type != schema.TypePassthrough {
+			sortable = append(sortable, c.Name)
+		}
+	}
+	params = append(params, &v3.Parameter{Name: "sort", In: "query",
+		Description: fmt.Sprintf("Sort columns, comma-separated; a leading '-' sorts that column descending. "+
+			"At most %d columns. Default: id. Columns: %s.", translate.MaxSortKeys, strings.Join(sortable, ", ")),
+		Schema:  base.CreateSchemaProxy(&base.Schema{Type: types("string")}),
+		Example: str("-" + schema.ColCreatedAt),
+	}, paramRef(paramOrder))
+	for _, c := range t.Columns {
+		if c.Hidden || c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
+			continue
+		}
+		params = append(params, &v3.Parameter{Name: "filter[" + c.Name + "]", In: "query",
+			Description: "Records whose " + c.Name + " equals this value; for other comparisons use filter[" + c.Name + "][op].",
+			Schema:      base.CreateSchemaProxy(filterSchema(c))})
+	}
+	params = append(params, paramRef(paramFilter))
+	if len(t.Search) > 0 {
+		names := make([]string, len(t.Search))
+		for i, c := range t.Search {
+			names[i] = c.Name
+		}
+		params = append(params, &v3.Parameter{Name: "search", In: "query",
+			Description: "Records with this term in any of: " + strings.Join(names, ", ") + " (case-insensitive).",
+			Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string"), MaxLength: ptr(int64(translate.MaxSearchLength))})})
+	}
+	if len(t.RelationNames) > 0 {
+		params = append(params, includeParameter(t))
+	}
+	fieldNodes := make([]*yaml.Node, len(visible))
+	for i, n := range visible {
+		fieldNodes[i] = str(n)
+	}
+	params = append(params, &v3.Parameter{Name: "fields", In: "query",
+		Description: "Only these columns (the id is always returned), comma-separated.",
+		Style:       "form", Explode: ptr(false),
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
+			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: fieldNodes})}})},
+		paramRef(paramCount))
+	return params
+}
+
+// filterSchema is a filter value as the server parses it from the URL.
+func filterSchema(c *schema.CColumn) *base.Schema {
+	switch c.Type {
+	case schema.TypeInteger:
+		return &base.Schema{Type: types("integer"), Format: "int64"}
+	case schema.TypeNumber, schema.TypeDecimal:
+		return &base.Schema{Type: types("number")}
+	case schema.TypeBoolean:
+		return &base.Schema{Type: types("boolean")}
+	case schema.TypeTimestamp:
+		return &base.Schema{Type: types("string"), Description: "An RFC 3339 date-time or a date (YYYY-MM-DD)."}
+	case schema.TypeDate:
+		return &base.Schema{Type: types("string"), Format: "date"}
+	case schema.TypeUUID:
+		return &base.Schema{Type: types("string"), Format: "uuid"}
+	case schema.TypeEnum:
+		return &base.Schema{Type: types("string"), Examples: []*yaml.Node{str(c.Values[0])}}
+	}
+	return &base.Schema{Type: types("string")}
+}
+
+// includeParameter lists the relation paths include accepts, nested up to
+// translate.MaxIncludeDepth levels.
+func includeParameter(t *schema.CTable) *v3.Parameter {
+	var paths []string
+	var walk func(from *schema.CTable, prefix string, depth int)
+	walk = func(from *schema.CTable, prefix string, depth int) {
+		for _, name := range from.RelationNames {
+			if len(paths) > maxIncludeEnum {
+				return
+			}
+			p := prefix + name
+			paths = append(paths, p)
+			if depth < translate.MaxIncludeDepth {
+				walk(from.Relations[name].To, p+".", depth+1)
+			}
+		}
+	}
+	walk(t, "", 1)
+	item := &base.Schema{Type: types("string")}
+	if len(paths) <= maxIncludeEnum {
+		sort.Strings(paths)
+		for _, p := range paths {
+			item.Enum = append(item.Enum, str(p))
+		}
+	} else {
+		item.Pattern = `^(` + strings.Join(t.RelationNames, "|") + `)(\.[a-z][a-z0-9_]*){0,` + fmt.Sprint(translate.MaxIncludeDepth-1) + `}$`
+	}
+	return &v3.Parameter{Name: "include", In: "query",
+		Description: fmt.Sprintf("Related records to embed, comma-separated relation names; nest with dots (a.b) up to %d levels. "+
+			"Relations of %s: %s.", translate.MaxIncludeDepth, t.Name, strings.Join(t.RelationNames, ", ")),
+		Style: "form", Explode: ptr(false),
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
+			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(item)}})}
+}
+
+// idParameter is the record id in the path.
+func idParameter(t *schema.CTable) *v3.Parameter {
+	s := &base.Schema{Type: types("integer"), Format: "int64", Minimum: ptr(1.0)}
+	switch {
+	case t.PK.Type == schema.TypeUUID:
+		s = &base.Schema{Type: types("string"), Format: "uuid"}
+	case t.PK.Type == schema.TypeInteger && t.Doc.External != nil:
+		s = &base.Schema{Type: types("integer"), Format: "int64"}
+	case t.PK.Type != schema.TypeInteger:
+		s = &base.Schema{Type: types("string")}
+	}
+	return &v3.Parameter{Name: "id", In: "path", Required: ptr(true),
+		Description: "The record's id. A malformed or unknown id is answered 404.",
+		Schema:      base.CreateSchemaProxy(s)}
+}
+
+// security is the requirement for an operation governed by level: public
+// operations take a credential optionally.
+func security(level string) []*base.SecurityRequirement {
+	bearer := orderedmap.New[string, []string]()
+	bearer.Set(securityBearer, []string{})
+	req := &base.SecurityRequirement{Requirements: bearer}
+	if level == schema.LevelPublic {
+		return append(anonymous(), req)
+	}
+	return []*base.SecurityRequirement{req}
+}
+
+// anonymous is the requirement of operations that take no credential.
+func anonymous() []*base.SecurityRequirement {
+	return []*base.SecurityRequirement{{Requirements: orderedmap.New[string, []string]()}}
+}
+
+// levelText says who may call an operation governed by level.
+func levelText(level string, write bool) string {
+	var s string
+	switch level {
+	case schema.LevelPublic:
+		s = "Permission: public (no credential needed)."
+	case schema.LevelKey:
+		s = "Permission: key (project API keys only; an end-user access token is answered 403)."
+	case schema.LevelOwner:
+		s = "Permission: owner (API keys reach every record; an end user reaches only records they own, others answer 404)."
+	default:
+		s = "Permission: authenticated (any project API key or end-user access token)."
+	}
+	if write {
+		s += " A read-scoped API key is answered 403."
+	}
+	return s
+}
+
+// statusOf maps the shared error responses to their status.
+var statusOf = map[string]string{
+	respInvalidQuery: "400", respBadBody: "400", respUnauthorized: "401", respForbidden: "403",
+	respNotFound: "404", respConflict: "409", respTooLarge: "413", respMediaType: "415",
+	respRateLimited: "429", respInternal: "500", respUnavailable: "503",
+}
+
+// responses builds an operation's responses: the success answer, then
+// the error statuses that can happen, in status order.
+func responses(status string, success *v3.Response, errs ...string) *v3.Responses {
+	codes := orderedmap.New[string, *v3.Response]()
+	codes.Set(status, success)
+	addErrors(codes, errs...)
+	return &v3.Responses{Codes: codes}
+}
+
+func addErrors(codes *orderedmap.Map[string, *v3.Response], errs ...string) {
+	for _, e := range errs {
+		codes.Set(statusOf[e], responseRef(e))
+	}
+}
+
+// successResponse is a success answer whose body is the named schema.
+func successResponse(desc, schemaName string, headers *orderedmap.Map[string, *v3.Header]) *v3.Response {
+	content := orderedmap.New[string, *v3.MediaType]()
+	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxyRef(schemaRef(schemaName))})
+	return &v3.Response{Description: desc, Headers: headers, Content: content}
+}
+
+func jsonBody(desc, schemaName string) *v3.RequestBody {
+	content := orderedmap.New[string, *v3.MediaType]()
+	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxyRef(schemaRef(schemaName))})
+	return &v3.RequestBody{Description: desc, Required: ptr(true), Content: content}
+}
+
+// tablePaths adds the collection and item paths of table t.
+func tablePaths(paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames) {
+	readLevel, createLevel := t.Level("read"), t.Level("create")
+	updateLevel, deleteLevel := t.Level("update"), t.Level("delete")
+	tags := []string{t.Name}
+	withLocation := rateHeaders()
+	withLocation.Set(headerLocation, &v3.Header{Reference: "#/components/headers/" + headerLocation})
+
+	readErrors := func(list bool) []string {
+		errs := []string{}
+		if list {
+			errs = append(errs, respInvalidQuery)
+		}
+		errs = append(errs, respUnauthorized)
+		if readLevel == schema.LevelKey || (list && len(t.RelationNames) > 0) {
+			errs = append(errs, respForbidden)
+		}
+		return append(errs, respNotFound, respRateLimited, respInternal, respUnavailable)
+	}
+	writeErrors := func(conflict bool, item bool) []string {
+		errs := []string{respBadBody, respUnauthorized, respForbidden, respNotFound}
+		if conflict {
+			errs = append(errs, respConflict)
+		}
+		return append(errs, respTooLarge, respMediaType, respRateLimited, respInternal, respUnavailable)
+	}
+	unique := hasUnique(t)
+
+	listDesc := joinSentences(
+		"Returns a page of "+t.Name+" records with paging metadata. Filter with filter[column]=value (equality) or "+
+			"filter[column][op]=value, op one of eq, ne, gt, gte, lt, lte, like (contains, case-insensitive; text columns), "+
+			"in (comma list) and null (true or false); several filters combine with AND. Or write a filter expression. "+
+			"Search text columns with search, embed related records with include, pick columns with fields.",
+		levelText(readLevel, false))
+	collection := &v3.PathItem{
+		Get: &v3.Operation{Tags: tags, OperationId: n.ListOp, Summary: "List " + t.Name, Description: listDesc,
+			Parameters: listParameters(t), Security: security(readLevel),
+			Responses: responses("200", successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), readErrors(true)...)},
+		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a " + t.Name + " record",
+			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",
+				levelText(createLevel, true)),
+			RequestBody: jsonBody("The new record.", n.Create), Security: security(createLevel),
+			Responses: responses("201", successResponse("The created record.", n.Response, withLocation), writeErrors(unique, false)...)},
+	}
+	paths.Set("/"+t.Name, collection)
+
+	item := &v3.PathItem{
+		Parameters: []*v3.Parameter{idParameter(t)},
+		Get: &v3.Operation{Tags: tags, OperationId: n.GetOp, Summary: "Get a " + t.Name + " record",
+			Description: levelText(readLevel, false), Security: security(readLevel),
+			Responses: responses("200", successResponse("The record (message: \"Record retrieved successfully\").", n.Response, rateHeaders()), readErrors(false)...)},
+		Put: &v3.Operation{Tags: tags, OperationId: n.ReplaceOp, Summary: "Replace a " + t.Name + " record",
+			Description: joinSentences("Every required field must be present; absent optional fields go back to their default or null.",
+				levelText(updateLevel, true)),
+			RequestBody: jsonBody("The whole record.", n.Replace), Security: security(updateLevel),
+			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique, true)...)},
+		Patch: &v3.Operation{Tags: tags, OperationId: n.UpdateOp, Summary: "Update fields of a " + t.Name + " record",
+			Description: joinSentences("Only the fields given change.", levelText(updateLevel, true)),
+			RequestBody: jsonBody("The fields to change.", n.Update), Security: security(updateLevel),
+			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique, true)...)},
+		Delete: &v3.Operation{Tags: tags, OperationId: n.DeleteOp, Summary: "Delete a " + t.Name + " record",
+			Description: joinSentences("Answers with the deleted record (message: \"Record deleted successfully\").",
+				levelText(deleteLevel, true)),
+			Security: security(deleteLevel),
+			Responses: responses("200", successResponse("The deleted record.", n.Response, rateHeaders()),
+				deleteErrors(c, t)...)},
+	}
+	paths.Set("/"+t.Name+"/{id}", item)
+}
+
+func deleteErrors(c *schema.Compiled, t *schema.CTable) []string {
+	errs := []string{respUnauthorized, respForbidden, respNotFound}
+	if isRestricted(c, t) {
+		errs = append(errs, respConflict)
+	}
+	return append(errs, respRateLimited, respInternal, respUnavailable)
+}
+
+// hasUnique reports whether a write can collide with a unique column.
+func hasUnique(t *schema.CTable) bool {
+	for _, c := range t.Columns {
+		if c.Unique {
+			return true
+		}
+	}
+	return false
+}
+
+// isRestricted reports whether deleting a record of t can be refused: a
+// foreign key to t restricts (on_delete restrict, the default), or one
+// cascades the delete to a table whose own delete can be refused.
+func isRestricted(c *schema.Compiled, t *schema.CTable) bool {
+	return restricted(c, t, map[string]bool{})
+}
+
+func restricted(c *schema.Compiled, t *schema.CTable, seen map[string]bool) bool {
+	if seen[t.Name] {
+		return false
+	}
+	seen[t.Name] = true
+	for _, other := range c.Tables {
+		for _, col := range other.Columns {
+			r := col.References
+			if r == nil || r.Table != t.Name {
+				continue
+			}
+			switch r.OnDelete {
+			case "", schema.OnDeleteRestrict:
+				return true
+			case schema.OnDeleteCascade:
+				if restricted(c, other, seen) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,180 @@
+// Package swaggerui serves Swagger UI from files embedded at build time
+// (copied from swagger-ui-dist by copy-assets.sh), with a page that loads
+// the project's ./openapi.json and keeps the Authorize credential.
+package swaggerui
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+//go:embed assets
+var embedded embed.FS
+
+// Embedded returns the files built into the module (only a README when
+// copy-assets.sh did not run before the build).
+func Embedded() fs.FS {
+	sub, err := fs.Sub(embedded, "assets")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+// required are the files without which the page cannot work.
+var required = []string{"swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css"}
+
+// servable are the files the UI serves; everything else in the directory
+// (README, LICENSE) stays private.
+var servable = map[string]bool{
+	"swagger-ui-bundle.js": true, "swagger-ui-standalone-preset.js": true, "swagger-ui.css": true,
+	"favicon-16x16.png": true, "favicon-32x32.png": true, initScript: true,
+}
+
+const initScript = "init.js"
+
+// MissingMessage is what /docs answers when the assets were not embedded.
+const MissingMessage = "Swagger UI is not part of this build: its files were not embedded. " +
+	"Run openapi/swaggerui/copy-assets.sh (or make swagger-ui; needs Node.js and npm) and rebuild. " +
+	"The API description itself is served at ./openapi.json."
+
+// UI serves the page and its assets.
+type UI struct {
+	files   fs.FS
+	missing []string
+	version string
+	page    []byte
+	etags   map[string]string
+}
+
+// New prepares a UI over files (normally Embedded()).
+func New(files fs.FS) *UI {
+	u := &UI{files: files, etags: map[string]string{}}
+	for _, name := range required {
+		if _, err := fs.Stat(files, name); err != nil {
+			u.missing = append(u.missing, name)
+		}
+	}
+	if v, err := fs.ReadFile(files, "VERSION"); err == nil {
+		u.version = strings.TrimSpace(string(v))
+	}
+	u.page = []byte(strings.ReplaceAll(pageHTML, "{{version}}", u.version))
+	for name := range servable {
+		if data, err := u.read(name); err == nil {
+			sum := sha256.Sum256(data)
+			u.etags[name] = `"` + hex.EncodeToString(sum[:8]) + `"`
+		}
+	}
+	return u
+}
+
+// Available reports whether every file the page needs is there.
+func (u *UI) Available() bool { return len(u.missing) == 0 }
+
+// Missing lists the required files that are absent.
+func (u *UI) Missing() []string { return u.missing }
+
+// Version is the swagger-ui-dist version embedded, if known.
+func (u *UI) Version() string { return u.version }
+
+// ServePage writes the HTML page. It is the same for every project: it
+// loads ./openapi.json and its assets from docs/, relative to its URL
+// /v1/<project_id>/docs.
+func (u *UI) ServePage(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	setPageSecurity(h)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(u.page))
+}
+
+// ServeAsset writes one of the UI's files; it answers false when there is
+// no such file, so the caller writes its own 404.
+func (u *UI) ServeAsset(w http.ResponseWriter, r *http.Request, name string) bool {
+	if !servable[name] {
+		return false
+	}
+	data, err := u.read(name)
+	if err != nil {
+		return false
+	}
+	h := w.Header()
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h.Set("Content-Type", ct)
+	h.Set("Cache-Control", "public, max-age=86400")
+	h.Set("ETag", u.etags[name])
+	h.Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+	return true
+}
+
+func (u *UI) read(name string) ([]byte, error) {
+	if name == initScript {
+		return []byte(initJS), nil
+	}
+	return fs.ReadFile(u.files, name)
+}
+
+// setPageSecurity keeps the page to its own origin: scripts and styles
+// from the module, requests to this server only (Try it out).
+func setPageSecurity(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
+		"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// pageHTML is the page; every URL in it is relative to /v1/<project_id>/docs.
+const pageHTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="Tablesmith, swagger-ui-dist {{version}}">
+<title>API documentation</title>
+<link rel="icon" type="image/png" sizes="32x32" href="docs/favicon-32x32.png">
+<link rel="icon" type="image/png" sizes="16x16" href="docs/favicon-16x16.png">
+<link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/swagger-ui-standalone-preset.js"></script>
+<script src="docs/init.js"></script>
+</body>
+</html>
+`
+
+// initJS starts Swagger UI. It lives in a file of its own so the page's
+// Content-Security-Policy needs no inline script. The standalone layout
+// is kept without its top bar: the page documents one API, not any URL.
+const initJS = `"use strict";
+window.addEventListener("load", function () {
+  var hideTopbar = function () { return { components: { Topbar: function () { return null; } } }; };
+  window.ui = SwaggerUIBundle({
+    url: "./openapi.json",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    persistAuthorization: true,
+    displayRequestDuration: true,
+    filter: true,
+    showExtensions: true,
+    showCommonExtensions: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl, hideTopbar],
+    layout: "StandaloneLayout"
+  });
+});
+`

@@ -1,0 +1,454 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Origins of a database change: who made the difference between the
+// draft and the database.
+const (
+	// OriginDatabase: the database changed since the last generate (or
+	// refresh), outside Tablesmith.
+	OriginDatabase = "database"
+	// OriginDraft: an unpublished edit of the draft, which generate
+	// would apply.
+	OriginDraft = "draft"
+)
+
+// Kinds of database changes.
+const (
+	DBTableAdded    = "table_added"
+	DBTableRemoved  = "table_removed"
+	DBTableChanged  = "table_changed"
+	DBColumnAdded   = "column_added"
+	DBColumnRemoved = "column_removed"
+	DBColumnChanged = "column_changed"
+)
+
+// DatabaseChange is one difference between a project's draft and the
+// database it fronts.
+type DatabaseChange struct {
+	Kind        string `json:"kind"`
+	Table       string `json:"table"`
+	Column      string `json:"column,omitempty"`
+	Origin      string `json:"origin"`
+	Description string `json:"description"`
+}
+
+// Reconciliation is the outcome of comparing a fronted project's
+// published document and draft with a new introspection of its database.
+type Reconciliation struct {
+	// Changes lists every difference between the draft and the database.
+	Changes []DatabaseChange `json:"changes"`
+	// Replaced lists unpublished edits of the draft that the database's
+	// own change to the same table or column replaces when applied.
+	Replaced []string `json:"replaced"`
+	// Published is the published document brought up to the database's
+	// state: what the API serves after the refresh is applied.
+	Published Document `json:"-"`
+	// Draft is the draft with the database's changes and with the
+	// user's unpublished edits that they do not touch.
+	Draft Document `json:"-"`
+}
+
+// Reconcile compares the draft of a project that fronts a database with
+// db, the database's schema as Introspect reads it now, using published
+// (what the API serves, which was the database's state at the last
+// generate) to tell changes made in the database apart from edits of the
+// draft: a difference where the database no longer matches published was
+// made in the database; one where it does was made in the draft. The
+// result's Published adopts the database's changes, and its Draft adopts
+// them too while keeping the draft's own edits, so that a generate after
+// the refresh applies exactly the edits and nothing the database already
+// has. Tables Tablesmith created in the fronted schema (without External)
+// stay managed: their system columns are not compared.
+func Reconcile(published, draft, db Document) Reconciliation {
+	r := &reconciler{res: Reconciliation{Changes: []DatabaseChange{}, Replaced: []string{},
+		Published: Document{Tables: []Table{}}, Draft: Document{Tables: []Table{}}}}
+	// The draft's tables keyed by the published name they stand for.
+	draftOf := map[string]int{}
+	for i, t := range draft.Tables {
+		if _, ok := published.Table(t.Name); ok {
+			draftOf[t.Name] = i
+		} else if t.RenamedFrom != "" {
+			if _, ok := published.Table(t.RenamedFrom); ok {
+				draftOf[t.RenamedFrom] = i
+			}
+		}
+	}
+	newDraft := map[int]*Table{} // draft index → its reconciled table (nil: removed)
+	removed := map[int]bool{}
+	var added []Table
+	for _, pt := range published.Tables {
+		bt, inDB := db.Table(pt.Name)
+		di, inDraft := draftOf[pt.Name]
+		var dt *Table
+		if inDraft {
+			dt = &draft.Tables[di]
+		}
+		if !inDB {
+			r.change(DBTableRemoved, pt.Name, "", OriginDatabase, "table %s is no longer in the database, or can no longer be served; the API stops serving it", pt.Name)
+			if dt != nil {
+				if !sameTable(*dt, pt) {
+					r.replaced("your unpublished edits of table %s", dt.Name)
+				}
+				removed[di] = true
+			}
+			continue
+		}
+		np, nd := r.table(pt, bt, dt)
+		r.res.Published.Tables = append(r.res.Published.Tables, np)
+		if dt != nil {
+			newDraft[di] = nd
+		} else {
+			r.change(DBTableRemoved, pt.Name, "", OriginDraft, "the draft drops table %s; generate would drop it in the database (after confirmation)", pt.Name)
+		}
+	}
+	for _, bt := range db.Tables {
+		if _, ok := published.Table(bt.Name); ok {
+			continue
+		}
+		// A table new to the database. A draft table of the same name
+		// (one the user meant to create) gives way to it.
+		for i, t := range draft.Tables {
+			if t.Name == bt.Name && !removed[i] && newDraft[i] == nil {
+				r.replaced("your unpublished table %s, which the database now has", t.Name)
+				removed[i] = true
+			}
+		}
+		r.change(DBTableAdded, bt.Name, "", OriginDatabase, "table %s was added to the database; the API serves it after the refresh", bt.Name)
+		r.res.Published.Tables = append(r.res.Published.Tables, bt)
+		added = append(added, bt)
+	}
+	for i, t := range draft.Tables {
+		switch {
+		case removed[i]:
+		case newDraft[i] != nil:
+			r.res.Draft.Tables = append(r.res.Draft.Tables, *newDraft[i])
+		default:
+			if _, ok := draftOf[t.Name]; !ok {
+				r.change(DBTableAdded, t.Name, "", OriginDraft, "the draft adds table %s; generate would create it", t.Name)
+			}
+			r.res.Draft.Tables = append(r.res.Draft.Tables, t)
+		}
+	}
+	r.res.Draft.Tables = append(r.res.Draft.Tables, added...)
+	return r.res
+}
+
+type reconciler struct{ res Reconciliation }
+
+func (r *reconciler) change(kind, table, column, origin, format string, args ...any) {
+	r.res.Changes = append(r.res.Changes, DatabaseChange{Kind: kind, Table: table, Column: column, Origin: origin,
+		Description: fmt.Sprintf(format, args...)})
+}
+
+func (r *reconciler) replaced(format string, args ...any) {
+	r.res.Replaced = append(r.res.Replaced, fmt.Sprintf(format, args...))
+}
+
+// table reconciles one table present in the published document and the
+// database: np is its new published form, nd its new draft form (nil dt:
+// the draft drops it, and keeps dropping it).
+func (r *reconciler) table(pt, bt Table, dt *Table) (np Table, nd *Table) {
+	managed := pt.External == nil
+	if managed {
+		bt = withoutSystemColumns(bt)
+	}
+	np = pt
+	np.Columns = nil
+	if !managed {
+		np.External, np.IDType = bt.External, bt.IDType
+		if *pt.External != *bt.External || pt.IDType != bt.IDType {
+			r.change(DBTableChanged, pt.Name, "", OriginDatabase, "the primary key or timestamps of table %s changed in the database", pt.Name)
+		}
+	}
+	if dt != nil {
+		d := *dt
+		d.Columns = nil
+		if !managed && d.External != nil {
+			d.External, d.IDType = bt.External, bt.IDType
+		}
+		nd = &d
+		if d.Name != pt.Name {
+			r.change(DBTableChanged, pt.Name, "", OriginDraft, "the draft renames table %s to %s", pt.Name, d.Name)
+		}
+	}
+	// The draft's columns keyed by the published name they stand for.
+	draftCol := map[string]int{}
+	if dt != nil {
+		for i, c := range dt.Columns {
+			if _, ok := pt.Column(c.Name); ok {
+				draftCol[c.Name] = i
+			} else if c.RenamedFrom != "" {
+				if _, ok := pt.Column(c.RenamedFrom); ok {
+					draftCol[c.RenamedFrom] = i
+				}
+			}
+		}
+	}
+	draftNew := map[int]*Column{} // draft column index → reconciled (nil entry absent: keep as is)
+	draftGone := map[int]bool{}
+	var appended []Column
+	for _, bc := range bt.Columns {
+		pc, inPub := pt.Column(bc.Name)
+		di, inDraft := draftCol[bc.Name]
+		if !inPub {
+			np.Columns = append(np.Columns, bc)
+			r.change(DBColumnAdded, pt.Name, bc.Name, OriginDatabase, "column %s.%s (%s) was added to the database", pt.Name, bc.Name, describeType(bc))
+			if dt != nil {
+				for i, c := range dt.Columns {
+					if c.Name == bc.Name && !draftGone[i] {
+						if _, isPub := draftCol[c.Name]; !isPub {
+							r.replaced("your unpublished column %s.%s, which the database now has", dt.Name, c.Name)
+							draftGone[i] = true
+						}
+					}
+				}
+				appended = append(appended, bc)
+			}
+			continue
+		}
+		if sameColumnInDB(pc, bc) {
+			np.Columns = append(np.Columns, pc)
+			if dt == nil {
+				continue
+			}
+			if !inDraft {
+				r.change(DBColumnRemoved, pt.Name, pc.Name, OriginDraft, "the draft drops column %s.%s; generate would drop it in the database (after confirmation)", pt.Name, pc.Name)
+			} else if dc := dt.Columns[di]; !sameColumnInDB(pc, dc) || dc.Name != pc.Name {
+				r.change(DBColumnChanged, pt.Name, pc.Name, OriginDraft, "the draft changes column %s.%s; generate would apply it", pt.Name, pc.Name)
+			}
+			continue
+		}
+		adopted := keepDocumentOnly(pc, bc)
+		np.Columns = append(np.Columns, adopted)
+		r.change(DBColumnChanged, pt.Name, pc.Name, OriginDatabase, "column %s.%s changed in the database: %s", pt.Name, pc.Name, describeChange(pc, bc))
+		if dt != nil && inDraft {
+			dc := dt.Columns[di]
+			if !sameColumnInDB(pc, dc) {
+				r.replaced("your unpublished change of column %s.%s", dt.Name, dc.Name)
+			}
+			nc := keepDocumentOnly(dc, bc)
+			nc.Name, nc.RenamedFrom = dc.Name, dc.RenamedFrom
+			draftNew[di] = &nc
+		}
+	}
+	for _, pc := range pt.Columns {
+		if _, inDB := bt.Column(pc.Name); inDB {
+			continue
+		}
+		r.change(DBColumnRemoved, pt.Name, pc.Name, OriginDatabase, "column %s.%s is no longer in the database", pt.Name, pc.Name)
+		if di, inDraft := draftCol[pc.Name]; inDraft {
+			if !sameColumnInDB(pc, dt.Columns[di]) {
+				r.replaced("your unpublished change of column %s.%s", dt.Name, dt.Columns[di].Name)
+			}
+			draftGone[di] = true
+		}
+	}
+	if nd == nil {
+		return np, nil
+	}
+	for i, c := range dt.Columns {
+		switch {
+		case draftGone[i]:
+		case draftNew[i] != nil:
+			nd.Columns = append(nd.Columns, *draftNew[i])
+		default:
+			if _, isPub := draftCol[c.Name]; !isPub && c.RenamedFrom == "" {
+				r.change(DBColumnAdded, nd.Name, c.Name, OriginDraft, "the draft adds column %s.%s; generate would add it", nd.Name, c.Name)
+			}
+			nd.Columns = append(nd.Columns, c)
+		}
+	}
+	nd.Columns = append(nd.Columns, appended...)
+	if nd.Columns == nil {
+		nd.Columns = []Column{}
+	}
+	if np.Columns == nil {
+		np.Columns = []Column{}
+	}
+	return np, nd
+}
+
+// withoutSystemColumns drops id, created_at and updated_at from an
+// introspected table, to compare it with a managed one.
+func withoutSystemColumns(t Table) Table {
+	out := t
+	out.Columns = nil
+	for _, c := range t.Columns {
+		if !isSystemColumn(c.Name) {
+			out.Columns = append(out.Columns, c)
+		}
+	}
+	return out
+}
+
+// sameTable compares two tables' database-visible definitions.
+func sameTable(a, b Table) bool {
+	if a.Name != b.Name || len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Name != b.Columns[i].Name || !sameColumnInDB(a.Columns[i], b.Columns[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// storedAsText are the types the database holds as plain text, whose
+// check constraints (if any) introspection cannot tell apart.
+func storedAsText(t string) bool { return t == TypeEmail || t == TypeURL || t == TypePassword }
+
+// sameColumnInDB compares what the database itself says about a column
+// (type, nullability, default, uniqueness, bounds, values, foreign key).
+// a is the document's column, b may be introspected: a column the
+// document types email, url or password is text in the database, and
+// limits only the validators enforce do not count.
+func sameColumnInDB(a, b Column) bool {
+	norm := func(c Column, like Column) Column {
+		out := Column{Type: c.Type, Required: c.Required, Unique: c.Unique, Min: c.Min, Max: c.Max,
+			MinLength: c.MinLength, MaxLength: c.MaxLength, Values: c.Values, PGType: c.PGType}
+		if storedAsText(like.Type) && c.Type == TypeText {
+			out.Type = like.Type
+		}
+		if out.Type == TypeEmail || out.Type == TypePassword {
+			out.MinLength, out.MaxLength = nil, nil
+		}
+		if c.References != nil {
+			ref := *c.References
+			if ref.OnDelete == "" {
+				ref.OnDelete = OnDeleteRestrict
+			}
+			out.References = &ref
+		}
+		out.Default = normalDefault(c)
+		return out
+	}
+	x, _ := json.Marshal(norm(a, a))
+	y, _ := json.Marshal(norm(b, a))
+	return bytes.Equal(x, y)
+}
+
+// normalDefault renders a default so that equal values compare equal
+// (1.50 and "1.5" on a decimal column, no default and null).
+func normalDefault(c Column) json.RawMessage {
+	raw := bytes.TrimSpace(c.Default)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	case string:
+		if c.Type == TypeDecimal || c.Type == TypeNumber || c.Type == TypeInteger {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+				return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64))
+			}
+		}
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// keepDocumentOnly returns the database's column b with what only the
+// document knows of a kept: description, relation names, html, pattern,
+// search and index flags, and the type and limits of a column the
+// database holds as text.
+func keepDocumentOnly(a, b Column) Column {
+	out := b
+	out.Name, out.RenamedFrom = a.Name, a.RenamedFrom
+	if a.Description != "" {
+		out.Description = a.Description
+	}
+	out.HTML, out.Pattern, out.Searchable = a.HTML, a.Pattern, a.Searchable
+	out.Index = a.Index || b.Index
+	if out.References != nil && a.References != nil && a.References.Table == out.References.Table {
+		out.Relation, out.ReverseRelation = a.Relation, a.ReverseRelation
+	}
+	if storedAsText(a.Type) && b.Type == TypeText {
+		out.Type = a.Type
+		if a.Type == TypeEmail || a.Type == TypePassword {
+			out.MinLength, out.MaxLength = a.MinLength, a.MaxLength
+		}
+	}
+	return out
+}
+
+func describeType(c Column) string {
+	if c.Type == TypePassthrough {
+		return c.PGType + ", read-only"
+	}
+	return c.Type
+}
+
+// describeChange says how a column's definition differs, property by
+// property, in the builder's words.
+func describeChange(a, b Column) string {
+	var parts []string
+	show := func(name string, x, y any) {
+		xs, _ := json.Marshal(x)
+		ys, _ := json.Marshal(y)
+		if !bytes.Equal(xs, ys) {
+			parts = append(parts, fmt.Sprintf("%s %s → %s", name, xs, ys))
+		}
+	}
+	if a.Type != b.Type && !(storedAsText(a.Type) && b.Type == TypeText) {
+		parts = append(parts, fmt.Sprintf("type %s → %s", describeType(a), describeType(b)))
+	}
+	show("required", a.Required, b.Required)
+	show("unique", a.Unique, b.Unique)
+	show("default", normalDefault(a), normalDefault(b))
+	show("min", a.Min, b.Min)
+	show("max", a.Max, b.Max)
+	if !(a.Type == TypeEmail || a.Type == TypePassword) {
+		show("min_length", a.MinLength, b.MinLength)
+		show("max_length", a.MaxLength, b.MaxLength)
+	}
+	show("values", a.Values, b.Values)
+	ra, rb := "", ""
+	if a.References != nil {
+		ra = a.References.Table
+	}
+	if b.References != nil {
+		rb = b.References.Table
+	}
+	if ra != rb {
+		parts = append(parts, fmt.Sprintf("references %q → %q", ra, rb))
+	}
+	if len(parts) == 0 {
+		return "its foreign key rule changed"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// RepairPublished makes a reconciled published document valid, taking
+// out (and noting) what a database change made unservable, as Introspect
+// does for a fresh document.
+func RepairPublished(d Document) (Document, []IntrospectionNote) {
+	in := &introspector{res: Introspection{Document: d, Notes: []IntrospectionNote{}}}
+	if len(Validate(d)) == 0 {
+		return d, nil
+	}
+	nameRelations(&in.res.Document)
+	in.repair()
+	for _, u := range in.res.Unsupported {
+		in.res.Notes = append(in.res.Notes, IntrospectionNote{Table: u.Table, Note: "left out of the API: " + u.Reason})
+	}
+	return in.res.Document, in.res.Notes
+}
