@@ -1,5 +1,5 @@
 # Tablesmith: `make run` builds and serves everything; `make test` runs every test.
-.PHONY: run caddy dashboard test test-go test-dashboard test-e2e lint bench stop-db
+.PHONY: run caddy dashboard test test-go test-dashboard test-e2e lint bench stop-db swagger-ui
 
 GO_TEST_FLAGS ?= -p 2 -timeout 15m
 
@@ -20,7 +20,11 @@ dashboard/node_modules: dashboard/package-lock.json
 
 test: test-go test-dashboard test-e2e
 
-test-go:
+# Swagger UI's files from swagger-ui-dist, embedded in the module (go:embed) for /docs.
+swagger-ui:
+	./openapi/swaggerui/copy-assets.sh
+
+test-go: swagger-ui
 	go vet ./...
 	go test $(GO_TEST_FLAGS) ./...
 	# A short fuzzing run of the query parsers on top of their seed corpus.

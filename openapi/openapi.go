@@ -85,7 +85,7 @@ func Build(c *schema.Compiled, o Options) *v3.Document {
 	return &v3.Document{
 		Version: "3.1.0",
 		Info: &base.Info{Title: title, Version: strconv.Itoa(o.Version),
-			Summary:     "The generated REST API of Tablesmith project " + o.ProjectID + ".",
+			Summary:     "The generated REST API of a Tablesmith project.",
 			Description: infoDescription(o)},
 		Servers: []*v3.Server{{URL: BasePath(o.ProjectID), Description: "This project's API"}},
 		Tags:    tags,

@@ -389,6 +389,47 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	}
 }
 
+func TestFrontedDatabaseTablesAreDescribed(t *testing.T) {
+	t.Parallel()
+	c := compileJSON(t, `{"tables": [{"name": "legacy_items", "external": {"primary_key": "code", "has_created_at": true},
+		"columns": [{"name": "code", "type": "text", "required": true},
+			{"name": "created_at", "type": "timestamp"},
+			{"name": "location", "type": "passthrough", "pg_type": "point"},
+			{"name": "label", "type": "text"}]}]}`)
+	m := renderMap(t, c)
+	if typ := at(t, m, "paths", "/legacy_items/{id}", "parameters").([]any)[0].(map[string]any)["schema"].(map[string]any)["type"]; typ != "string" {
+		t.Errorf("a text primary key is a string id: %v", typ)
+	}
+	body := at(t, m, "components", "schemas", "LegacyItemCreate", "properties").(map[string]any)
+	for _, ro := range []string{"code", "location"} {
+		if p, ok := body[ro].(map[string]any); !ok || p["readOnly"] != true {
+			t.Errorf("LegacyItemCreate.%s = %v, want read-only", ro, body[ro])
+		}
+	}
+	if _, ok := body["label"]; !ok {
+		t.Error("LegacyItemCreate lacks its writable column")
+	}
+	rec := at(t, m, "components", "schemas", "LegacyItem", "properties", "location").(map[string]any)
+	if !strings.Contains(rec["description"].(string), "point") {
+		t.Errorf("a passthrough column names its database type: %v", rec)
+	}
+	doc, err := Render(c, Options{ProjectID: "abc123def456", Version: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := libopenapi.NewDocument(doc.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(parsed)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if ok, verrs := v.ValidateDocument(); !ok {
+		t.Fatalf("invalid document: %v", verrs)
+	}
+}
+
 func TestYAMLAndJSONAreTheSameDocument(t *testing.T) {
 	t.Parallel()
 	doc, err := Render(compileFile(t, "alltypes.json"), Options{ProjectID: "abc123def456", Version: 1})

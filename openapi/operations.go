@@ -79,9 +79,8 @@ func listParameters(t *schema.CTable) []*v3.Parameter {
 	}
 	params = append(params, &v3.Parameter{Name: "sort", In: "query",
 		Description: fmt.Sprintf("Sort columns, comma-separated; a leading '-' sorts that column descending. "+
-			"At most %d columns. Default: id. Columns: %s.", translate.MaxSortKeys, strings.Join(sortable, ", ")),
-		Schema:  base.CreateSchemaProxy(&base.Schema{Type: types("string")}),
-		Example: str("-" + schema.ColCreatedAt),
+			"At most %d columns, e.g. -created_at,id. Default: id. Columns: %s.", translate.MaxSortKeys, strings.Join(sortable, ", ")),
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")}),
 	}, paramRef(paramOrder))
 	for _, c := range t.Columns {
 		if c.Hidden || c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {

@@ -103,7 +103,7 @@ func TestDiffPlansEveryKindOfColumnChange(t *testing.T) {
 			var rules []string
 			for _, pc := range p.Prechecks {
 				rules = append(rules, pc.Rule)
-				if pc.Table != "t" || pc.Column != "c" || !strings.Contains(pc.SQL, `FROM "s"."t" AS t`) {
+				if pc.Table != "t" || pc.Column != "c" || !strings.Contains(pc.SQL, `FROM "s"."t" AS`) || !strings.Contains(pc.Examples, `FROM "s"."t" AS t`) {
 					t.Errorf("precheck = %+v", pc)
 				}
 			}

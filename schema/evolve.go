@@ -298,8 +298,12 @@ func (d *differ) alterColumn(ot, nt Table, oc, nc Column) {
 		if conv.bad != nil {
 			valid += " AND NOT (" + conv.bad(ref("u")) + ")"
 		}
-		dups := "SELECT " + value("u") + " FROM " + d.g.table(ot.Name) + " AS u WHERE " + valid + " GROUP BY 1 HAVING count(*) > 1"
-		d.precheck(c, ot, nc.Name, "no two rows share a value (the column becomes unique)", ref("t")+" IS NOT NULL AND "+guard("t", value("t")+" IN ("+dups+")"), 0)
+		groups := " FROM " + d.g.table(ot.Name) + " AS u WHERE " + valid + " GROUP BY " + value("u") + " HAVING count(*) > 1"
+		// Counting the rows of duplicated values needs one scan; the
+		// examples (only on failure) find those rows again.
+		d.precheckCounted(c, ot, nc.Name, "no two rows share a value (the column becomes unique)",
+			ref("t")+" IS NOT NULL AND "+guard("t", value("t")+" IN (SELECT "+value("u")+groups+")"),
+			"SELECT coalesce(sum(n), 0) FROM (SELECT count(*) AS n"+groups+") AS d", 0)
 	}
 	if checkChanged && newChk != "" && !looser(oc, nc) {
 		cond := "NOT coalesce(" + checkExprOn(nc, value("t")) + ", true)"

@@ -426,29 +426,6 @@ func BenchmarkRecorderRecord(b *testing.B) {
 	for b.Loop() {
 		rec.Record(benchSample)
 	}
-	b.StopTimer()
-	st := rec.Stats()
-	b.ReportMetric(float64(st.Dropped)/float64(st.Recorded+st.Dropped)*100, "%dropped")
-}
-
-// BenchmarkRecorderAggregate is the aggregator's cost per sample (bucket
-// lookup and sketch update): its throughput is the most samples per
-// second one node can record before it starts dropping.
-func BenchmarkRecorderAggregate(b *testing.B) {
-	rec := analytics.New(analytics.Config{FlushEvery: time.Hour, CompactEvery: -1, Buffer: 1 << 16})
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() { rec.DrainForBenchmark(stop); close(done) }()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		s := benchSample
-		s.Latency += time.Duration(i%5000) * time.Microsecond
-		for rec.Stats().Recorded == uint64(i) { // never drop: wait for room
-			rec.Record(s)
-		}
-	}
-	close(stop)
-	<-done
 }
 
 // BenchmarkRecorderRecordSaturated has every core record as fast as it

@@ -194,14 +194,11 @@ func (r *Recorder) aggregate() {
 	open := map[bucketKey]*bucketAgg{}
 	tick := time.NewTicker(r.cfg.FlushEvery)
 	defer tick.Stop()
+	// drain folds what was queued when it was called (not what arrives
+	// meanwhile, which could go on forever under load).
 	drain := func() {
-		for {
-			select {
-			case s := <-r.in:
-				r.fold(open, s)
-			default:
-				return
-			}
+		for n := len(r.in); n > 0; n-- {
+			r.fold(open, <-r.in)
 		}
 	}
 	for {
@@ -209,7 +206,7 @@ func (r *Recorder) aggregate() {
 		case s := <-r.in:
 			r.fold(open, s)
 			// Take what else is queued without going back through the
-			// five-way select, which costs more than folding a sample.
+			// select over every event, which costs more than a fold.
 		more:
 			for range 512 {
 				select {

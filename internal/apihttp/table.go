@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -150,7 +151,7 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		if err != nil {
 			return pgexec.MapError(err, t, pgexec.OpWrite)
 		}
-		if loc := recordLocation(r, data); loc != "" {
+		if loc := recordLocation(r, data, t.PK.Name); loc != "" {
 			w.Header().Set("Location", loc)
 		}
 		envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
@@ -258,16 +259,14 @@ func hashPasswords(res validate.Result) error {
 	return nil
 }
 
-// recordLocation builds the Location of a created record from its id.
-func recordLocation(r *http.Request, data []byte) string {
-	var rec struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(data, &rec) != nil || len(rec.ID) == 0 {
+// recordLocation builds the Location of a created record from its key.
+func recordLocation(r *http.Request, data []byte, key string) string {
+	var rec map[string]json.RawMessage
+	if json.Unmarshal(data, &rec) != nil || len(rec[key]) == 0 {
 		return ""
 	}
-	id := strings.Trim(string(rec.ID), `"`)
-	return strings.TrimSuffix(r.URL.Path, "/") + "/" + id
+	id := strings.Trim(string(rec[key]), `"`)
+	return strings.TrimSuffix(r.URL.Path, "/") + "/" + url.PathEscape(id)
 }
 
 // jsonValue converts an owner id to the form a decoded body holds.

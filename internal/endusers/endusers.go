@@ -137,6 +137,9 @@ func (a *Auth) VerifyAccess(ctx context.Context, entry *registry.Entry, token st
 // for the "user:<session id>" events other nodes send when they revoke one.
 func (a *Auth) Forget(sessionID string) { a.status.forget(sessionID) }
 
+// ForgetAll drops every cached session status (after missed events).
+func (a *Auth) ForgetAll() { a.status.forgetAll() }
+
 // Prune deletes expired refresh tokens, finished sessions and ended login
 // windows, and trims the status cache; the service runs it periodically.
 func (a *Auth) Prune(ctx context.Context) {

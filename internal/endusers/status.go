@@ -88,6 +88,13 @@ func (c *statusCache) forget(sid string) {
 	delete(c.m, sid)
 }
 
+func (c *statusCache) forgetAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.m = nil
+}
+
 func (c *statusCache) sweep(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

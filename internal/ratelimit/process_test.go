@@ -268,6 +268,7 @@ func twoNodesShareOneCount(t *testing.T, bin string) {
 		nodes = append(nodes, startCaddy(t, bin, config, fmt.Sprintf("http://127.0.0.1:%d", port), env))
 	}
 	email, project, key := publishedProject(t, nodes[0].base)
+	t.Cleanup(func() { deleteKeys(redis, "tablesmith:rl:p:"+project) })
 
 	// 60 requests to each node at the same time.
 	var mu sync.Mutex

@@ -76,7 +76,10 @@ type Service struct {
 	// background work; closers run in Close.
 	starters      []func(ctx context.Context) error
 	eventHandlers map[string]func(rest string)
-	closers       []func()
+	// onReconnect hooks drop per-node caches when cross-node events may
+	// have been missed.
+	onReconnect []func()
+	closers     []func()
 
 	startOnce sync.Once
 	startErr  error
@@ -236,6 +239,9 @@ func (s *Service) listen(ctx context.Context) {
 			// Notifications may have been missed while disconnected.
 			s.Registry.InvalidateAll()
 			s.Keys.ForgetAll()
+			for _, f := range s.onReconnect {
+				f()
+			}
 		}
 	})
 	if err := l.Listen("tablesmith_events"); err != nil {

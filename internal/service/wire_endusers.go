@@ -22,6 +22,7 @@ func (s *Service) wireEndUsers() error {
 	s.apiDeps.Routes["auth"] = a.Serve
 	// Another node revoked a session (logout, refresh-token reuse).
 	s.onEvent(store.EndUserEventPrefix, a.Forget)
+	s.onReconnect = append(s.onReconnect, a.ForgetAll)
 	// Pruning only tidies (expired rows are refused anyway), so unlike
 	// every() it does not run again at shutdown: services with their own
 	// clocks may share a database (tests), and one far in the future must

@@ -52,6 +52,7 @@ func (s *Service) wireLimits() error {
 	s.apiDeps.Recorder = l
 	s.platformDeps.Analytics = l.serveAnalytics
 	s.platformDeps.Usage = l.usage
+	s.onReconnect = append(s.onReconnect, lim.ForgetAll)
 	s.onEvent("plan:", func(rest string) {
 		if id, err := strconv.ParseInt(rest, 10, 64); err == nil {
 			lim.ForgetAccount(id)
