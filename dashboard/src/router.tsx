@@ -1,17 +1,21 @@
+import { lazy } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { RequireSession } from './components/RequireSession';
 import { LoginPage } from './pages/auth/LoginPage';
 import { SignupPage } from './pages/auth/SignupPage';
 import { NotFoundPage } from './pages/NotFoundPage';
-import { AnalyticsPage } from './pages/project/analytics/AnalyticsPage';
-import { ApiDocsPage } from './pages/project/docs/ApiDocsPage';
-import { DataPage } from './pages/project/data/DataPage';
-import { GeneratePage } from './pages/project/generate/GeneratePage';
 import { ProjectLayout } from './pages/project/ProjectLayout';
-import { SchemaPage } from './pages/project/schema/SchemaPage';
-import { SettingsPage } from './pages/project/settings/SettingsPage';
-import { TestPage } from './pages/project/test/TestPage';
 import { ProjectsPage } from './pages/projects/ProjectsPage';
+
+// The project pages carry the heavy libraries (React Flow, CodeMirror,
+// uPlot, Swagger UI): each loads when first opened.
+const SchemaPage = lazy(() => import('./pages/project/schema/SchemaPage').then((m) => ({ default: m.SchemaPage })));
+const GeneratePage = lazy(() => import('./pages/project/generate/GeneratePage').then((m) => ({ default: m.GeneratePage })));
+const ApiDocsPage = lazy(() => import('./pages/project/docs/ApiDocsPage').then((m) => ({ default: m.ApiDocsPage })));
+const TestPage = lazy(() => import('./pages/project/test/TestPage').then((m) => ({ default: m.TestPage })));
+const DataPage = lazy(() => import('./pages/project/data/DataPage').then((m) => ({ default: m.DataPage })));
+const AnalyticsPage = lazy(() => import('./pages/project/analytics/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
+const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },

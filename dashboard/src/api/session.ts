@@ -6,10 +6,19 @@ export function getSessionToken(): string | null {
   return localStorage.getItem(TOKEN_KEY);
 }
 
-export function setSessionToken(token: string | null): void {
+let endedByUser = false;
+
+/** Starts (a token) or ends (null) the session; `byUser` marks a deliberate log-out. */
+export function setSessionToken(token: string | null, options: { byUser?: boolean } = {}): void {
+  endedByUser = !token && Boolean(options.byUser);
   if (token) localStorage.setItem(TOKEN_KEY, token);
   else localStorage.removeItem(TOKEN_KEY);
   listeners.forEach((notify) => notify());
+}
+
+/** True after a log-out, when the next log-in should not return to the last page. */
+export function sessionEndedByUser(): boolean {
+  return endedByUser;
 }
 
 /** Calls `notify` whenever the session starts or ends; returns the unsubscribe. */

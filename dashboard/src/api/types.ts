@@ -3,11 +3,12 @@
 import type { SchemaDocument } from '../schema/document';
 
 export interface Account {
-  id: string;
+  id: string | number;
   email: string;
   name: string;
   plan: string;
-  limits?: { rate_per_hour: number | null; projects: number | null };
+  /** -1 (or null) marks a limit that does not apply. */
+  limits?: { name?: string; rate_per_hour: number | null; projects: number | null };
   usage?: { projects: number };
   created_at?: string;
 }
@@ -20,6 +21,7 @@ export interface Session {
 export interface Engine {
   name: string;
   label: string;
+  description?: string;
   available: boolean;
   recommended: boolean;
   reason?: string;
@@ -31,7 +33,10 @@ export interface Project {
   engine: string;
   created_at: string;
   api_base_url?: string;
+  docs_url?: string;
   published_version?: number | null;
+  /** This hour's generated-API requests against the plan. */
+  usage?: { used: number; limit: number | null; resets_at?: string | null };
 }
 
 export interface ExternalConnection {
@@ -45,6 +50,10 @@ export interface PlannedChange {
   column?: string;
   destructive: boolean;
   description: string;
+  from?: string;
+  statements?: string[];
+  /** Set on a change this server cannot apply yet; the plan is then refused. */
+  unsupported?: string;
 }
 
 export interface ChangePlan {

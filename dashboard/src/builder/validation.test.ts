@@ -48,6 +48,7 @@ describe('validateDocument', () => {
     ['a'.repeat(64), 'Table name must be at most 63 characters'],
     ['auth', '"auth" is reserved'],
     ['docs', '"docs" is reserved'],
+    ['openapi', '"openapi" is reserved'],
   ])('rejects the table name %j', (name, message) => {
     expect(validateDocument(doc(table(name)))).toEqual({ 'tables[0].name': message });
   });
@@ -107,9 +108,9 @@ describe('validateDocument', () => {
       ),
     );
     expect(problems).toEqual({
-      'tables[1].columns[0].references': 'must have type uuid, the type of users.id',
-      'tables[1].columns[1].references': 'there is no table "topics"',
-      'tables[2].columns[0].references': 'a required column cannot be set to null on delete',
+      'tables[1].columns[0].type': 'must be uuid to reference users.id',
+      'tables[1].columns[1].references.table': 'there is no table "topics"',
+      'tables[2].columns[0].references.on_delete': 'a required column cannot be set to null on delete',
     });
   });
 
@@ -128,9 +129,9 @@ describe('validateDocument', () => {
       ),
     );
     expect(problems).toEqual({
-      'tables[0].columns[0].max': 'must not be less than min',
+      'tables[0].columns[0].min': 'must not be greater than max',
       'tables[0].columns[0].default': 'must be a whole number',
-      'tables[0].columns[1].max_length': 'must not be less than min_length',
+      'tables[0].columns[1].min_length': 'must not be greater than max_length',
       'tables[0].columns[1].pattern': 'is not a valid regular expression',
       'tables[0].columns[2].default': 'must be true or false',
       'tables[0].columns[3].default': 'must be one of the values',
@@ -141,7 +142,10 @@ describe('validateDocument', () => {
 
   it('an auth table needs an email and a password column, and there is only one', () => {
     expect(validateDocument(doc({ ...table('members', { name: 'name', type: 'text' }), auth: true }))).toEqual({
-      'tables[0].auth': 'an auth table needs an email column and a password column',
+      'tables[0].auth': 'an auth table needs a column named email of type email',
+    });
+    expect(validateDocument(doc({ ...table('members', { name: 'email', type: 'email' }), auth: true }))).toEqual({
+      'tables[0].auth': 'an auth table needs a column of type password',
     });
     expect(validateDocument(doc({ ...users, auth: true }, { ...users, name: 'admins', auth: true }))).toEqual({
       'tables[1].auth': 'only one table can be the auth table ("users" is)',
@@ -166,6 +170,28 @@ describe('validateDocument', () => {
     });
   });
 
+  it('a relation name may not be a column or system column of its table', () => {
+    const problems = validateDocument(
+      doc(
+        { ...users, columns: [...users.columns, { name: 'posts', type: 'text' }] },
+        table('posts', { name: 'author_id', type: 'integer', references: { table: 'users' }, relation: 'created_at' }),
+      ),
+    );
+    expect(problems).toEqual({
+      'tables[1].columns[0].relation': 'the relation name "created_at" on "posts" is a system column; set a different name',
+      'tables[1].columns[0].reverse_relation': 'the relation name "posts" on "users" is also a column; set a different name',
+    });
+  });
+
+  it('a key column without _id is named after the table it references', () => {
+    const problems = validateDocument(
+      doc(users, table('posts', { name: 'writer', type: 'integer', references: { table: 'users' } }, { name: 'users', type: 'text' })),
+    );
+    expect(problems).toEqual({
+      'tables[1].columns[0].relation': 'the relation name "users" on "posts" is also a column; set a different name',
+    });
+  });
+
   it('two relations with one name on a table clash', () => {
     const problems = validateDocument(
       doc(
@@ -173,7 +199,7 @@ describe('validateDocument', () => {
         table(
           'posts',
           { name: 'author_id', type: 'integer', references: { table: 'users' } },
-          { name: 'author', type: 'integer', references: { table: 'users' } },
+          { name: 'writer_id', type: 'integer', references: { table: 'users' }, relation: 'author' },
         ),
       ),
     );

@@ -20,7 +20,7 @@ import {
 export type SchemaProblems = Record<string, string>;
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
-export const RESERVED_TABLE_NAMES = ['auth', 'docs', 'openapi.json'];
+export const RESERVED_TABLE_NAMES = ['auth', 'docs', 'openapi'];
 
 export function nameProblem(name: string): string | undefined {
   if (name === '') return 'is required';
@@ -102,8 +102,7 @@ function columnProblems(
   }
 
   if (column.references) {
-    const refIssue = referenceProblem(doc, column);
-    if (refIssue) problems[`${at}.references`] = refIssue;
+    Object.assign(problems, referenceProblems(doc, column, at));
   } else if (column.relation || column.reverse_relation) {
     problems[`${at}.relation`] = 'only a column with a reference names a relation';
   }
@@ -118,7 +117,7 @@ function rangeProblems(column: SchemaColumn, at: string): SchemaProblems {
     problems[`${at}.${column.min !== undefined ? 'min' : 'max'}`] = 'min and max apply to numeric columns';
   }
   if (column.min !== undefined && column.max !== undefined && column.min > column.max) {
-    problems[`${at}.max`] = 'must not be less than min';
+    problems[`${at}.min`] = 'must not be greater than max';
   }
   for (const key of ['min_length', 'max_length'] as const) {
     const v = column[key];
@@ -128,7 +127,7 @@ function rangeProblems(column: SchemaColumn, at: string): SchemaProblems {
   }
   if (column.max_length === 0) problems[`${at}.max_length`] = 'must be at least 1';
   if (column.min_length !== undefined && column.max_length !== undefined && column.min_length > column.max_length) {
-    problems[`${at}.max_length`] = 'must not be less than min_length';
+    problems[`${at}.min_length`] = 'must not be greater than max_length';
   }
   if (column.pattern !== undefined && !['text', 'email', 'url'].includes(column.type)) {
     problems[`${at}.pattern`] = 'a pattern applies to text columns';
@@ -170,27 +169,30 @@ function withinRange(column: SchemaColumn, value: number): string | undefined {
   return undefined;
 }
 
-function referenceProblem(doc: SchemaDocument, column: SchemaColumn): string | undefined {
+function referenceProblems(doc: SchemaDocument, column: SchemaColumn, at: string): SchemaProblems {
   const ref = column.references!;
   const target = doc.tables.find((t) => t.name === ref.table);
-  if (!ref.table) return 'choose the table this column points at';
-  if (!target) return `there is no table "${ref.table}"`;
-  if (ref.on_delete !== undefined && !(ON_DELETE_ACTIONS as readonly string[]).includes(ref.on_delete)) {
-    return `on delete must be one of ${ON_DELETE_ACTIONS.join(', ')}`;
-  }
+  if (!ref.table) return { [`${at}.references.table`]: 'choose the table this column points at' };
+  if (!target) return { [`${at}.references.table`]: `there is no table "${ref.table}"` };
+  const problems: SchemaProblems = {};
   const keyType = target.id_type === 'uuid' ? 'uuid' : 'integer';
-  if (column.type !== keyType) return `must have type ${keyType}, the type of ${ref.table}.id`;
-  if (ref.on_delete === 'set_null' && column.required) return 'a required column cannot be set to null on delete';
-  return undefined;
+  if (column.type !== keyType) problems[`${at}.type`] = `must be ${keyType} to reference ${ref.table}.id`;
+  if (ref.on_delete !== undefined && !(ON_DELETE_ACTIONS as readonly string[]).includes(ref.on_delete)) {
+    problems[`${at}.references.on_delete`] = `must be one of ${ON_DELETE_ACTIONS.join(', ')}`;
+  } else if (ref.on_delete === 'set_null' && column.required) {
+    problems[`${at}.references.on_delete`] = 'a required column cannot be set to null on delete';
+  }
+  return problems;
 }
 
 function authProblems(table: SchemaTable, at: string, authTables: string[]): SchemaProblems {
   if (!table.auth) return {};
   if (authTables[0] !== table.name) return { [`${at}.auth`]: `only one table can be the auth table ("${authTables[0]}" is)` };
-  const hasEmail = table.columns.some((c) => c.type === 'email');
-  const hasPassword = table.columns.some((c) => c.type === 'password');
-  if (!hasEmail || !hasPassword) {
-    return { [`${at}.auth`]: 'an auth table needs an email column and a password column' };
+  if (!table.columns.some((c) => c.name === 'email' && c.type === 'email')) {
+    return { [`${at}.auth`]: 'an auth table needs a column named email of type email' };
+  }
+  if (!table.columns.some((c) => c.type === 'password')) {
+    return { [`${at}.auth`]: 'an auth table needs a column of type password' };
   }
   return {};
 }
@@ -220,15 +222,23 @@ function permissionProblems(table: SchemaTable, at: string, authTable: string | 
   return problems;
 }
 
-/** Two relations of one table with the same name would make `include` ambiguous. */
+/**
+ * A relation name must be unique on its table and differ from the table's
+ * columns, or `include` and the embedded record would be ambiguous.
+ */
 function relationClashes(doc: SchemaDocument): SchemaProblems {
   const problems: SchemaProblems = {};
   const seen = new Map<string, string>(); // "table/relation" → path that defined it
   const claim = (table: string, relation: string, path: string) => {
     const key = `${table}/${relation}`;
-    const first = seen.get(key);
-    if (first) problems[path] = `the relation name "${relation}" is already used on "${table}"`;
-    else seen.set(key, path);
+    const columns = doc.tables.find((t) => t.name === table)?.columns ?? [];
+    if ((SYSTEM_COLUMNS as readonly string[]).includes(relation)) {
+      problems[path] = `the relation name "${relation}" on "${table}" is a system column; set a different name`;
+    } else if (columns.some((c) => c.name === relation)) {
+      problems[path] = `the relation name "${relation}" on "${table}" is also a column; set a different name`;
+    } else if (seen.has(key)) {
+      problems[path] = `the relation name "${relation}" is already used on "${table}"`;
+    } else seen.set(key, path);
   };
   doc.tables.forEach((table, ti) => {
     table.columns.forEach((column, ci) => {

@@ -12,9 +12,8 @@ export function AccountMenu() {
   const name = account.data?.name || account.data?.email || 'Account';
 
   const logOut = () => {
-    setSessionToken(null);
+    setSessionToken(null, { byUser: true });
     queryClient.clear();
-    navigate('/login', { replace: true });
   };
 
   return (

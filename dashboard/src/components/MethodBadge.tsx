@@ -1,11 +1,12 @@
 import { Badge } from '@mantine/core';
+import { tones } from '../tones';
 
 const COLORS: Record<string, string> = {
-  GET: 'blue.9',
-  POST: 'teal.9',
-  PUT: 'orange.9',
-  PATCH: 'grape.9',
-  DELETE: 'red.9',
+  GET: tones.info,
+  POST: tones.success,
+  PUT: tones.warning,
+  PATCH: tones.accent,
+  DELETE: tones.danger,
 };
 
 export function MethodBadge({ method }: { method: string }) {

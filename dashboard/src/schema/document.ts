@@ -95,27 +95,28 @@ export const SEARCHABLE_TYPES: readonly string[] = ['text', 'email', 'url', 'enu
 export const TYPE_LABELS: Record<ColumnType, string> = {
   text: 'Text',
   integer: 'Integer',
-  number: 'Number (float)',
-  decimal: 'Decimal (exact)',
+  number: 'Number',
+  decimal: 'Decimal',
   boolean: 'Boolean',
   timestamp: 'Timestamp',
   date: 'Date',
   email: 'E-mail',
   url: 'URL',
   uuid: 'UUID',
-  enum: 'Enum (one of a list)',
+  enum: 'Enum',
   json: 'JSON',
-  password: 'Password (stored hashed)',
+  password: 'Password',
 };
 
 export function isColumnType(value: string): value is ColumnType {
   return (COLUMN_TYPES as readonly string[]).includes(value);
 }
 
-/** The relation name a foreign-key column defines on its own table (CONTRACT 4.2). */
+/** The relation name a foreign-key column defines on its own table: its name without `_id`, else the target's name (CONTRACT 4.2). */
 export function forwardRelationName(column: SchemaColumn): string {
   if (column.relation) return column.relation;
-  return column.name.endsWith('_id') ? column.name.slice(0, -3) : column.name;
+  if (column.name.endsWith('_id') && column.name.length > 3) return column.name.slice(0, -3);
+  return column.references?.table ?? column.name;
 }
 
 /** The relation name a foreign-key column defines on the table it references. */

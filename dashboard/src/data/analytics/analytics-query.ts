@@ -3,27 +3,13 @@ import { apiRequest } from '../../api/client';
 import type { Analytics, AnalyticsRange } from '../../api/types';
 import { analyticsKeys } from './keys';
 
-const RANGES: Record<AnalyticsRange, { ms: number; interval: string }> = {
-  '1h': { ms: 3_600_000, interval: '1m' },
-  '24h': { ms: 86_400_000, interval: '1h' },
-  '7d': { ms: 7 * 86_400_000, interval: '6h' },
-  '30d': { ms: 30 * 86_400_000, interval: '1d' },
-};
-
-/** Query string for a range: `range` plus the contract's explicit from/to/interval. */
-export function analyticsQueryString(range: AnalyticsRange, now: Date): string {
-  const { ms, interval } = RANGES[range];
-  const params = new URLSearchParams({
-    range,
-    from: new Date(now.getTime() - ms).toISOString(),
-    to: now.toISOString(),
-    interval,
-  });
-  return params.toString();
+/** The query for a named range; the server picks the interval (CONTRACT 7). */
+export function analyticsQueryString(range: AnalyticsRange): string {
+  return new URLSearchParams({ range }).toString();
 }
 
 export function getAnalytics(projectId: string, range: AnalyticsRange, signal?: AbortSignal): Promise<Analytics> {
-  const query = analyticsQueryString(range, new Date());
+  const query = analyticsQueryString(range);
   return apiRequest<Analytics>(`/api/projects/${encodeURIComponent(projectId)}/analytics?${query}`, { signal });
 }
 

@@ -1,5 +1,6 @@
 import { Anchor, AppShell, Burger, Group, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { Suspense } from 'react';
 import { Link, Outlet } from 'react-router';
 import { isApiError } from '../../api/client';
 import { AccountMenu } from '../../components/AccountMenu';
@@ -51,7 +52,11 @@ export function ProjectLayout() {
           ) : (
             <ErrorAlert error={project.error} title="Could not load the project" />
           ))}
-        {project.data && <Outlet context={project.data} />}
+        {project.data && (
+          <Suspense fallback={<LoadingState />}>
+            <Outlet context={project.data} />
+          </Suspense>
+        )}
       </AppShell.Main>
     </AppShell>
   );

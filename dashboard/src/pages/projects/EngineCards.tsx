@@ -1,5 +1,6 @@
 import { Badge, Group, Radio, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { Engine } from '../../api/types';
+import { tones } from '../../tones';
 
 interface EngineCardsProps {
   engines: Engine[];
@@ -20,17 +21,19 @@ export function EngineCards({ engines, value, onChange, error }: EngineCardsProp
                 <Group gap="xs">
                   <Text fw={600}>{engine.label}</Text>
                   {engine.recommended && (
-                    <Badge size="sm" color="teal.9" variant="filled">
+                    <Badge size="sm" color={tones.success} variant="filled">
                       Recommended
                     </Badge>
                   )}
                 </Group>
-                <Text size="xs" c="dimmed" className="mono">
-                  {engine.name}
-                </Text>
-                {engine.reason && <Text size="sm">{engine.reason}</Text>}
+                {engine.description && <Text size="sm">{engine.description}</Text>}
+                {engine.reason && (
+                  <Text size="sm" c="dimmed">
+                    {engine.reason}
+                  </Text>
+                )}
                 {!engine.available && (
-                  <Text size="sm" c="red.8">
+                  <Text size="sm" c={tones.danger}>
                     Not available on this server
                   </Text>
                 )}

@@ -78,6 +78,13 @@ export function ProjectsPage() {
                       <Text size="xs" c="dimmed" className="mono">
                         {project.api_base_url ?? `/v1/${project.id}`}
                       </Text>
+                      {project.usage && (
+                        <Text size="xs" c="dimmed">
+                          {project.usage.limit !== null && project.usage.limit > 0
+                            ? `${project.usage.used} of ${project.usage.limit} requests this hour`
+                            : `${project.usage.used} requests this hour`}
+                        </Text>
+                      )}
                     </Stack>
                   </Card>
                 ))}

@@ -3,6 +3,7 @@ import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useRecordDeleteMutation } from '../../../data/records/record-delete-mutation';
 import type { RecordRow } from '../../../data/records/records-query';
 import type { SchemaDocument } from '../../../schema/document';
+import { tones } from '../../../tones';
 
 interface DeleteRecordModalProps {
   projectId: string;
@@ -54,7 +55,7 @@ export function DeleteRecordModal({ projectId, tableName, schema, credential, re
               Keep it
             </Button>
             <Button
-              color="red.8"
+              color={tones.danger}
               loading={remove.isPending}
               onClick={() => remove.mutate({ projectId, table: tableName, id: record.id, credential }, { onSuccess: onClose })}
             >

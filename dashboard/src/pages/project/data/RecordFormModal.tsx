@@ -23,6 +23,10 @@ export function RecordFormModal({ projectId, table, credential, record, opened, 
   const [original, setOriginal] = useState<FormValues | undefined>();
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const save = useRecordSaveMutation();
+  const { reset } = save;
+  useEffect(() => {
+    if (opened) reset();
+  }, [opened, reset]);
 
   useEffect(() => {
     if (!opened) return;
@@ -30,8 +34,6 @@ export function RecordFormModal({ projectId, table, credential, record, opened, 
     setValues(start);
     setOriginal(record ? start : undefined);
     setLocalErrors({});
-    save.reset();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [opened, record, table]);
 
   const serverErrors = isApiError(save.error) ? save.error.details : {};
@@ -47,8 +49,7 @@ export function RecordFormModal({ projectId, table, credential, record, opened, 
     <Modal opened={opened} onClose={onClose} title={record ? `Edit ${table.name} #${record.id}` : `New ${table.name} record`} size="lg">
       <form onSubmit={submit} noValidate>
         <Stack gap="sm">
-          {save.error && !Object.keys(serverErrors).length ? <ErrorAlert error={save.error} /> : null}
-          {save.error && Object.keys(serverErrors).length ? <ErrorAlert error={save.error} /> : null}
+          {save.error ? <ErrorAlert error={save.error} title="The record was not saved" /> : null}
           {editableColumns(table).map((column) => {
             const field = bodyFieldName(column);
             return (
@@ -140,7 +141,7 @@ function FieldInput({ column, field, value, editing, error, onChange }: FieldInp
         />
       );
     case 'json':
-      return <Textarea {...common} className="mono" autosize minRows={2} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
+      return <Textarea {...common} classNames={{ input: 'mono' }} autosize minRows={2} value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
     case 'date':
       return <TextInput {...common} type="date" value={value} onChange={(e) => onChange(e.currentTarget.value)} />;
     case 'timestamp':

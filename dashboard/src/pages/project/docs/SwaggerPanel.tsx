@@ -34,7 +34,18 @@ export default function SwaggerPanel({ url, schemes, credential }: SwaggerPanelP
 
   useEffect(authorize, [credential, schemes]);
 
+  const container = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = container.current;
+    if (!root) return;
+    labelFormControls(root);
+    const observer = new MutationObserver(() => labelFormControls(root));
+    observer.observe(root, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, []);
+
   return (
+    <div ref={container}>
     <SwaggerUI
       url={url}
       docExpansion="list"
@@ -45,12 +56,35 @@ export default function SwaggerPanel({ url, schemes, credential }: SwaggerPanelP
         system.current = ui;
         authorize();
       }}
-      requestInterceptor={(request: Request & { headers: Record<string, string> }) => {
+      requestInterceptor={(request) => {
         // Documents without a security scheme still get the key.
         const { schemes: names, credential: value } = latest.current;
-        if (!names.length && value && !request.headers.Authorization) request.headers.Authorization = `Bearer ${value}`;
+        const headers = (request as unknown as { headers: Record<string, string> }).headers;
+        if (!names.length && value && !headers.Authorization) headers.Authorization = `Bearer ${value}`;
         return request;
       }}
     />
+    </div>
   );
+}
+
+/**
+ * Swagger UI renders some form controls (the servers list, parameter
+ * inputs) without an accessible name: give each the name its layout shows.
+ */
+function labelFormControls(root: HTMLElement) {
+  for (const control of root.querySelectorAll<HTMLElement>('select, input:not([type=hidden]), textarea')) {
+    if (control.getAttribute('aria-label') || control.getAttribute('aria-labelledby')) continue;
+    const label = control.closest('label') ?? (control.id ? root.querySelector(`label[for="${CSS.escape(control.id)}"]`) : null);
+    const labelText = label ? [...label.childNodes].filter((n) => !n.contains(control)).map((n) => n.textContent ?? '').join(' ').trim() : '';
+    if (labelText) continue;
+    const name =
+      (control.id === 'servers' && 'Servers') ||
+      control.getAttribute('placeholder') ||
+      control.getAttribute('data-name') ||
+      control.closest('tr')?.querySelector('.parameter__name')?.textContent?.replace(/\*.*$/s, '').trim() ||
+      control.getAttribute('title') ||
+      'Value';
+    control.setAttribute('aria-label', name);
+  }
 }

@@ -1,9 +1,10 @@
 import { Badge, Group, Stack, Table, Text } from '@mantine/core';
 import type { PlannedChange } from '../../../api/types';
+import { tones } from '../../../tones';
 
 const KIND_COLORS: [RegExp, string][] = [
-  [/drop|delete|remove/, 'red.9'],
-  [/create|add/, 'teal.9'],
+  [/drop|delete|remove/, tones.danger],
+  [/create|add/, tones.success],
   [/rename/, 'indigo.8'],
 ];
 
@@ -37,7 +38,7 @@ export function ChangeList({ changes }: { changes: PlannedChange[] }) {
                     {humanizeKind(change.kind)}
                   </Badge>
                   {change.destructive && (
-                    <Badge color="red.9" variant="filled" tt="none">
+                    <Badge color={tones.danger} variant="filled" tt="none">
                       loses data
                     </Badge>
                   )}
@@ -53,6 +54,11 @@ export function ChangeList({ changes }: { changes: PlannedChange[] }) {
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{change.description}</Text>
+                {change.unsupported && (
+                  <Text size="sm" c={tones.danger}>
+                    Cannot be applied yet: {change.unsupported}
+                  </Text>
+                )}
               </Table.Td>
             </Table.Tr>
           ))}

@@ -1,6 +1,7 @@
 import { Alert, Checkbox, List, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import type { PlannedChange } from '../../../api/types';
+import { tones } from '../../../tones';
 
 interface DestructiveConfirmProps {
   changes: PlannedChange[];
@@ -38,7 +39,7 @@ export function DestructiveConfirm({ changes, refusal, confirmed, onConfirmedCha
         ))}
       </List>
       <Checkbox
-        color="red.8"
+        color={tones.danger}
         checked={confirmed}
         onChange={(e) => onConfirmedChange(e.currentTarget.checked)}
         label="I understand that this data will be permanently deleted"

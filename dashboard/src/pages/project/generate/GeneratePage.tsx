@@ -14,6 +14,7 @@ import { useProjectId } from '../useProjectId';
 import { ChangeList } from './ChangeList';
 import { DestructiveConfirm } from './DestructiveConfirm';
 import { GenerateResultPanel } from './GenerateResultPanel';
+import { tones } from '../../../tones';
 
 export function GeneratePage() {
   const projectId = useProjectId();
@@ -106,7 +107,7 @@ export function GeneratePage() {
                 onClick={run}
                 loading={generate.isPending}
                 disabled={blocked}
-                color={destructive ? 'red.8' : undefined}
+                color={destructive ? tones.danger : undefined}
               >
                 {destructive ? 'Generate and delete data' : 'Generate API'}
               </Button>

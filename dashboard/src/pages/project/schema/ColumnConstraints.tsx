@@ -100,7 +100,7 @@ export function ColumnConstraints({ column, table, tables, path, problems, dispa
         <TextInput
           label="Pattern"
           description="A regular expression every value must match"
-          className="mono"
+          classNames={{ input: 'mono' }}
           value={column.pattern ?? ''}
           onChange={(e) => patch({ pattern: e.currentTarget.value || undefined })}
           error={err('pattern')}

@@ -32,7 +32,7 @@ export function ColumnList({ table, tableIndex, tables, problems, dispatch }: Co
                   system
                 </Badge>
               </Group>
-              <Text size="xs" c="dimmed" truncate="end">
+              <Text size="xs" c="dimmed" truncate="end" visibleFrom="sm">
                 {c.type} · {c.note}
               </Text>
             </Group>

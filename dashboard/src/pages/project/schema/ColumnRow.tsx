@@ -5,6 +5,7 @@ import type { BuilderAction, DraftColumn, DraftTable } from '../../../builder/st
 import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../builder/validation';
 import { COLUMN_TYPES, TYPE_LABELS } from '../../../schema/document';
 import { ColumnConstraints, CONSTRAINT_FIELDS } from './ColumnConstraints';
+import { tones } from '../../../tones';
 
 interface ColumnRowProps {
   column: DraftColumn;
@@ -32,7 +33,7 @@ export function ColumnRow({ column, index, count, table, tables, path, problems,
 
   return (
     <Paper withBorder p="xs" data-testid={`column-${column.name}`} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
-      <Group gap={6} wrap="nowrap" align="flex-start">
+      <Group gap={6} wrap="wrap" align="flex-start">
         <ActionIcon
           variant="subtle"
           color="gray.8"
@@ -49,7 +50,7 @@ export function ColumnRow({ column, index, count, table, tables, path, problems,
           value={column.name}
           onChange={(e) => dispatch({ type: 'renameColumn', tableKey, columnKey, name: e.currentTarget.value })}
           error={problemAt(problems, `${path}.name`)}
-          style={{ flex: 1, minWidth: 0 }}
+          style={{ flex: '1 1 150px', minWidth: 0 }}
           size="sm"
           autoComplete="off"
           spellCheck={false}
@@ -61,7 +62,7 @@ export function ColumnRow({ column, index, count, table, tables, path, problems,
           onChange={(e) => dispatch({ type: 'setColumnType', tableKey, columnKey, columnType: e.currentTarget.value })}
           error={problemAt(problems, `${path}.type`)}
           size="sm"
-          w={150}
+          w={130}
         />
         <ActionIcon
           variant="subtle"
@@ -85,7 +86,7 @@ export function ColumnRow({ column, index, count, table, tables, path, problems,
         </ActionIcon>
         <ActionIcon
           variant="subtle"
-          color="red.8"
+          color={tones.danger}
           mt={4}
           onClick={() => dispatch({ type: 'deleteColumn', tableKey, columnKey })}
           aria-label={`Delete column ${label}`}
@@ -95,7 +96,7 @@ export function ColumnRow({ column, index, count, table, tables, path, problems,
       </Group>
       <ColumnSummary column={column} />
       {hiddenProblems.length > 0 && (
-        <List size="xs" c="red.9" mt={4} ml={34}>
+        <List size="xs" c={tones.danger} mt={4} ml={34}>
           {hiddenProblems.map((m) => (
             <List.Item key={m}>{m}</List.Item>
           ))}

@@ -74,7 +74,7 @@ function JsonDefaultInput({ value, onChange, error }: { value: unknown; onChange
   return (
     <Textarea
       label="Default (JSON)"
-      className="mono"
+      classNames={{ input: 'mono' }}
       autosize
       minRows={1}
       value={text}

@@ -1,6 +1,7 @@
 import { Button, Group, List, Modal, Stack, Text } from '@mantine/core';
 import type { DraftTable } from '../../../builder/state';
 import type { SchemaDocument } from '../../../schema/document';
+import { tones } from '../../../tones';
 
 interface DeleteTableModalProps {
   table: DraftTable | undefined;
@@ -46,7 +47,7 @@ export function DeleteTableModal({ table, tables, published, onConfirm, onClose 
             <Button variant="default" onClick={onClose}>
               Keep table
             </Button>
-            <Button color="red.8" onClick={onConfirm}>
+            <Button color={tones.danger} onClick={onConfirm}>
               Delete table
             </Button>
           </Group>

@@ -5,11 +5,13 @@ import {
   MiniMap,
   ReactFlow,
   applyNodeChanges,
+  useReactFlow,
   type Connection,
   type Edge,
   type Node,
   type NodeChange,
 } from '@xyflow/react';
+import { useMediaQuery } from '@mantine/hooks';
 import { useCallback, useEffect, useMemo, useState, type Dispatch } from 'react';
 import type { BuilderAction, DraftTable } from '../../../builder/state';
 import { layoutPositions } from '../../../builder/state';
@@ -35,6 +37,15 @@ type TableFlowNode = Node<TableNodeData, 'table'>;
 export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch }: SchemaCanvasProps) {
   const positions = useMemo(() => layoutPositions(tables), [tables]);
   const [nodes, setNodes] = useState<TableFlowNode[]>([]);
+  const { fitView } = useReactFlow();
+  const roomy = useMediaQuery('(min-width: 62em)');
+
+  // Bring every table into view when one appears or goes (after React Flow
+  // has measured the nodes).
+  useEffect(() => {
+    const timer = window.setTimeout(() => void fitView({ padding: 0.2, maxZoom: 1, duration: 150 }), 60);
+    return () => window.clearTimeout(timer);
+  }, [tables.length, fitView]);
 
   useEffect(() => {
     setNodes((previous) => {
@@ -53,23 +64,31 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
     });
   }, [tables, positions, selectedTableKey, problemCounts]);
 
+  // Each key leaves its table on the side facing the table it references,
+  // so edges stay short wherever the tables are dragged.
   const edges = useMemo<Edge[]>(() => {
     const keyOf = new Map(tables.map((t) => [t.name, t.key]));
+    const xOf = new Map(nodes.map((n) => [n.id, n.position.x]));
     return tables.flatMap((table) =>
       table.columns
         .filter((c) => c.references && keyOf.has(c.references.table))
-        .map((c) => ({
-          id: `${table.key}:${c.key}`,
-          source: table.key,
-          sourceHandle: c.key,
-          target: keyOf.get(c.references!.table)!,
-          targetHandle: 'target',
-          label: c.references!.on_delete && c.references!.on_delete !== 'restrict' ? `on delete ${c.references!.on_delete}` : undefined,
-          markerEnd: { type: MarkerType.ArrowClosed },
-          style: { strokeWidth: 1.5 },
-        })),
+        .map((c): Edge => {
+          const target = keyOf.get(c.references!.table)!;
+          const targetIsLeft = (xOf.get(target) ?? 0) < (xOf.get(table.key) ?? 0);
+          const onDelete = c.references!.on_delete;
+          return {
+            id: `${table.key}:${c.key}`,
+            source: table.key,
+            sourceHandle: `${c.key}-${targetIsLeft ? 'left' : 'right'}`,
+            target,
+            targetHandle: targetIsLeft ? 'target-right' : 'target-left',
+            label: onDelete && onDelete !== 'restrict' ? `on delete ${onDelete}` : undefined,
+            markerEnd: { type: MarkerType.ArrowClosed },
+            style: { strokeWidth: 1.5 },
+          };
+        }),
     );
-  }, [tables]);
+  }, [tables, nodes]);
 
   const onNodesChange = useCallback((changes: NodeChange<TableFlowNode>[]) => {
     setNodes((current) => applyNodeChanges(changes, current));
@@ -80,7 +99,8 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
       const from = tables.find((t) => t.key === connection.source);
       const to = tables.find((t) => t.key === connection.target);
       if (!from || !to) return;
-      const columnKey = connection.sourceHandle && connection.sourceHandle !== 'link' ? connection.sourceHandle : undefined;
+      const columnKey =
+        connection.sourceHandle && connection.sourceHandle !== 'link' ? connection.sourceHandle.replace(/-(left|right)$/, '') : undefined;
       dispatch({ type: 'addRelationship', tableKey: from.key, targetTable: to.name, columnKey });
     },
     [tables, dispatch],
@@ -105,7 +125,7 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
     >
       <Background gap={20} />
       <Controls showInteractive={false} />
-      <MiniMap pannable zoomable ariaLabel="Overview of the diagram" />
+      {roomy && <MiniMap pannable zoomable ariaLabel="Overview of the diagram" />}
     </ReactFlow>
   );
 }

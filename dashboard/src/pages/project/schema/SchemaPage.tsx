@@ -22,6 +22,7 @@ import { TableEditor } from './TableEditor';
 import { UnsavedChangesGuard } from './UnsavedChangesGuard';
 import { useSchemaBuilder } from './useSchemaBuilder';
 import { useServerValidation } from './useServerValidation';
+import { tones } from '../../../tones';
 
 export function SchemaPage() {
   const projectId = useProjectId();
@@ -51,7 +52,7 @@ export function SchemaPage() {
   const unpublished = hasUnpublishedChanges(builder.saved, state.published);
 
   const saveDraft = () => {
-    if (save.isPending) return;
+    if (save.isPending || !dirty) return;
     const sent = document;
     const sentJson = documentJson;
     save.mutate(
@@ -98,7 +99,7 @@ export function SchemaPage() {
             Save
           </Button>
           {!dirty && unpublished && (
-            <Button component={Link} to="../generate" relative="path" color="teal.9" leftSection={<IconRocket size={16} />}>
+            <Button component={Link} to="../generate" relative="path" leftSection={<IconRocket size={16} />}>
               Generate
             </Button>
           )}
@@ -117,7 +118,7 @@ export function SchemaPage() {
         onSelectTable={(i) => dispatch({ type: 'selectTable', tableKey: state.tables[i]?.key ?? null })}
       />
       {server.verdict && Object.keys(server.verdict.problems).length === 0 && state.tables.length > 0 && (
-        <Text size="sm" c="teal.9" role="status">
+        <Text size="sm" c={tones.success} role="status">
           <IconCheck size={14} aria-hidden /> The server accepts this schema.
         </Text>
       )}
@@ -199,7 +200,7 @@ function SaveStateBadges({ dirty, unpublished }: { dirty: boolean; unpublished: 
   return (
     <Group gap={6} aria-live="polite">
       {dirty ? (
-        <Badge color="yellow.9" variant="filled">
+        <Badge color={tones.warning} variant="filled">
           Unsaved changes
         </Badge>
       ) : (
@@ -208,11 +209,11 @@ function SaveStateBadges({ dirty, unpublished }: { dirty: boolean; unpublished: 
         </Badge>
       )}
       {unpublished ? (
-        <Badge color="orange.9" variant="outline">
+        <Badge color={tones.warning} variant="outline">
           {dirty ? 'Not generated yet' : 'Saved, not generated yet'}
         </Badge>
       ) : (
-        <Badge color="teal.9" variant="outline">
+        <Badge color={tones.success} variant="outline">
           Published
         </Badge>
       )}

@@ -6,6 +6,7 @@ import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../buil
 import { ColumnList } from './ColumnList';
 import { PermissionsEditor } from './PermissionsEditor';
 import { RelationshipAdder } from './RelationshipAdder';
+import { tones } from '../../../tones';
 
 interface TableEditorProps {
   table: DraftTable;
@@ -23,6 +24,7 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
   const at = `tables[${tableIndex}]`;
   const others = unclaimedProblems(problems, at, TABLE_FIELDS);
   const tableKey = table.key;
+  const authProblem = problemAt(problems, `${at}.auth`);
 
   return (
     <Stack gap="md" aria-label={`Table ${table.name}`}>
@@ -37,7 +39,7 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
           autoComplete="off"
           spellCheck={false}
         />
-        <Button variant="subtle" color="red.8" leftSection={<IconTrash size={16} />} onClick={onDeleteRequest}>
+        <Button variant="subtle" color={tones.danger} leftSection={<IconTrash size={16} />} onClick={onDeleteRequest}>
           Delete table
         </Button>
       </Group>
@@ -53,13 +55,21 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
       )}
 
       <Group grow align="flex-start" wrap="wrap">
-        <Switch
-          label="Auth table"
-          description="End users register and log in with its email and password columns"
-          checked={Boolean(table.auth)}
-          onChange={(e) => dispatch({ type: 'setTableOptions', tableKey, options: { auth: e.currentTarget.checked } })}
-          error={problemAt(problems, `${at}.auth`)}
-        />
+        <Stack gap={4}>
+          <Switch
+            label="Auth table"
+            description="End users register and log in with its email and password columns"
+            checked={Boolean(table.auth)}
+            onChange={(e) => dispatch({ type: 'setTableOptions', tableKey, options: { auth: e.currentTarget.checked } })}
+            aria-invalid={authProblem ? true : undefined}
+            aria-describedby={authProblem ? `${tableKey}-auth-problem` : undefined}
+          />
+          {authProblem && (
+            <Text id={`${tableKey}-auth-problem`} size="sm" c="var(--mantine-color-error)">
+              {authProblem}
+            </Text>
+          )}
+        </Stack>
         <NativeSelect
           label="Id type"
           data={[

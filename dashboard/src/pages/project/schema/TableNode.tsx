@@ -16,7 +16,8 @@ function TableNodeView({ data, selected }: NodeProps<Node<TableNodeData, 'table'
   const idType = table.id_type === 'uuid' ? 'uuid' : 'integer';
   return (
     <div className={classes.node} data-selected={selected || undefined} data-invalid={problems > 0 || undefined} data-testid={`table-node-${table.name}`}>
-      <Handle type="target" position={Position.Left} id="target" className={classes.targetHandle} />
+      <Handle type="target" position={Position.Left} id="target-left" className={classes.targetHandle} />
+      <Handle type="target" position={Position.Right} id="target-right" className={classes.targetHandle} />
       <div className={classes.header}>
         <span className={classes.title}>{table.name || 'unnamed'}</span>
         {table.auth && (
@@ -44,7 +45,10 @@ function TableNodeView({ data, selected }: NodeProps<Node<TableNodeData, 'table'
             </span>
             <span className={classes.type}>{column.references ? `→ ${column.references.table}` : column.type}</span>
             {(column.type === 'integer' || column.type === 'uuid') && (
-              <Handle type="source" position={Position.Right} id={column.key} className={classes.columnHandle} />
+              <>
+                <Handle type="source" position={Position.Left} id={`${column.key}-left`} className={classes.columnHandle} />
+                <Handle type="source" position={Position.Right} id={`${column.key}-right`} className={classes.columnHandle} />
+              </>
             )}
           </li>
         ))}

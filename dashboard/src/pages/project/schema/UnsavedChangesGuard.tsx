@@ -1,6 +1,7 @@
 import { Button, Group, Modal, Text } from '@mantine/core';
 import { useEffect } from 'react';
 import { useBlocker } from 'react-router';
+import { tones } from '../../../tones';
 
 /** Asks before leaving the builder, in the app or the browser, with unsaved changes. */
 export function UnsavedChangesGuard({ dirty }: { dirty: boolean }) {
@@ -22,7 +23,7 @@ export function UnsavedChangesGuard({ dirty }: { dirty: boolean }) {
         <Button variant="default" onClick={() => blocker.reset?.()}>
           Stay
         </Button>
-        <Button color="red.8" onClick={() => blocker.proceed?.()}>
+        <Button color={tones.danger} onClick={() => blocker.proceed?.()}>
           Leave and lose changes
         </Button>
       </Group>

@@ -1,6 +1,7 @@
 import { Badge, Button, Group, Stack, Text, UnstyledButton } from '@mantine/core';
 import type { HistoryEntry } from '../../../console/history';
 import { MethodBadge } from '../../../components/MethodBadge';
+import { tones } from '../../../tones';
 
 interface HistoryListProps {
   entries: HistoryEntry[];
@@ -27,7 +28,7 @@ export function HistoryList({ entries, onPick, onClear }: HistoryListProps) {
                 <Text size="xs" className="mono" truncate="end" style={{ flex: 1, minWidth: 0 }}>
                   {entry.url.replace(/^\/v1\/[^/]+/, '')}
                 </Text>
-                <Badge size="sm" variant="outline" color={entry.status >= 400 ? 'red.9' : 'teal.9'}>
+                <Badge size="sm" variant="outline" color={entry.status >= 400 ? tones.danger : tones.success}>
                   {entry.status || 'failed'}
                 </Badge>
               </Group>

@@ -72,7 +72,7 @@ export function ListHelpersForm({ value, onChange, columns, relations }: ListHel
         <TextInput
           label="Filter expression"
           description="e.g. age >= 18 and (name ~ 'ann' or is_active = true)"
-          className="mono"
+          classNames={{ input: 'mono' }}
           value={value.expression ?? ''}
           onChange={(e) => set({ expression: e.currentTarget.value || undefined })}
           spellCheck={false}

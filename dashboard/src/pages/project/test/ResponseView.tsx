@@ -1,11 +1,12 @@
 import { Badge, Group, Paper, Table, Tabs, Text } from '@mantine/core';
 import type { GeneratedResponse } from '../../../api/generated';
+import { tones } from '../../../tones';
 
 function statusColor(status: number): string {
-  if (status >= 500) return 'red.9';
-  if (status >= 400) return 'orange.9';
-  if (status >= 300) return 'blue.9';
-  return 'teal.9';
+  if (status >= 500) return tones.danger;
+  if (status >= 400) return tones.warning;
+  if (status >= 300) return tones.info;
+  return tones.success;
 }
 
 /** Status, time, headers and the pretty-printed body of a response. */

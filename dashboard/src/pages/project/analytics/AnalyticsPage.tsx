@@ -1,0 +1,116 @@
+import { Grid, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
+import { IconChartLine } from '@tabler/icons-react';
+import { useMemo, useState } from 'react';
+import { isApiError } from '../../../api/client';
+import type { Analytics, AnalyticsRange } from '../../../api/types';
+import { EmptyState } from '../../../components/EmptyState';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { LoadingState } from '../../../components/LoadingState';
+import { PageHeader } from '../../../components/PageHeader';
+import { TimeSeriesChart, type ChartSeries } from '../../../components/TimeSeriesChart';
+import { useAnalyticsQuery } from '../../../data/analytics/analytics-query';
+import { useProjectId } from '../useProjectId';
+import { SummaryCards } from './SummaryCards';
+import { TopEndpointsTable } from './TopEndpointsTable';
+import { UsageMeter } from './UsageMeter';
+
+const RANGES: { value: AnalyticsRange; label: string }[] = [
+  { value: '1h', label: 'Last hour' },
+  { value: '24h', label: '24 hours' },
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+];
+
+export function AnalyticsPage() {
+  const projectId = useProjectId();
+  const [range, setRange] = useState<AnalyticsRange>('24h');
+  const analytics = useAnalyticsQuery(projectId, range);
+  const missing = isApiError(analytics.error) && (analytics.error.status === 404 || analytics.error.status === 405 || analytics.error.status === 501);
+
+  return (
+    <Stack gap="md">
+      <PageHeader
+        title="Analytics"
+        description="Requests to the generated API: volume by status, latency, busiest endpoints and this hour's plan usage."
+        actions={<SegmentedControl aria-label="Time range" data={RANGES} value={range} onChange={(v) => setRange(v as AnalyticsRange)} />}
+      />
+      {analytics.isPending && <LoadingState label="Loading analytics…" />}
+      {missing && (
+        <EmptyState title="No analytics yet" icon={<IconChartLine size={26} />}>
+          Usage appears here once the API has answered requests. Try a few from the Test page.
+        </EmptyState>
+      )}
+      {analytics.error && !missing ? <ErrorAlert error={analytics.error} title="Analytics could not be loaded" /> : null}
+      {analytics.data && <AnalyticsBody analytics={analytics.data} />}
+    </Stack>
+  );
+}
+
+function AnalyticsBody({ analytics }: { analytics: Analytics }) {
+  const series = analytics.series ?? [];
+  const times = useMemo(() => series.map((p) => Math.floor(new Date(p.t).getTime() / 1000)), [series]);
+  const statusSeries = useMemo<ChartSeries[]>(
+    () => [
+      { label: '2xx', color: '#2b8a3e', values: series.map((p) => p.count_2xx) },
+      { label: '3xx', color: '#1864ab', values: series.map((p) => p.count_3xx) },
+      { label: '4xx', color: '#e67700', values: series.map((p) => p.count_4xx) },
+      { label: '5xx', color: '#c92a2a', values: series.map((p) => p.count_5xx) },
+    ],
+    [series],
+  );
+  const latencySeries = useMemo<ChartSeries[]>(
+    () => [
+      { label: 'p50', color: '#2b8a3e', values: series.map((p) => p.p50_ms) },
+      { label: 'p95', color: '#e67700', values: series.map((p) => p.p95_ms) },
+      { label: 'p99', color: '#c92a2a', values: series.map((p) => p.p99_ms), dash: [6, 4] },
+    ],
+    [series],
+  );
+
+  return (
+    <Stack gap="md">
+      <Grid gutter="md">
+        <Grid.Col span={{ base: 12, md: 8 }}>
+          <SummaryCards summary={analytics.summary} />
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 4 }}>
+          {analytics.plan_usage ? (
+            <UsageMeter usage={analytics.plan_usage} />
+          ) : (
+            <Paper withBorder p="md">
+              <Text c="dimmed" size="sm">
+                Plan usage is not reported by this server.
+              </Text>
+            </Paper>
+          )}
+        </Grid.Col>
+      </Grid>
+      {series.length === 0 || analytics.summary.total_requests === 0 ? (
+        <Paper withBorder p="lg">
+          <EmptyState title="No requests in this range" icon={<IconChartLine size={26} />}>
+            Send a few requests from the Test page or API Docs, then come back.
+          </EmptyState>
+        </Paper>
+      ) : (
+        <Grid gutter="md">
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <Paper withBorder p="md">
+              <TimeSeriesChart title="Requests by status class" times={times} series={statusSeries} />
+            </Paper>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <Paper withBorder p="md">
+              <TimeSeriesChart title="Latency percentiles" times={times} series={latencySeries} unit=" ms" />
+            </Paper>
+          </Grid.Col>
+        </Grid>
+      )}
+      <Paper withBorder p="md" component="section" aria-label="Top endpoints">
+        <Text fw={600} mb="xs">
+          Top endpoints
+        </Text>
+        <TopEndpointsTable endpoints={analytics.top_endpoints ?? []} />
+      </Paper>
+    </Stack>
+  );
+}

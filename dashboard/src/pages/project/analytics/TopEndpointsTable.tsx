@@ -1,0 +1,36 @@
+import { Table, Text } from '@mantine/core';
+import type { Analytics } from '../../../api/types';
+import { MethodBadge } from '../../../components/MethodBadge';
+import { formatMs, formatPercent } from '../../../lib/format';
+
+export function TopEndpointsTable({ endpoints }: { endpoints: Analytics['top_endpoints'] }) {
+  if (endpoints.length === 0) return <Text size="sm" c="dimmed">No requests in this range.</Text>;
+  return (
+    <Table.ScrollContainer minWidth={480}>
+      <Table striped verticalSpacing={4} aria-label="Top endpoints">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Method</Table.Th>
+            <Table.Th>Path</Table.Th>
+            <Table.Th ta="right">Requests</Table.Th>
+            <Table.Th ta="right">Errors</Table.Th>
+            <Table.Th ta="right">p95</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {endpoints.map((e) => (
+            <Table.Tr key={`${e.method} ${e.path}`}>
+              <Table.Td>
+                <MethodBadge method={e.method} />
+              </Table.Td>
+              <Table.Td className="mono">{e.path}</Table.Td>
+              <Table.Td ta="right">{e.count.toLocaleString()}</Table.Td>
+              <Table.Td ta="right">{formatPercent(e.error_rate)}</Table.Td>
+              <Table.Td ta="right">{formatMs(e.p95_ms)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -1,0 +1,47 @@
+// The schema builder flags problems at the field as the user types, and the
+// server's verdict replaces the client's once the schema is clean.
+import { expect, test, type Locator } from '@playwright/test';
+import { checkPage, signUpWithProject } from './support';
+
+async function expectFieldProblem(field: Locator, message: string | RegExp) {
+  await expect(field).toHaveAttribute('aria-invalid', 'true');
+  await expect(field).toHaveAccessibleDescription(message);
+}
+
+test('the builder shows validation problems at the field as you type', async ({ page }) => {
+  await signUpWithProject(page, 'Validation');
+  await page.getByRole('button', { name: 'Add a users table' }).click();
+
+  const tableName = page.getByLabel('Table name');
+  await tableName.fill('Users');
+  await expectFieldProblem(tableName, 'Table name must start with a lower-case letter');
+  await tableName.fill('docs');
+  await expectFieldProblem(tableName, '"docs" is reserved');
+  await tableName.fill('members');
+  await expect(tableName).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByText(/problems? to fix/)).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Add column' }).click();
+  const columnName = page.getByLabel('Column 1 name');
+  await columnName.fill('created_at');
+  await expectFieldProblem(columnName, '"created_at" is a system column every table already has');
+  await columnName.fill('status');
+  await page.getByLabel('Column 1 type').selectOption('enum');
+  await expect(page.getByText('1 problem to fix before generating')).toBeVisible();
+  await page.getByRole('button', { name: 'Show constraints of status' }).click();
+  const values = page.getByRole('textbox', { name: 'Allowed values' });
+  await expectFieldProblem(values, /an enum needs at least one value/);
+  await checkPage(page, 'validation-enum');
+
+  await values.fill('draft');
+  await values.press('Enter');
+  await values.fill('live');
+  await values.press('Enter');
+  await expect(page.getByText(/problems? to fix/)).toHaveCount(0);
+
+  // Clean on the client: the server is asked and has the final word.
+  await expect(page.getByText('The server accepts this schema.')).toBeVisible({ timeout: 10_000 });
+
+  await page.getByRole('switch', { name: /Auth table/ }).check();
+  await expect(page.getByRole('switch', { name: /Auth table/ })).toHaveAccessibleDescription(/needs a column named email of type email/);
+});

@@ -1,0 +1,79 @@
+// Helpers shared by the browser tests: page checks (accessibility, a
+// screenshot per page) and reading the dashboard's own state.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const artifactsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
+mkdirSync(artifactsDir, { recursive: true });
+
+/** Saves a full-page screenshot as e2e/artifacts/<name>.png. */
+export async function snapshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(artifactsDir, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Runs axe (WCAG 2.1 A and AA rules) and fails on serious or critical
+ * violations, naming each rule and the elements that break it.
+ */
+export async function expectAccessible(page: Page, pageName: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const report = serious
+    .map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}  ${n.failureSummary?.split('\n')[1] ?? ''}`).join('\n')}`)
+    .join('\n');
+  expect(serious.map((v) => v.id), `accessibility problems on the ${pageName} page:\n${report}`).toEqual([]);
+}
+
+/** Screenshot and accessibility check of the page as it is now. */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await snapshot(page, name);
+  await expectAccessible(page, name);
+}
+
+export async function sessionToken(page: Page): Promise<string> {
+  const token = await page.evaluate(() => localStorage.getItem('tablesmith.session'));
+  expect(token, 'a session token in localStorage').toBeTruthy();
+  return token!;
+}
+
+/** Calls the platform API with the page's session, returning the envelope's data. */
+export async function platformGet<T>(page: Page, path: string): Promise<T> {
+  const token = await sessionToken(page);
+  const response = await page.request.get(path, { headers: { Authorization: `Bearer ${token}` } });
+  expect(response.ok(), `GET ${path} answered ${response.status()}`).toBeTruthy();
+  return ((await response.json()) as { data: T }).data;
+}
+
+export function projectIdFrom(url: string): string {
+  const match = /\/projects\/([^/]+)\//.exec(url);
+  expect(match, `a project id in ${url}`).toBeTruthy();
+  return match![1];
+}
+
+/** Replaces the text of a CodeMirror editor. */
+export async function fillCodeEditor(page: Page, container: string, text: string): Promise<void> {
+  const content = page.locator(`${container} .cm-content`);
+  await content.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await content.fill(text);
+}
+
+/** Signs up a fresh account through the dashboard and creates a project; returns its id. */
+export async function signUpWithProject(page: Page, projectName: string): Promise<string> {
+  const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+  await page.goto('/signup');
+  await page.getByLabel('Name').fill('Test Person');
+  await page.getByLabel('E-mail').fill(`person.${stamp}@example.com`);
+  await page.getByLabel('Password').fill('correct-horse-battery');
+  await page.getByRole('button', { name: /Sign up/ }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+  await page.getByRole('button', { name: 'New project' }).click();
+  await page.getByLabel('Project name').fill(projectName);
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await expect(page).toHaveURL(/\/projects\/[^/]+\/schema$/);
+  return projectIdFrom(page.url());
+}
