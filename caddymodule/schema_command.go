@@ -18,7 +18,7 @@ import (
 // schema.json file as a project's draft and generates it through the
 // same code as POST /api/projects/{id}/generate (internal/publish), so a
 // script or CI job gets the same plan, checks and refusals as the
-// dashboard. Wire it with tablesmithCmd.AddCommand(schemaApplyCommand()).
+// dashboard. command.go adds it under `caddy tablesmith`.
 func schemaApplyCommand() *cobra.Command {
 	schemaCmd := &cobra.Command{
 		Use:   "schema",
