@@ -69,9 +69,10 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 // CountRequest applies the plan's rate limit and sets the X-RateLimit
 // headers on every answer.
 func (h *Handler) CountRequest(w http.ResponseWriter, r *http.Request, rt *Route) error {
-	if h.d.Limiter == nil {
-		return nil
+	if h.d.Limiter == nil || rt.counted {
+		return nil // a request re-run after a schema change counts once
 	}
+	rt.counted = true
 	q, err := h.d.Limiter.Take(r.Context(), rt.ProjectID)
 	if err != nil {
 		return err

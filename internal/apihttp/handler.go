@@ -15,6 +15,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
 )
 
@@ -103,6 +104,7 @@ type Route struct {
 	Table     string
 	Operation string
 	Principal Principal
+	counted   bool
 }
 
 // Principal is who makes a request.
@@ -165,7 +167,33 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error
 		rt.Table = rt.Rest[0]
 		return route(h, w, r, rt)
 	}
-	return h.serveTable(w, r, rt)
+	err = h.serveTable(w, r, rt)
+	if errors.Is(err, pgexec.ErrSchemaChanged) {
+		return h.afterSchemaChange(w, r, rt, err)
+	}
+	return err
+}
+
+// afterSchemaChange handles a statement built from a published version
+// that a generate replaced while the request ran (a rename or drop that
+// committed in between). Reads run once more against the new version;
+// a write changed nothing (its statement failed) and is answered 503 so
+// the client retries. If no newer version exists the database was changed
+// behind Tablesmith's back, which stays a 500.
+func (h *Handler) afterSchemaChange(w http.ResponseWriter, r *http.Request, rt *Route, cause error) error {
+	old := rt.Entry.Version
+	h.d.Registry.Invalidate(rt.ProjectID)
+	entry, err := h.d.Registry.Get(r.Context(), rt.ProjectID)
+	if err != nil || entry.Version == old {
+		return cause
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		rt.Entry = entry
+		return h.serveTable(w, r, rt)
+	}
+	w.Header().Set("Retry-After", "1")
+	return envelope.New(envelope.CodeUnavailable, "The project's schema changed while the request ran; nothing was written, retry it")
 }
 
 // statusWriter remembers the status written, for analytics and for

@@ -22,6 +22,12 @@ type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// ErrSchemaChanged marks a statement that named a table or column the
+// database no longer has: the schema changed under the published version
+// the statement was built from (a generate just committed, or someone
+// altered the database by hand).
+var ErrSchemaChanged = errors.New("the database does not match the published schema")
+
 // ErrNoRow is returned when a statement matched no row.
 var ErrNoRow = errors.New("no row")
 
@@ -96,7 +102,7 @@ func MapError(err error, t *schema.CTable, op Op) error {
 		return envelope.New(envelope.CodeUnavailable, "The request took too long")
 	case "42P01", "42703": // undefined table/column: the database changed under a published schema
 		e := envelope.New(envelope.CodeInternal, "An internal error occurred")
-		e.Cause = fmt.Errorf("the database does not match the published schema of %s: %w", t.Name, err)
+		e.Cause = fmt.Errorf("table %s: %w: %w", t.Name, ErrSchemaChanged, err)
 		return e
 	}
 	if strings.HasPrefix(string(pe.Code), "22") { // data exceptions: out of range, bad representation
