@@ -18,6 +18,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testproxy"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -277,82 +278,11 @@ func TestPoolsShareOnePoolPerDatabaseWithItsLimitsAndSessionSettings(t *testing.
 	}
 }
 
-// proxy forwards TCP to target; stop refuses new connections and cuts
-// the ones it carried, as a database that went away does.
-type proxy struct {
-	addr, target string
-	mu           sync.Mutex
-	ln           net.Listener
-	conns        []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	p := &proxy{target: target}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(p.stop)
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-func (p *proxy) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) restart(t *testing.T) {
-	t.Helper()
-	for i := 0; i < 50; i++ {
-		if ln, err := net.Listen("tcp", p.addr); err == nil {
-			p.serve(ln)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("cannot listen on " + p.addr + " again")
-}
-
 func TestAPoolFailsFastWhileItsDatabaseIsAwayAndRecoversByItself(t *testing.T) {
 	t.Parallel()
 	u, _ := url.Parse(testpg.NewDatabase(t))
-	px := newProxy(t, u.Host)
-	u.Host = px.addr
+	px := testproxy.Start(t, u.Host)
+	u.Host = px.Addr
 	pools := &extdb.Pools{RetryInterval: 300 * time.Millisecond}
 	t.Cleanup(pools.Close)
 	pool, err := pools.Get(u.String())
@@ -367,7 +297,7 @@ func TestAPoolFailsFastWhileItsDatabaseIsAwayAndRecoversByItself(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	px.stop()
+	px.Stop()
 	err = ping()
 	if err == nil {
 		t.Fatal("a query through a stopped proxy succeeded")
@@ -385,7 +315,7 @@ func TestAPoolFailsFastWhileItsDatabaseIsAwayAndRecoversByItself(t *testing.T) {
 		t.Fatalf("health while down = %+v", h)
 	}
 
-	px.restart(t)
+	px.Restart(t)
 	// The background probe notices without any request.
 	deadline := time.Now().Add(5 * time.Second)
 	for pool.Health().State != extdb.StateUp {

@@ -4,18 +4,17 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testproxy"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -593,95 +592,19 @@ func mustParse(t *testing.T, raw string) *url.URL {
 	return u
 }
 
-// proxy forwards TCP connections to a target until it is stopped; a
-// stopped proxy refuses connections and has cut the ones it carried, as a
-// database that went away does.
-type proxy struct {
-	addr, target string
-	mu           sync.Mutex
-	ln           net.Listener
-	conns        map[net.Conn]bool
-}
-
-func startProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	p := &proxy{target: target, conns: map[net.Conn]bool{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(p.stop)
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns[c], p.conns[up] = true, true
-			p.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-func (p *proxy) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for c := range p.conns {
-		c.Close()
-	}
-	p.conns = map[net.Conn]bool{}
-}
-
-func (p *proxy) restart(t *testing.T) {
-	t.Helper()
-	var ln net.Listener
-	var err error
-	for i := 0; i < 50; i++ {
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.serve(ln)
-}
-
 func TestAFrontedDatabaseThatGoesAwayAnswers503AndRecoversByItself(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	dbURL, _ := appDatabase(t)
 	u := mustParse(t, dbURL)
-	px := startProxy(t, u.Host)
-	u.Host = px.addr
+	px := testproxy.Start(t, u.Host)
+	u.Host = px.Addr
 	f := frontApp(t, s, u.String())
 
 	f.api("GET", "/customers", nil).Must(t, 200)
 	f.api("GET", "/products/1", nil).Must(t, 200)
 
-	px.stop()
+	px.Stop()
 	for i := 0; i < 3; i++ {
 		start := time.Now()
 		r := f.api("GET", "/customers", nil)
@@ -701,7 +624,7 @@ func TestAFrontedDatabaseThatGoesAwayAnswers503AndRecoversByItself(t *testing.T)
 		t.Fatalf("status while away = %v", status)
 	}
 
-	px.restart(t)
+	px.Restart(t)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := f.api("GET", "/customers", nil)

@@ -20,6 +20,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testproxy"
 )
 
 // testPlans has a tiny free plan so that tests reach the limit quickly.
@@ -307,13 +308,12 @@ func TestRedisOutageSwitchesToMemoryAndBack(t *testing.T) {
 	t.Parallel()
 	u := redisURL(t)
 	opt, _ := redis.ParseURL(u)
-	proxy := &tcpProxy{target: opt.Addr}
-	proxy.listen(t, "127.0.0.1:0")
+	proxy := testproxy.Start(t, opt.Addr)
 	logs := &syncBuffer{}
 	o := &owners{}
 	o.set("p1", 1, "pro")
 	viaProxy, _ := url.Parse(u)
-	viaProxy.Host = proxy.addr
+	viaProxy.Host = proxy.Addr
 	l := newLimiter(t, o, ratelimit.Config{RedisURL: viaProxy.String(),
 		Prefix: "tstest:" + store.RandomID(8), RedisTimeout: 200 * time.Millisecond, ProbeEvery: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
@@ -323,7 +323,7 @@ func TestRedisOutageSwitchesToMemoryAndBack(t *testing.T) {
 		t.Fatalf("stats = %+v, want Redis up", st)
 	}
 
-	proxy.stop()
+	proxy.Stop()
 	d := mustTake(t, l, "p1")
 	if !d.Allowed || d.Used != 1 {
 		t.Fatalf("during the outage: %+v, want allowed and counted afresh in memory", d)
@@ -335,7 +335,7 @@ func TestRedisOutageSwitchesToMemoryAndBack(t *testing.T) {
 		t.Fatalf("logs do not report the outage:\n%s", logs)
 	}
 
-	proxy.listen(t, proxy.addr)
+	proxy.Restart(t)
 	deadline := time.Now().Add(5 * time.Second)
 	for !l.Stats().RedisUp {
 		if time.Now().After(deadline) {
@@ -360,64 +360,4 @@ func closedPort(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	ln.Close()
 	return port
-}
-
-// tcpProxy forwards connections to target until stopped, so a test can
-// cut Redis off and bring it back on the same address.
-type tcpProxy struct {
-	target string
-	addr   string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-}
-
-func (p *tcpProxy) listen(t *testing.T, addr string) {
-	t.Helper()
-	var ln net.Listener
-	var err error
-	for range 50 { // the old socket may linger for a moment
-		if ln, err = net.Listen("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	t.Cleanup(p.stop)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-func (p *tcpProxy) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
 }

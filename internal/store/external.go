@@ -147,34 +147,12 @@ func (s *Store) PublishExternal(ctx context.Context, projectID string, expected 
 			return 0, err
 		}
 		defer ext.Rollback()
-		if err := prepareMigration(ctx, ext, m); err != nil {
+		if err := migrate(ctx, ext, m); err != nil {
 			return 0, err
-		}
-		if v, err := runPrechecks(ctx, ext, m.Prechecks); err != nil {
-			return 0, err
-		} else if len(v) > 0 {
-			return 0, &ViolationError{Violations: v}
-		}
-		for i, st := range m.Statements {
-			if m.BeforeStatement != nil {
-				if err := m.BeforeStatement(i, st); err != nil {
-					return 0, &StatementError{Statement: st, Err: err}
-				}
-			}
-			if _, err := ext.ExecContext(ctx, st); err != nil {
-				return 0, &StatementError{Statement: st, Err: err}
-			}
 		}
 	}
 	next := current + 1
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.schema_versions (project_id, version, document, applied)
-		VALUES ($1, $2, $3, $4)`, projectID, next, string(doc), string(applied)); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET published_version = $2, updated_at = now() WHERE id = $1`, projectID, next); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID); err != nil {
+	if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
 		return 0, err
 	}
 	if ext != nil {

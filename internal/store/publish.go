@@ -104,33 +104,11 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 	if current != expected {
 		return 0, ErrStaleVersion
 	}
-	if err := prepareMigration(ctx, tx, m); err != nil {
+	if err := migrate(ctx, tx, m); err != nil {
 		return 0, err
-	}
-	if v, err := runPrechecks(ctx, tx, m.Prechecks); err != nil {
-		return 0, err
-	} else if len(v) > 0 {
-		return 0, &ViolationError{Violations: v}
-	}
-	for i, st := range m.Statements {
-		if m.BeforeStatement != nil {
-			if err := m.BeforeStatement(i, st); err != nil {
-				return 0, &StatementError{Statement: st, Err: err}
-			}
-		}
-		if _, err := tx.ExecContext(ctx, st); err != nil {
-			return 0, &StatementError{Statement: st, Err: err}
-		}
 	}
 	next := current + 1
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.schema_versions (project_id, version, document, applied)
-		VALUES ($1, $2, $3, $4)`, projectID, next, string(doc), string(applied)); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET published_version = $2, updated_at = now() WHERE id = $1`, projectID, next); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID); err != nil {
+	if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
 		return 0, err
 	}
 	return next, tx.Commit()
@@ -138,6 +116,45 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 
 // prepareMigration bounds lock waits, fixes the settings conversions
 // depend on, and takes the SHARE locks.
+// migrate runs a migration's locks, prechecks and statements in tx; rows
+// that would break it come back as a *ViolationError before any statement
+// runs.
+func migrate(ctx context.Context, tx *sql.Tx, m Migration) error {
+	if err := prepareMigration(ctx, tx, m); err != nil {
+		return err
+	}
+	if v, err := runPrechecks(ctx, tx, m.Prechecks); err != nil {
+		return err
+	} else if len(v) > 0 {
+		return &ViolationError{Violations: v}
+	}
+	for i, st := range m.Statements {
+		if m.BeforeStatement != nil {
+			if err := m.BeforeStatement(i, st); err != nil {
+				return &StatementError{Statement: st, Err: err}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return &StatementError{Statement: st, Err: err}
+		}
+	}
+	return nil
+}
+
+// recordVersion stores a published version, moves the project to it and
+// tells every node, in the caller's transaction.
+func recordVersion(ctx context.Context, tx *sql.Tx, projectID string, version int, doc, applied json.RawMessage) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.schema_versions (project_id, version, document, applied)
+		VALUES ($1, $2, $3, $4)`, projectID, version, string(doc), string(applied)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET published_version = $2, updated_at = now() WHERE id = $1`, projectID, version); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID)
+	return err
+}
+
 func prepareMigration(ctx context.Context, tx *sql.Tx, m Migration) error {
 	timeout := m.LockTimeout
 	if timeout <= 0 {
