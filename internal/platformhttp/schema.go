@@ -100,6 +100,12 @@ func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Acco
 		h.fail(w, r, err)
 		return
 	}
+	h.saveDraft(w, r, p, doc, "Draft saved")
+}
+
+// saveDraft stores doc as the project's draft and answers with it and its
+// meta (valid or not, unpublished changes).
+func (h *Handler) saveDraft(w http.ResponseWriter, r *http.Request, p store.Project, doc schema.Document, message string) {
 	raw, _ := json.Marshal(doc)
 	if err := h.d.Store.PutDraft(r.Context(), p.ID, raw); err != nil {
 		h.fail(w, r, err)
@@ -115,7 +121,7 @@ func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Acco
 		h.fail(w, r, err)
 		return
 	}
-	envelope.Write(w, http.StatusOK, envelope.Success{Data: doc, Meta: meta, Message: "Draft saved"})
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: doc, Meta: meta, Message: message})
 }
 
 func invalid(problems schema.Problems) error {

@@ -62,22 +62,7 @@ func (h *Handler) resetSchema(w http.ResponseWriter, r *http.Request, _ store.Ac
 		h.fail(w, r, fmt.Errorf("version %d of %s: %w", v.Version, p.ID, err))
 		return
 	}
-	raw, _ := json.Marshal(doc)
-	if err := h.d.Store.PutDraft(r.Context(), p.ID, raw); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	_, at, err := h.d.Store.Draft(r.Context(), p.ID)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	meta, err := h.schemaMeta(r.Context(), p, doc, at)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	envelope.Write(w, http.StatusOK, envelope.Success{Data: doc, Meta: meta, Message: fmt.Sprintf("Draft reset to version %d", v.Version)})
+	h.saveDraft(w, r, p, doc, fmt.Sprintf("Draft reset to version %d", v.Version))
 }
 
 // exportSchema answers GET /api/projects/{id}/schema/export: the draft

@@ -39,17 +39,8 @@ func (s *Store) CreateExternalProject(ctx context.Context, accountID int64, name
 		return Project{}, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM tablesmith.accounts WHERE id = $1 FOR UPDATE`, accountID); err != nil {
+	if err := checkProjectLimit(ctx, tx, accountID, maxProjects); err != nil {
 		return Project{}, err
-	}
-	if maxProjects >= 0 {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tablesmith.projects WHERE account_id = $1`, accountID).Scan(&n); err != nil {
-			return Project{}, err
-		}
-		if n >= maxProjects {
-			return Project{}, ErrLimit
-		}
 	}
 	connJSON, err := json.Marshal(conn)
 	if err != nil {
@@ -127,16 +118,9 @@ func (s *Store) PublishExternal(ctx context.Context, projectID string, expected 
 		return 0, err
 	}
 	defer tx.Rollback()
-	var current int
-	err = tx.QueryRowContext(ctx, `SELECT published_version FROM tablesmith.projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&current)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNotFound
-	}
+	current, err := lockVersion(ctx, tx, projectID, expected)
 	if err != nil {
 		return 0, err
-	}
-	if current != expected {
-		return 0, ErrStaleVersion
 	}
 	var ext *sql.Tx
 	if len(m.Statements) > 0 || len(m.Prechecks) > 0 || len(m.Locks) > 0 {

@@ -93,16 +93,9 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 		return 0, err
 	}
 	defer tx.Rollback()
-	var current int
-	err = tx.QueryRowContext(ctx, `SELECT published_version FROM tablesmith.projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&current)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNotFound
-	}
+	current, err := lockVersion(ctx, tx, projectID, expected)
 	if err != nil {
 		return 0, err
-	}
-	if current != expected {
-		return 0, ErrStaleVersion
 	}
 	if err := migrate(ctx, tx, m); err != nil {
 		return 0, err
@@ -116,6 +109,23 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 
 // prepareMigration bounds lock waits, fixes the settings conversions
 // depend on, and takes the SHARE locks.
+// lockVersion locks a project's row for the rest of tx and checks that its
+// published version is still the one the plan was computed against.
+func lockVersion(ctx context.Context, tx *sql.Tx, projectID string, expected int) (int, error) {
+	var current int
+	err := tx.QueryRowContext(ctx, `SELECT published_version FROM tablesmith.projects WHERE id = $1 FOR UPDATE`, projectID).Scan(&current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	if current != expected {
+		return 0, ErrStaleVersion
+	}
+	return current, nil
+}
+
 // migrate runs a migration's locks, prechecks and statements in tx; rows
 // that would break it come back as a *ViolationError before any statement
 // runs.

@@ -147,17 +147,8 @@ func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine
 		return Project{}, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM tablesmith.accounts WHERE id = $1 FOR UPDATE`, accountID); err != nil {
+	if err := checkProjectLimit(ctx, tx, accountID, maxProjects); err != nil {
 		return Project{}, err
-	}
-	if maxProjects >= 0 {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tablesmith.projects WHERE account_id = $1`, accountID).Scan(&n); err != nil {
-			return Project{}, err
-		}
-		if n >= maxProjects {
-			return Project{}, ErrLimit
-		}
 	}
 	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: engine, Connection: connection}
 	if len(draft) == 0 {
@@ -178,6 +169,26 @@ func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine
 		}
 	}
 	return p, tx.Commit()
+}
+
+// checkProjectLimit locks the account for the rest of tx, so concurrent
+// creates are counted one after the other, and returns ErrLimit when the
+// plan allows no more projects (maxProjects < 0: no limit).
+func checkProjectLimit(ctx context.Context, tx *sql.Tx, accountID int64, maxProjects int) error {
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM tablesmith.accounts WHERE id = $1 FOR UPDATE`, accountID); err != nil {
+		return err
+	}
+	if maxProjects < 0 {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tablesmith.projects WHERE account_id = $1`, accountID).Scan(&n); err != nil {
+		return err
+	}
+	if n >= maxProjects {
+		return ErrLimit
+	}
+	return nil
 }
 
 // ErrLimit is returned when the account's plan allows no more projects.
