@@ -37,14 +37,18 @@ const (
 )
 
 // valueSchema describes a non-null value of column c as a request body
-// carries it (forRequest) or as a record returns it.
+// carries it (forRequest) or as a record returns it. Records carry types,
+// formats and enums but not the write rules (lengths, bounds, patterns):
+// rows written before a rule was added to the schema still come back.
 func valueSchema(c *schema.CColumn, forRequest bool) *base.Schema {
 	s := &base.Schema{}
 	switch c.Type {
 	case schema.TypeText:
 		s.Type = types("string")
-		lengths(s, c, 0)
-		s.Pattern = c.Pattern
+		if forRequest {
+			lengths(s, c, 0)
+			s.Pattern = c.Pattern
+		}
 		if c.HTML {
 			s.Description = "HTML: markup is kept, active content (scripts, event handlers) is removed."
 		} else if forRequest {
@@ -84,10 +88,14 @@ func valueSchema(c *schema.CColumn, forRequest bool) *base.Schema {
 		s.Description = "Write-only: stored as a salted slow hash and never returned."
 	case schema.TypeInteger:
 		s.Type, s.Format = types("integer"), "int64"
-		bounds(s, c)
+		if forRequest {
+			bounds(s, c)
+		}
 	case schema.TypeNumber:
 		s.Type, s.Format = types("number"), "double"
-		bounds(s, c)
+		if forRequest {
+			bounds(s, c)
+		}
 	case schema.TypeDecimal:
 		if forRequest {
 			// A JSON number, or a string for exact values beyond double
@@ -96,10 +104,10 @@ func valueSchema(c *schema.CColumn, forRequest bool) *base.Schema {
 			s.Type = types("number", "string")
 			s.Pattern = decimalPattern
 			s.Description = "A decimal number, or a string holding one for exact values."
+			bounds(s, c)
 		} else {
 			s.Type = types("number")
 		}
-		bounds(s, c)
 	case schema.TypeBoolean:
 		s.Type = types("boolean")
 	case schema.TypeTimestamp:

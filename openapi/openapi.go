@@ -1,11 +1,12 @@
 // Package openapi describes a project's generated API as an OpenAPI 3.1
 // document, built with libopenapi's high-level model from the compiled
-// schema once per published version and rendered to JSON and YAML bytes
+// schema and rendered once per published version to JSON and YAML bytes
 // that are served from memory.
 package openapi
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -29,8 +30,6 @@ type Options struct {
 	ProjectID string
 	// Version is the published schema version (info.version).
 	Version int
-	// Title is the project's name, when known.
-	Title string
 }
 
 // BasePath is the path of a project's API relative to the site: the
@@ -78,13 +77,9 @@ func Build(c *schema.Compiled, o Options) *v3.Document {
 		Description: "API key or access token: a project API key (made in the dashboard; read or read_write scope) " +
 			"or an end-user access token from /auth/register or /auth/login, sent as `Authorization: Bearer <credential>`."})
 
-	title := "Tablesmith API"
-	if o.Title != "" {
-		title = o.Title + " API"
-	}
 	return &v3.Document{
 		Version: "3.1.0",
-		Info: &base.Info{Title: title, Version: strconv.Itoa(o.Version),
+		Info: &base.Info{Title: "Tablesmith API", Version: strconv.Itoa(o.Version),
 			Summary:     "The generated REST API of a Tablesmith project.",
 			Description: infoDescription(o)},
 		Servers: []*v3.Server{{URL: BasePath(o.ProjectID), Description: "This project's API"}},
@@ -108,13 +103,18 @@ func infoDescription(o Options) string {
 }
 
 // renderMu serialises renders: libopenapi keeps process-wide caches, and
-// publishing is rare, so one render at a time costs nothing.
+// one render at a time bounds the CPU that documentation can take.
 var renderMu sync.Mutex
 
-// serverSentinel stands in for the server URL while rendering, so the
-// rendered bytes can be split around it once and a per-request server URL
-// spliced in without rendering again.
-const serverSentinel = "tablesmith-server-url-b7c1f0e2"
+// newSentinel makes the text that stands in for the server URL while
+// rendering, so the rendered bytes can be split around it once and a
+// per-request server URL spliced in without rendering again. It is random
+// so that no description written in the schema can contain it.
+func newSentinel() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "tablesmith-server-" + hex.EncodeToString(b)
+}
 
 // Document is a project's description, rendered on first use and then
 // kept: JSON and YAML bytes whose server URL is replaced per request at
@@ -157,15 +157,16 @@ func (d *Document) Render() error {
 
 func (d *Document) render() error {
 	doc := Build(d.compiled, d.opts)
-	doc.Servers[0].URL = serverSentinel
+	sentinel := newSentinel()
+	doc.Servers[0].URL = sentinel
 	js, ys, err := renderBoth(doc)
 	if err != nil {
 		return fmt.Errorf("render openapi for %s: %w", d.opts.ProjectID, err)
 	}
-	if d.json, err = split(js, false); err != nil {
+	if d.json, err = split(js, sentinel, false); err != nil {
 		return fmt.Errorf("render openapi for %s (json): %w", d.opts.ProjectID, err)
 	}
-	if d.yaml, err = split(ys, true); err != nil {
+	if d.yaml, err = split(ys, sentinel, true); err != nil {
 		return fmt.Errorf("render openapi for %s (yaml): %w", d.opts.ProjectID, err)
 	}
 	sum := sha256.Sum256(js)
@@ -204,12 +205,12 @@ func renderBoth(doc *v3.Document) (js, ys []byte, err error) {
 	return js, buf.Bytes(), nil
 }
 
-func split(b []byte, quote bool) (template, error) {
-	i := bytes.Index(b, []byte(serverSentinel))
-	if i < 0 || bytes.Count(b, []byte(serverSentinel)) != 1 {
+func split(b []byte, sentinel string, quote bool) (template, error) {
+	i := bytes.Index(b, []byte(sentinel))
+	if i < 0 || bytes.Count(b, []byte(sentinel)) != 1 {
 		return template{}, errors.New("server placeholder not found exactly once")
 	}
-	return template{head: b[:i:i], tail: b[i+len(serverSentinel):], quote: quote}, nil
+	return template{head: b[:i:i], tail: b[i+len(sentinel):], quote: quote}, nil
 }
 
 // JSON is the document with the relative server URL /v1/<project_id>,

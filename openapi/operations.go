@@ -278,7 +278,7 @@ func tablePaths(paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled,
 		}
 		return append(errs, respNotFound, respRateLimited, respInternal, respUnavailable)
 	}
-	writeErrors := func(conflict bool, item bool) []string {
+	writeErrors := func(conflict bool) []string {
 		errs := []string{respBadBody, respUnauthorized, respForbidden, respNotFound}
 		if conflict {
 			errs = append(errs, respConflict)
@@ -301,7 +301,7 @@ func tablePaths(paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled,
 			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",
 				levelText(createLevel, true)),
 			RequestBody: jsonBody("The new record.", n.Create), Security: security(createLevel),
-			Responses: responses("201", successResponse("The created record.", n.Response, withLocation), writeErrors(unique, false)...)},
+			Responses: responses("201", successResponse("The created record.", n.Response, withLocation), writeErrors(unique)...)},
 	}
 	paths.Set("/"+t.Name, collection)
 
@@ -314,11 +314,11 @@ func tablePaths(paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled,
 			Description: joinSentences("Every required field must be present; absent optional fields go back to their default or null.",
 				levelText(updateLevel, true)),
 			RequestBody: jsonBody("The whole record.", n.Replace), Security: security(updateLevel),
-			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique, true)...)},
+			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
 		Patch: &v3.Operation{Tags: tags, OperationId: n.UpdateOp, Summary: "Update fields of a " + t.Name + " record",
 			Description: joinSentences("Only the fields given change.", levelText(updateLevel, true)),
 			RequestBody: jsonBody("The fields to change.", n.Update), Security: security(updateLevel),
-			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique, true)...)},
+			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
 		Delete: &v3.Operation{Tags: tags, OperationId: n.DeleteOp, Summary: "Delete a " + t.Name + " record",
 			Description: joinSentences("Answers with the deleted record (message: \"Record deleted successfully\").",
 				levelText(deleteLevel, true)),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -137,6 +138,9 @@ func TestDocsRoutesAreNotRateLimited(t *testing.T) {
 func TestDocsServesSwaggerUIFromEmbeddedAssets(t *testing.T) {
 	t.Parallel()
 	if !swaggerui.New(swaggerui.Embedded()).Available() {
+		if os.Getenv("TABLESMITH_TEST_REQUIRE_ALL") == "1" {
+			t.Fatal("Swagger UI assets are not embedded: run openapi/swaggerui/copy-assets.sh before go test")
+		}
 		t.Skip("Swagger UI assets not embedded: run openapi/swaggerui/copy-assets.sh (make swagger-ui)")
 	}
 	s := testserver.New(t)

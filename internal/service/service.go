@@ -41,6 +41,10 @@ type Config struct {
 	MaxOpenConns int
 	Logger       *slog.Logger
 	Now          func() time.Time
+	// WithoutMetering serves the generated API without its rate limiter
+	// and analytics recorder. Only the benchmarks set it, to measure what
+	// metering costs (bench/RESULTS.md).
+	WithoutMetering bool
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -132,6 +136,9 @@ func New(cfg Config) (*Service, error) {
 			db.Close()
 			return nil, err
 		}
+	}
+	if cfg.WithoutMetering {
+		s.apiDeps.Limiter, s.apiDeps.Recorder = nil, nil
 	}
 	s.api = apihttp.New(s.apiDeps)
 	return s, nil

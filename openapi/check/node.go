@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -49,15 +48,11 @@ func Node(t testing.TB) {
 
 // install runs npm ci unless node_modules matches package-lock.json.
 func install() error {
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "tablesmith-openapi-check.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockFile(filepath.Join(os.TempDir(), "tablesmith-openapi-check.lock"))
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if installed() {
 		return nil
 	}
