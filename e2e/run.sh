@@ -2,6 +2,9 @@
 # Runs the browser tests against a Tablesmith that is already running at
 # TABLESMITH_E2E_URL (default http://localhost:8080), in Debian's Chromium.
 # Screenshots land in e2e/artifacts/. Extra arguments go to `playwright test`.
+# tests/external-database.spec.ts also needs TABLESMITH_E2E_EXTERNAL_URL, a
+# postgres:// URL of a database it may fill (fixtures/shop.sql, loaded with
+# psql), other than the server's own; without it that test is skipped.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -14,10 +14,12 @@ fi
 
 work=$(mktemp -d)
 db="ts_e2e_$(date +%s)_$$"
+ext_db="${db}_ext" # the "existing database" the fronting test fills
 caddy_pid=""
 cleanup() {
 	[ -n "$caddy_pid" ] && kill "$caddy_pid" 2>/dev/null && wait "$caddy_pid" 2>/dev/null || true
 	psql "$server_url" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+	psql "$server_url" -qc "DROP DATABASE IF EXISTS $ext_db WITH (FORCE)" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -27,11 +29,15 @@ make -s dashboard
 (cd e2e && npm ci --no-audit --no-fund --silent)
 
 psql "$server_url" -qc "CREATE DATABASE $db" >/dev/null
-db_url=$(python3 - "$server_url" "$db" <<'PY' 2>/dev/null || echo "${server_url%/*}/$db?sslmode=disable"
+psql "$server_url" -qc "CREATE DATABASE $ext_db" >/dev/null
+with_db() { # the server URL with another database name
+	python3 - "$server_url" "$1" <<'PY' 2>/dev/null || echo "${server_url%/*}/$1?sslmode=disable"
 import sys, urllib.parse as u
 p = u.urlparse(sys.argv[1]); print(u.urlunparse(p._replace(path="/" + sys.argv[2])))
 PY
-)
+}
+db_url=$(with_db "$db")
+export TABLESMITH_E2E_EXTERNAL_URL=$(with_db "$ext_db")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
 export TABLESMITH_ADDR="http://127.0.0.1:$port" TABLESMITH_CADDY_ADMIN=off TABLESMITH_DATABASE_URL="$db_url" \
 	TABLESMITH_DEFAULT_PLAN=unlimited TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" XDG_CONFIG_HOME="$work" XDG_DATA_HOME="$work"

@@ -1,13 +1,22 @@
 // The whole journey of issue 9 in a browser: sign up, create a project,
 // build users and posts with a foreign key, generate, authorize in API Docs
 // and create a user there, list posts with a filter and an include from the
-// Test page, and find the records on the Data page. Every page is
+// Test page, and find the records on the Data page; then download the
+// schema, upload changed copies of it (one the server finds problems in,
+// one whose new required column existing rows block on the Generate page)
+// and reset the draft to version 1 from the version history. Every page is
 // screenshotted into e2e/artifacts/ and checked with axe.
 import { expect, test, type Page } from '@playwright/test';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { checkPage, fillCodeEditor, platformGet, projectIdFrom } from './support';
 
 interface SchemaDocument {
-  tables: { name: string; position?: { x: number; y: number }; columns: { name: string; type: string; references?: { table: string } }[] }[];
+  tables: {
+    name: string;
+    position?: { x: number; y: number };
+    columns: { name: string; type: string; required?: boolean; references?: { table: string } }[];
+  }[];
 }
 
 const stamp = Date.now();
@@ -170,6 +179,100 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await checkPage(page, '10-data-posts');
   });
 
+  await test.step('download the schema and upload changed copies of it', async () => {
+    await openSection(page, 'Schema');
+    await expect(page.getByLabel('Table name')).toBeVisible();
+
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download schema' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe(`${projectId}-schema.json`);
+    const exported = JSON.parse(await readFile((await download.path())!, 'utf8')) as SchemaDocument;
+    expect(exported.tables.map((t) => t.name)).toEqual(['users', 'posts']);
+    const posts = exported.tables.find((t) => t.name === 'posts')!;
+
+    // A copy the server finds a problem in: it is saved, and the problem
+    // is shown at its path.
+    posts.columns.push({ name: 'subtitle', type: 'string' });
+    const badFile = await writeSchemaFile('journey-schema-bad.json', exported);
+    await uploadSchema(page, badFile);
+    const confirm = page.getByRole('dialog', { name: 'Replace the draft with journey-schema-bad.json?' });
+    await expect(confirm).toContainText('Columns added: posts.subtitle');
+    await checkPage(page, '15-schema-upload-confirm');
+    await confirm.getByRole('button', { name: 'Replace the draft' }).click();
+    const replaced = notice(page);
+    await expect(replaced).toContainText('Uploaded journey-schema-bad.json: it is now the draft');
+    await expect(replaced).toContainText('the server found a problem to fix before it can be generated, first at table posts › column subtitle › type');
+    // The builder opens the table of the problem and marks the field.
+    await expect(page.getByText('1 problem to fix before generating (found by the server)')).toBeVisible();
+    await expect(page.getByLabel('Table name')).toHaveValue('posts');
+    await expect(page.getByLabel('Column 3 type')).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.getByLabel('Column 3 type')).toHaveAccessibleDescription(/unknown type "string"/);
+    await checkPage(page, '16-schema-upload-problems');
+
+    // A valid copy whose new column is required without a default: the
+    // existing post cannot have a value for it.
+    posts.columns[posts.columns.length - 1] = { name: 'subtitle', type: 'text', required: true };
+    const goodFile = await writeSchemaFile('journey-schema.json', exported);
+    await uploadSchema(page, goodFile);
+    await page.getByRole('dialog', { name: 'Replace the draft with journey-schema.json?' }).getByRole('button', { name: 'Replace the draft' }).click();
+    await expect(replaced).toContainText('Uploaded journey-schema.json: it is now the draft');
+    await expect(replaced).toContainText('The server accepts it');
+    await expect(page.getByTestId('table-node-posts')).toContainText('subtitle');
+    await expect(page.getByText('Saved', { exact: true })).toBeVisible();
+    await checkPage(page, '17-schema-uploaded');
+    const saved = await platformGet<SchemaDocument>(page, `/api/projects/${projectId}/schema`);
+    expect(saved.tables[1].columns.map((c) => c.name)).toContain('subtitle');
+  });
+
+  await test.step('the plan shows the existing row that blocks the new required column', async () => {
+    await notice(page).getByRole('link', { name: 'review the plan and generate' }).click();
+    await expect(page.getByRole('heading', { name: 'Generate', exact: true })).toBeVisible();
+    const change = page.getByTestId('change-posts.subtitle');
+    await expect(change).toContainText('blocked');
+    await expect(change).toContainText('1 existing row breaks this rule');
+    await expect(page.getByRole('alert').filter({ hasText: 'Existing rows block this generate' })).toBeVisible();
+    await checkPage(page, '18-generate-blocked');
+
+    // Generating anyway is refused, in words, at the change it concerns.
+    await page.getByRole('button', { name: 'Generate API' }).click();
+    await expect(page.getByText('Generate was refused and changed nothing')).toBeVisible();
+    await expect(change).toContainText('1 existing row breaks this rule');
+    const versions = await platformGet<{ version: number }[]>(page, `/api/projects/${projectId}/schema/versions`);
+    expect(versions.map((v) => v.version)).toEqual([1]);
+  });
+
+  await test.step('reset the draft to version 1 from the version history', async () => {
+    await openSection(page, 'Schema');
+    await page.getByRole('button', { name: 'Version history' }).click();
+    const drawer = page.getByRole('dialog', { name: 'Version history' });
+    const v1 = drawer.getByTestId('version-1');
+    await expect(v1).toContainText('Live');
+    await expect(v1).toContainText('users, posts');
+    await checkPage(page, '19-version-history');
+
+    const downloading = page.waitForEvent('download');
+    await v1.getByRole('button', { name: 'Download version 1' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe(`${projectId}-schema-v1.json`);
+    const published = JSON.parse(await readFile((await download.path())!, 'utf8')) as SchemaDocument;
+    expect(published.tables.find((t) => t.name === 'posts')!.columns.map((c) => c.name)).not.toContain('subtitle');
+
+    await v1.getByRole('button', { name: 'Reset draft to this version (version 1)' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Reset the draft to version 1?' });
+    await expect(confirm).toContainText('Columns removed from the draft: posts.subtitle');
+    await checkPage(page, '20-reset-confirm');
+    await confirm.getByRole('button', { name: 'Reset the draft' }).click();
+    await expect(confirm).toHaveCount(0);
+    await expect(notice(page)).toContainText('Reset to version 1: it is now the draft');
+    await expect(notice(page)).toContainText('there is nothing to generate');
+    await expect(page.getByTestId('table-node-posts')).not.toContainText('subtitle');
+    await expect(page.getByText('Published', { exact: true })).toBeVisible();
+    await checkPage(page, '21-schema-reset');
+    const draft = await platformGet<SchemaDocument>(page, `/api/projects/${projectId}/schema`);
+    expect(draft.tables[1].columns.map((c) => c.name)).not.toContain('subtitle');
+  });
+
   await test.step('analytics and settings', async () => {
     await openSection(page, 'Analytics');
     await expect(page.getByRole('heading', { name: 'Analytics', exact: true })).toBeVisible();
@@ -215,6 +318,23 @@ async function addColumn(page: Page, position: number, name: string, type: strin
     if (flags.unique) await page.getByRole('checkbox', { name: `Unique (${name})` }).check();
     await page.getByRole('button', { name: `Hide constraints of ${name}` }).click();
   }
+}
+
+function notice(page: Page) {
+  return page.getByTestId('draft-replaced');
+}
+
+async function writeSchemaFile(name: string, doc: SchemaDocument): Promise<string> {
+  await mkdir(test.info().outputDir, { recursive: true });
+  const path = join(test.info().outputDir, name);
+  await writeFile(path, `${JSON.stringify(doc, null, 2)}\n`);
+  return path;
+}
+
+async function uploadSchema(page: Page, path: string) {
+  const choosing = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Upload schema' }).click();
+  await (await choosing).setFiles(path);
 }
 
 async function openSection(page: Page, name: string) {

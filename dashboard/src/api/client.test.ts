@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, apiEnvelope, apiRequest, describeError } from './client';
+import { ApiError, apiDownload, apiEnvelope, apiRequest, describeError, filenameFromDisposition } from './client';
 import { getSessionToken, setSessionToken } from './session';
 
 function memoryStorage(): Storage {
@@ -63,5 +63,54 @@ describe('the platform API client', () => {
   it('names an unreachable server', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
     await expect(apiRequest('/api/account')).rejects.toMatchObject({ code: 'NETWORK_ERROR' });
+  });
+
+  it('keeps error.info beside the details', async () => {
+    const info = { violations: [{ table: 'people', column: 'name', rule: 'every row has a value', count: 7, examples: ['2'] }] };
+    vi.stubGlobal('fetch', answer(409, { success: false, error: { code: 'CONFLICT', message: 'Existing rows do not fit', details: { 'people.name': '7 rows' }, info } }));
+    await expect(apiRequest('/api/projects/p/generate', { method: 'POST', body: {} })).rejects.toMatchObject({ code: 'CONFLICT', info });
+    vi.stubGlobal('fetch', answer(400, { success: false, error: { code: 'VALIDATION_ERROR', message: 'x' } }));
+    await expect(apiRequest('/api/x')).rejects.toMatchObject({ info: {} });
+  });
+});
+
+describe('downloads', () => {
+  beforeEach(() => {
+    vi.stubGlobal('localStorage', memoryStorage());
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('fetches the file with the session and takes its name from Content-Disposition', async () => {
+    setSessionToken('tok');
+    const fetch = vi.fn(
+      async () =>
+        new Response('{"tables": []}\n', {
+          status: 200,
+          headers: { 'Content-Type': 'application/json', 'Content-Disposition': 'attachment; filename="abc-schema-v2.json"' },
+        }),
+    );
+    vi.stubGlobal('fetch', fetch);
+    const file = await apiDownload('/api/projects/abc/schema/export?version=2', 'fallback.json');
+    expect(file.filename).toBe('abc-schema-v2.json');
+    expect(await file.blob.text()).toBe('{"tables": []}\n');
+    const [, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
+    expect(init.headers).toMatchObject({ Authorization: 'Bearer tok' });
+  });
+
+  it('throws the error envelope of a refused download', async () => {
+    vi.stubGlobal('fetch', answer(404, { success: false, error: { code: 'NOT_FOUND', message: 'Version 9 not found' } }));
+    await expect(apiDownload('/api/projects/abc/schema/export?version=9', 'x.json')).rejects.toMatchObject({ status: 404, message: 'Version 9 not found' });
+  });
+
+  it('reads file names from every form of the header, never a path', () => {
+    expect(filenameFromDisposition('attachment; filename="a b.json"', 'f')).toBe('a b.json');
+    expect(filenameFromDisposition('attachment; filename=plain.json', 'f')).toBe('plain.json');
+    expect(filenameFromDisposition("attachment; filename=\"ascii.json\"; filename*=UTF-8''sch%C3%A9ma.json", 'f')).toBe('schéma.json');
+    expect(filenameFromDisposition('attachment; filename="../../etc/passwd"', 'f')).toBe('passwd');
+    expect(filenameFromDisposition('attachment; filename=".."', 'f')).toBe('f');
+    expect(filenameFromDisposition('attachment', 'f')).toBe('f');
+    expect(filenameFromDisposition(null, 'f')).toBe('f');
   });
 });

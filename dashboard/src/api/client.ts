@@ -7,12 +7,15 @@ export interface ErrorBody {
   code: string;
   message: string;
   details?: Record<string, string>;
+  /** Extra facts beside details, e.g. `violations` of a refused generate or `problem` of a connection. */
+  info?: Record<string, unknown>;
 }
 
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: Record<string, string>;
+  readonly info: Record<string, unknown>;
 
   constructor(status: number, body: ErrorBody) {
     super(body.message);
@@ -20,6 +23,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = body.code;
     this.details = body.details ?? {};
+    this.info = body.info && typeof body.info === 'object' ? body.info : {};
   }
 }
 
@@ -70,6 +74,56 @@ export async function apiEnvelope<T>(path: string, options: RequestOptions = {})
 
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
   return (await apiEnvelope<T>(path, options)).data;
+}
+
+export interface DownloadedFile {
+  blob: Blob;
+  filename: string;
+}
+
+/**
+ * Fetches a file the server sends without an envelope (a download with
+ * Content-Disposition), with the session token; an error still comes back
+ * in the envelope and is thrown as an ApiError.
+ */
+export async function apiDownload(path: string, fallbackName: string, signal?: AbortSignal): Promise<DownloadedFile> {
+  const headers: Record<string, string> = {};
+  const token = getSessionToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response: Response;
+  try {
+    response = await fetch(path, { headers, signal });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, { code: 'NETWORK_ERROR', message: 'The server could not be reached. Check your connection and try again.' });
+  }
+  if (!response.ok) {
+    const error = errorFrom(response.status, await readJson(response));
+    if (error.status === 401 && token) setSessionToken(null);
+    throw error;
+  }
+  return { blob: await response.blob(), filename: filenameFromDisposition(response.headers.get('Content-Disposition'), fallbackName) };
+}
+
+/** The file name a Content-Disposition header gives, or the fallback; never a path. */
+export function filenameFromDisposition(header: string | null, fallback: string): string {
+  if (!header) return fallback;
+  let name: string | undefined;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  if (extended) {
+    try {
+      name = decodeURIComponent(extended[1].trim());
+    } catch {
+      name = undefined;
+    }
+  }
+  if (!name) {
+    const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(header);
+    const bare = /filename\s*=\s*([^;"\s]+)/.exec(header);
+    name = quoted ? quoted[1].replace(/\\(.)/g, '$1') : bare?.[1];
+  }
+  const base = name?.split(/[\\/]/).pop()?.trim();
+  return base && base !== '.' && base !== '..' ? base : fallback;
 }
 
 async function readJson(response: Response): Promise<unknown> {

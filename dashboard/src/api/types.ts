@@ -37,11 +37,46 @@ export interface Project {
   published_version?: number | null;
   /** This hour's generated-API requests against the plan. */
   usage?: { used: number; limit: number | null; resets_at?: string | null };
+  /** The database a postgres_external project fronts, password masked. */
+  connection?: ConnectionView;
+  /** What the last read of that database left out or remarked on. */
+  introspection?: IntrospectionReport;
 }
 
 export interface ExternalConnection {
   url: string;
   schema: string;
+}
+
+export type ConnectionState = 'up' | 'down' | 'unknown';
+
+export interface ConnectionHealth {
+  state: ConnectionState | string;
+  since?: string;
+  problem?: string;
+}
+
+export interface ConnectionView extends ExternalConnection {
+  status?: ConnectionHealth;
+}
+
+export interface UnsupportedTable {
+  table: string;
+  /** table, view, materialized_view, foreign_table or partition. */
+  kind: string;
+  reason: string;
+}
+
+export interface IntrospectionNote {
+  table: string;
+  column?: string;
+  note: string;
+}
+
+export interface IntrospectionReport {
+  unsupported: UnsupportedTable[] | null;
+  notes: IntrospectionNote[] | null;
+  introspected_at?: string;
 }
 
 export interface PlannedChange {
@@ -52,14 +87,44 @@ export interface PlannedChange {
   description: string;
   from?: string;
   statements?: string[];
-  /** Set on a change this server cannot apply yet; the plan is then refused. */
+  /** Statements that finish the change after the commit without blocking the API. */
+  after_commit?: string[];
+  /** What existing rows must satisfy; checked before anything runs. */
+  checks?: string[];
+  /** PostgreSQL rewrites the whole table: its reads and writes wait. */
+  rewrites_table?: boolean;
+  /** Set on a change this server cannot apply; the plan is then refused. */
   unsupported?: string;
+}
+
+export interface Precheck {
+  table: string;
+  column?: string;
+  rule: string;
+  sql?: string;
+  examples_sql?: string;
+}
+
+/** Existing rows that break a rule of the new schema (at most 5 example ids). */
+export interface Violation {
+  table: string;
+  column?: string;
+  rule: string;
+  count: number;
+  examples: string[];
 }
 
 export interface ChangePlan {
   changes: PlannedChange[];
   statements: string[];
+  after_commit: string[];
+  prechecks: Precheck[];
+  /** Tables locked in SHARE mode (writes wait) while the prechecks run. */
+  locks: string[];
   destructive: boolean;
+  notes: string[];
+  /** Present when the plan was asked for with ?check=true. */
+  violations?: Violation[];
 }
 
 export interface Endpoint {
@@ -67,10 +132,19 @@ export interface Endpoint {
   path: string;
 }
 
+/** A statement run after the commit; `error` when it failed and was left for the next generate. */
+export interface AfterCommitStep {
+  statement: string;
+  error?: string;
+}
+
 export interface GenerateResult {
   version: number;
   endpoints: Endpoint[];
-  applied: unknown[];
+  applied: PlannedChange[];
+  statements?: string[];
+  after_commit?: AfterCommitStep[];
+  notes?: string[];
 }
 
 export interface SchemaVersion {
@@ -79,6 +153,45 @@ export interface SchemaVersion {
   published_at?: string;
   schema?: SchemaDocument;
   document?: SchemaDocument;
+  /** The changes this version applied (a refresh's are prefixed "refresh:"). */
+  applied?: PlannedChange[] | null;
+}
+
+/** What GET/PUT /schema and POST /schema/reset say beside the draft. */
+export interface SchemaMeta {
+  published_version?: number;
+  updated_at?: string | null;
+  has_unpublished_changes?: boolean;
+  valid?: boolean;
+  problems?: Record<string, string>;
+}
+
+export interface DraftWithMeta {
+  document: SchemaDocument;
+  meta: SchemaMeta;
+  message?: string;
+}
+
+export type DatabaseChangeOrigin = 'database' | 'draft';
+
+/** A difference between the draft and the fronted database. */
+export interface DatabaseChange {
+  kind: string;
+  table: string;
+  column?: string;
+  /** database: changed outside Tablesmith; draft: an unpublished edit of the draft. */
+  origin: DatabaseChangeOrigin | string;
+  description: string;
+}
+
+export interface RefreshResult {
+  changes: DatabaseChange[] | null;
+  /** Unpublished draft edits that adopting the database's changes replaces. */
+  replaced: string[] | null;
+  unsupported: UnsupportedTable[] | null;
+  notes: IntrospectionNote[] | null;
+  applied: boolean;
+  version: number;
 }
 
 export type KeyScope = 'read' | 'read_write';

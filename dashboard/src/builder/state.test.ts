@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stableJson } from '../lib/stableJson';
 import type { SchemaDocument } from '../schema/document';
 import {
   builderReducer,
@@ -6,6 +7,8 @@ import {
   hasUnpublishedChanges,
   isDirty,
   layoutPositions,
+  loadedDocumentJson,
+  readOnlyReason,
   settleRenames,
   singular,
   toDocument,
@@ -346,5 +349,66 @@ describe('helpers', () => {
         { name: 'posts', columns: [{ name: 'headline', type: 'text', renamed_from: 'title' }] },
       ],
     });
+  });
+});
+
+describe('a fronted database', () => {
+  const fronted: SchemaDocument = {
+    tables: [
+      {
+        name: 'orders',
+        external: { primary_key: 'order_id' },
+        columns: [
+          { name: 'order_id', type: 'integer' },
+          { name: 'tags', type: 'passthrough', pg_type: 'text[]' },
+          { name: 'note', type: 'text' },
+        ],
+      },
+    ],
+  };
+  const loaded = () => builderReducer(emptyBuilderState, { type: 'load', draft: fronted, published: fronted });
+  const keyOf = (state: BuilderState, name: string) => state.tables[0].columns.find((c) => c.name === name)!.key;
+
+  it('says why passthrough columns and the database key are read-only', () => {
+    const table = fronted.tables[0];
+    expect(readOnlyReason(table, table.columns[1])).toMatch(/^Database type text\[\]: served read-only/);
+    expect(readOnlyReason(table, table.columns[0])).toMatch(/primary key/);
+    expect(readOnlyReason(table, table.columns[2])).toBeUndefined();
+    expect(readOnlyReason({}, { name: 'id', type: 'integer' })).toBeUndefined();
+  });
+
+  it('never changes, renames or deletes a read-only column', () => {
+    const state = loaded();
+    const tableKey = state.tables[0].key;
+    const tags = keyOf(state, 'tags');
+    const pk = keyOf(state, 'order_id');
+    const actions: BuilderAction[] = [
+      { type: 'setColumnType', tableKey, columnKey: tags, columnType: 'text' },
+      { type: 'updateColumn', tableKey, columnKey: tags, patch: { required: true } },
+      { type: 'renameColumn', tableKey, columnKey: tags, name: 'labels' },
+      { type: 'deleteColumn', tableKey, columnKey: tags },
+      { type: 'setColumnType', tableKey, columnKey: pk, columnType: 'uuid' },
+      { type: 'deleteColumn', tableKey, columnKey: pk },
+    ];
+    const after = actions.reduce(builderReducer, state);
+    expect(toDocument(after)).toEqual(fronted);
+    expect(isDirty(after)).toBe(false);
+    // Other columns of the same table stay editable.
+    const edited = builderReducer(after, { type: 'updateColumn', tableKey, columnKey: keyOf(after, 'note'), patch: { required: true } });
+    expect(toDocument(edited).tables[0].columns[2]).toEqual({ name: 'note', type: 'text', required: true });
+  });
+
+  it('selects a table by its place in the document, for a problem path', () => {
+    const state = builderReducer(loaded(), { type: 'selectTableAt', index: 0 });
+    expect(state.selectedTableKey).toBe(state.tables[0].key);
+    expect(builderReducer(state, { type: 'selectTableAt', index: 5 })).toBe(state);
+  });
+
+  it('gives the JSON the builder holds right after loading a draft', () => {
+    const draft: SchemaDocument = { tables: [{ name: 'a', columns: [{ name: 'b', type: 'text', renamed_from: 'old' }] }] };
+    const published: SchemaDocument = { tables: [{ name: 'a', columns: [{ name: 'b', type: 'text' }] }] };
+    const state = builderReducer(emptyBuilderState, { type: 'load', draft, published });
+    expect(loadedDocumentJson(draft, published)).toBe(stableJson(toDocument(state)));
+    expect(loadedDocumentJson(draft, published)).not.toContain('renamed_from');
   });
 });

@@ -41,6 +41,7 @@ export type BuilderAction =
   | { type: 'replaceDocument'; document: SchemaDocument }
   | { type: 'markSaved'; document: SchemaDocument }
   | { type: 'selectTable'; tableKey: string | null }
+  | { type: 'selectTableAt'; index: number }
   | { type: 'addTable'; name?: string }
   | { type: 'renameTable'; tableKey: string; name: string }
   | { type: 'deleteTable'; tableKey: string }
@@ -84,6 +85,27 @@ export function hasUnpublishedChanges(saved: SchemaDocument, published: SchemaDo
   return stableJson(withoutLayout(saved)) !== stableJson(withoutLayout(published));
 }
 
+/**
+ * Why the builder shows a column without letting the user change it, if it
+ * does: a passthrough column of a fronted database (a type Tablesmith does
+ * not model, served read-only and never altered) or a fronted table's own
+ * primary key (it belongs to the database).
+ */
+export function readOnlyReason(table: Pick<SchemaTable, 'external'>, column: Pick<SchemaColumn, 'name' | 'type' | 'pg_type'>): string | undefined {
+  if (column.type === 'passthrough') {
+    return `Database type ${column.pg_type || 'unknown'}: served read-only. Tablesmith never alters or drops it; change it in the database, then refresh.`;
+  }
+  if (table.external && column.name === table.external.primary_key) {
+    return 'The primary key of the database table: change it in the database, then refresh.';
+  }
+  return undefined;
+}
+
+/** The document the builder holds right after loading this draft, as stable JSON (to match a server verdict to it). */
+export function loadedDocumentJson(draft: SchemaDocument, published: SchemaDocument | null): string {
+  return stableJson(toDocument(builderReducer(emptyBuilderState, { type: 'load', draft, published })));
+}
+
 export function savedDocument(state: BuilderState): SchemaDocument {
   return JSON.parse(state.savedJson) as SchemaDocument;
 }
@@ -116,6 +138,10 @@ export function builderReducer(state: BuilderState, action: BuilderAction): Buil
       return { ...state, savedJson: stableJson(action.document) };
     case 'selectTable':
       return { ...state, selectedTableKey: action.tableKey };
+    case 'selectTableAt': {
+      const table = state.tables[action.index];
+      return table ? { ...state, selectedTableKey: table.key } : state;
+    }
     case 'addTable': {
       const name = uniqueName(action.name ?? 'table', state.tables.map((t) => t.name));
       const key = `t${state.nextKey}`;
@@ -187,7 +213,7 @@ export function builderReducer(state: BuilderState, action: BuilderAction): Buil
     case 'deleteColumn':
       return updateTable(state, action.tableKey, (t) => {
         const doomed = t.columns.find((c) => c.key === action.columnKey);
-        if (!doomed) return t;
+        if (!doomed || readOnlyReason(t, doomed)) return t;
         return {
           ...t,
           columns: t.columns.filter((c) => c.key !== action.columnKey),
@@ -220,7 +246,7 @@ function renameTable(state: BuilderState, tableKey: string, name: string): Build
 function renameColumn(state: BuilderState, tableKey: string, columnKey: string, name: string): BuilderState {
   const table = findTable(state, tableKey);
   const column = table?.columns.find((c) => c.key === columnKey);
-  if (!table || !column || column.name === name) return state;
+  if (!table || !column || column.name === name || readOnlyReason(table, column)) return state;
   const publishedTable = findPublishedTable(state.published, publishedTableOrigin(state.published, table));
   const origin = publishedColumnOrigin(publishedTable, column);
   return updateTable(state, tableKey, (t) => ({
@@ -364,7 +390,8 @@ function updateColumn(
 ): BuilderState {
   return updateTable(state, tableKey, (t) => ({
     ...t,
-    columns: t.columns.map((c) => (c.key === columnKey ? change(c) : c)),
+    // Read-only columns of a fronted database never change here.
+    columns: t.columns.map((c) => (c.key === columnKey && !readOnlyReason(t, c) ? change(c) : c)),
   }));
 }
 

@@ -6,9 +6,11 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { LoadingState } from '../../components/LoadingState';
 import { useEnginesQuery } from '../../data/engines/engines-query';
 import { useProjectCreateMutation } from '../../data/projects/project-create-mutation';
+import { connectionFieldErrors, EXTERNAL_ENGINE } from '../../external/connection';
 import { EngineCards } from './EngineCards';
 
-const EXTERNAL_ENGINE = 'postgres_external';
+// Error details shown at a field of the form; anything else shows in an alert.
+const FIELD_KEYS = ['name', 'engine', 'connection', 'connection.url', 'connection.schema', 'url', 'schema'];
 
 interface CreateProjectFormProps {
   onCreated: (project: Project) => void;
@@ -32,6 +34,9 @@ export function CreateProjectForm({ onCreated, onCancel, blockedByPlan }: Create
   }, [engine, engines.data]);
 
   const details = isApiError(create.error) ? create.error.details : {};
+  // A connection the server refused names its problem under details.connection
+  // (or connection.url / connection.schema); it belongs at the URL or the schema.
+  const connectionErrors = isApiError(create.error) ? connectionFieldErrors(details, create.error.info) : {};
   const external = engine === EXTERNAL_ENGINE;
   const localErrors = {
     name: name.trim() ? undefined : 'Give the project a name',
@@ -63,7 +68,7 @@ export function CreateProjectForm({ onCreated, onCancel, blockedByPlan }: Create
             Delete a project or move to a larger plan to create another.
           </Alert>
         )}
-        {create.error && !Object.keys(details).length ? <ErrorAlert error={create.error} /> : null}
+        {create.error && !Object.keys(details).some((k) => FIELD_KEYS.includes(k)) ? <ErrorAlert error={create.error} /> : null}
         <TextInput
           label="Project name"
           placeholder="My blog API"
@@ -83,7 +88,7 @@ export function CreateProjectForm({ onCreated, onCancel, blockedByPlan }: Create
               required
               value={url}
               onChange={(e) => setUrl(e.currentTarget.value)}
-              error={fieldError(localErrors.url, 'connection.url', 'url', 'connection')}
+              error={connectionErrors.url ?? (touched ? localErrors.url : undefined)}
               autoComplete="off"
             />
             <TextInput
@@ -91,7 +96,7 @@ export function CreateProjectForm({ onCreated, onCancel, blockedByPlan }: Create
               required
               value={schema}
               onChange={(e) => setSchema(e.currentTarget.value)}
-              error={fieldError(localErrors.schema, 'connection.schema', 'schema')}
+              error={connectionErrors.schema ?? (touched ? localErrors.schema : undefined)}
             />
           </Stack>
         )}

@@ -13,15 +13,28 @@ interface ColumnListProps {
 }
 
 export function ColumnList({ table, tableIndex, tables, problems, dispatch }: ColumnListProps) {
-  const systemColumns = [
-    { name: 'id', type: table.id_type === 'uuid' ? 'uuid' : 'integer', note: 'primary key, set by the service' },
-    { name: 'created_at', type: 'timestamp', note: 'set when a record is created' },
-    { name: 'updated_at', type: 'timestamp', note: 'set on every change' },
-  ];
+  const external = table.external;
+  const systemColumns = external
+    ? []
+    : [
+        { name: 'id', type: table.id_type === 'uuid' ? 'uuid' : 'integer', note: 'primary key, set by the service' },
+        { name: 'created_at', type: 'timestamp', note: 'set when a record is created' },
+        { name: 'updated_at', type: 'timestamp', note: 'set on every change' },
+      ];
+  const timestamps = external ? (['created_at', 'updated_at'] as const).filter((n) => (n === 'created_at' ? external.has_created_at : external.has_updated_at)) : [];
   return (
     <Stack gap="xs">
-      <Paper withBorder p="xs" bg="gray.0" aria-label="System columns">
+      <Paper withBorder p="xs" bg="gray.0" component="section" aria-label={external ? 'Columns the database manages' : 'System columns'}>
         <Stack gap={2}>
+          {external && (
+            <Text size="xs" c="dimmed" data-testid="external-table-note">
+              A table of your database, with only the columns below. Its key <span className="mono">{external.primary_key}</span> is assigned by
+              the database.{' '}
+              {timestamps.length
+                ? `The API sets ${timestamps.join(' and ')} as on managed tables.`
+                : 'It has no created_at or updated_at that the API maintains.'}
+            </Text>
+          )}
           {systemColumns.map((c) => (
             <Group key={c.name} justify="space-between" wrap="nowrap" gap="xs">
               <Group gap={6} wrap="nowrap">

@@ -1,7 +1,7 @@
-import { ActionIcon, Badge, Collapse, Group, List, NativeSelect, Paper, TextInput } from '@mantine/core';
-import { IconArrowDown, IconArrowUp, IconChevronDown, IconChevronRight, IconTrash } from '@tabler/icons-react';
+import { ActionIcon, Badge, Collapse, Group, List, NativeSelect, Paper, Text, TextInput } from '@mantine/core';
+import { IconArrowDown, IconArrowUp, IconChevronDown, IconChevronRight, IconKey, IconLock, IconTrash } from '@tabler/icons-react';
 import { useState, type Dispatch } from 'react';
-import type { BuilderAction, DraftColumn, DraftTable } from '../../../builder/state';
+import { readOnlyReason, type BuilderAction, type DraftColumn, type DraftTable } from '../../../builder/state';
 import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../builder/validation';
 import { COLUMN_TYPES, TYPE_LABELS } from '../../../schema/document';
 import { ColumnConstraints, CONSTRAINT_FIELDS } from './ColumnConstraints';
@@ -21,7 +21,12 @@ interface ColumnRowProps {
 const typeOptions = COLUMN_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }));
 
 /** One user column: name and type in a row, its constraints folded below. */
-export function ColumnRow({ column, index, count, table, tables, path, problems, dispatch }: ColumnRowProps) {
+export function ColumnRow(props: ColumnRowProps) {
+  const reason = readOnlyReason(props.table, props.column);
+  return reason ? <ReadOnlyColumnRow {...props} reason={reason} /> : <EditableColumnRow {...props} />;
+}
+
+function EditableColumnRow({ column, index, count, table, tables, path, problems, dispatch }: ColumnRowProps) {
   const [open, setOpen] = useState(false);
   const tableKey = table.key;
   const columnKey = column.key;
@@ -109,6 +114,66 @@ export function ColumnRow({ column, index, count, table, tables, path, problems,
   );
 }
 
+/**
+ * A column of a fronted database that the builder shows but does not edit:
+ * a passthrough column (with its database type) or the table's own key.
+ */
+function ReadOnlyColumnRow({ column, index, count, table, path, problems, dispatch, reason }: ColumnRowProps & { reason: string }) {
+  const passthrough = column.type === 'passthrough';
+  const label = column.name || `column ${index + 1}`;
+  const rowProblems = unclaimedProblems(problems, path, []);
+  return (
+    <Paper withBorder p="xs" bg="gray.0" data-testid={`column-${column.name}`} data-readonly="true">
+      <Group gap={6} wrap="nowrap" justify="space-between" align="flex-start">
+        <Group gap={6} wrap="wrap" style={{ minWidth: 0 }}>
+          {passthrough ? <IconLock size={14} aria-hidden /> : <IconKey size={14} aria-hidden />}
+          <Text size="sm" className="mono" fw={600}>
+            {column.name}
+          </Text>
+          <Badge size="xs" variant="outline" color="gray.8" tt="none">
+            {passthrough ? 'read-only' : 'primary key'}
+          </Badge>
+          <Text size="xs" className="mono" c="dimmed" data-testid={`column-${column.name}-db-type`}>
+            {passthrough ? `database type ${column.pg_type || 'unknown'}` : column.type}
+          </Text>
+        </Group>
+        <Group gap={0} wrap="nowrap">
+          <ActionIcon
+            variant="subtle"
+            color="gray.8"
+            disabled={index === 0}
+            onClick={() => dispatch({ type: 'moveColumn', tableKey: table.key, columnKey: column.key, toIndex: index - 1 })}
+            aria-label={`Move ${label} up`}
+          >
+            <IconArrowUp size={16} />
+          </ActionIcon>
+          <ActionIcon
+            variant="subtle"
+            color="gray.8"
+            disabled={index === count - 1}
+            onClick={() => dispatch({ type: 'moveColumn', tableKey: table.key, columnKey: column.key, toIndex: index + 1 })}
+            aria-label={`Move ${label} down`}
+          >
+            <IconArrowDown size={16} />
+          </ActionIcon>
+        </Group>
+      </Group>
+      <Text size="xs" c="dimmed" mt={4} ml={20}>
+        {reason}
+        {column.required ? ' The database requires a value.' : ''}
+        {column.description ? ` ${column.description}` : ''}
+      </Text>
+      {rowProblems.length > 0 && (
+        <List size="xs" c={tones.danger} mt={4} ml={20}>
+          {rowProblems.map((m) => (
+            <List.Item key={m}>{m}</List.Item>
+          ))}
+        </List>
+      )}
+    </Paper>
+  );
+}
+
 function ColumnSummary({ column }: { column: DraftColumn }) {
   const tags: string[] = [];
   if (column.required) tags.push('required');
@@ -119,6 +184,7 @@ function ColumnSummary({ column }: { column: DraftColumn }) {
   if (column.searchable) tags.push('searchable');
   if (column.values?.length) tags.push(`${column.values.length} values`);
   if (column.renamed_from) tags.push(`was ${column.renamed_from}`);
+  if (column.pg_type) tags.push(`database type ${column.pg_type}`);
   if (!tags.length) return null;
   return (
     <Group gap={4} mt={4} ml={34}>

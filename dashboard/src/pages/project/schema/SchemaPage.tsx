@@ -1,12 +1,14 @@
 import { Alert, Badge, Box, Button, Group, Paper, ScrollArea, Stack, Tabs, Text, Title, Tooltip } from '@mantine/core';
 import { useHotkeys } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { IconCheck, IconDeviceFloppy, IconPlus, IconRocket, IconShieldCheck } from '@tabler/icons-react';
+import { IconCheck, IconDeviceFloppy, IconHistory, IconPlus, IconRocket, IconShieldCheck } from '@tabler/icons-react';
 import { ReactFlowProvider } from '@xyflow/react';
 import { useMemo, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useOutletContext } from 'react-router';
 import { describeError, isApiError } from '../../../api/client';
-import { hasUnpublishedChanges, selectedTable } from '../../../builder/state';
+import type { DraftWithMeta, Project } from '../../../api/types';
+import { hasUnpublishedChanges, loadedDocumentJson, selectedTable } from '../../../builder/state';
+import { sortedProblems } from '../../../evolution/schemaFile';
 import type { SchemaProblems } from '../../../builder/validation';
 import { EmptyState } from '../../../components/EmptyState';
 import { ErrorAlert } from '../../../components/ErrorAlert';
@@ -15,17 +17,22 @@ import { useSchemaSaveMutation } from '../../../data/schema/schema-save-mutation
 import { useProjectId } from '../useProjectId';
 import classes from './SchemaPage.module.css';
 import { DeleteTableModal } from './DeleteTableModal';
+import { DraftReplacedNotice, type DraftReplacement } from './DraftReplacedNotice';
+import { ExternalSourceBanner } from './ExternalSourceBanner';
 import { JsonSchemaEditor } from './JsonSchemaEditor';
 import { ProblemsPanel } from './ProblemsPanel';
+import { SchemaFileButtons } from './SchemaFileButtons';
 import { SchemaCanvas } from './SchemaCanvas';
 import { TableEditor } from './TableEditor';
 import { UnsavedChangesGuard } from './UnsavedChangesGuard';
 import { useSchemaBuilder } from './useSchemaBuilder';
 import { useServerValidation } from './useServerValidation';
+import { VersionHistoryDrawer } from './VersionHistoryDrawer';
 import { tones } from '../../../tones';
 
 export function SchemaPage() {
   const projectId = useProjectId();
+  const project = useOutletContext<Project | undefined>();
   const builder = useSchemaBuilder(projectId);
   const { state, dispatch, document, documentJson, clientProblems, dirty } = builder;
   const save = useSchemaSaveMutation();
@@ -33,6 +40,8 @@ export function SchemaPage() {
   const server = useServerValidation(projectId, document, documentJson, clientClean, !builder.loading);
   const [deletingKey, setDeletingKey] = useState<string | null>(null);
   const [view, setView] = useState<string | null>('diagram');
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const [replacement, setReplacement] = useState<DraftReplacement | null>(null);
 
   // The server is the final word: once it has judged this exact document,
   // its verdict replaces the client's guess.
@@ -73,6 +82,25 @@ export function SchemaPage() {
 
   useHotkeys([['mod+S', saveDraft]], []);
 
+  // An upload or a reset saved a new draft: the builder shows it, and the
+  // server's verdict on it (meta.problems) marks the fields it concerns.
+  const showReplacedDraft = (saved: DraftWithMeta, title: string) => {
+    builder.replaceDraft(saved.document);
+    const problems = saved.meta.problems ?? {};
+    server.adopt(problems, loadedDocumentJson(saved.document, state.published));
+    // Open the table of the first problem, so its field shows it.
+    const firstProblem = sortedProblems(problems)[0]?.[0];
+    const tableIndex = firstProblem ? /^tables\[(\d+)\]/.exec(firstProblem)?.[1] : undefined;
+    if (tableIndex !== undefined) dispatch({ type: 'selectTableAt', index: Number(tableIndex) });
+    setReplacement({
+      title,
+      document: saved.document,
+      problems: saved.meta.problems ?? {},
+      hasUnpublishedChanges: saved.meta.has_unpublished_changes ?? hasUnpublishedChanges(saved.document, state.published),
+    });
+    setView('diagram');
+  };
+
   if (builder.loadError) return <ErrorAlert error={builder.loadError} title="Could not load the schema" />;
   if (builder.loading) return <LoadingState label="Loading the schema…" />;
 
@@ -105,6 +133,29 @@ export function SchemaPage() {
           )}
         </Group>
       </Group>
+      <Group gap="xs" wrap="wrap" aria-label="Schema file and versions" role="group">
+        <SchemaFileButtons
+          projectId={projectId}
+          current={document}
+          dirty={dirty}
+          onUploaded={(saved, filename) => {
+            showReplacedDraft(saved, `Uploaded ${filename}`);
+            notifications.show({ color: 'teal', title: 'Schema uploaded', message: `${filename} is now the draft.` });
+          }}
+        />
+        <Button variant="default" leftSection={<IconHistory size={16} />} onClick={() => setHistoryOpen(true)}>
+          Version history
+        </Button>
+      </Group>
+      {project?.engine === 'postgres_external' && <ExternalSourceBanner project={project} />}
+      {replacement && (
+        <DraftReplacedNotice
+          replacement={replacement}
+          projectId={projectId}
+          onSelectTable={(i) => dispatch({ type: 'selectTableAt', index: i })}
+          onDismiss={() => setReplacement(null)}
+        />
+      )}
 
       {builder.publishedError ? (
         <Alert color="yellow" variant="light" title="The published schema could not be read">
@@ -182,6 +233,22 @@ export function SchemaPage() {
           </Paper>
         </div>
       )}
+      <VersionHistoryDrawer
+        projectId={projectId}
+        opened={historyOpen}
+        onClose={() => setHistoryOpen(false)}
+        current={document}
+        dirty={dirty}
+        onReset={(saved, version) => {
+          setHistoryOpen(false);
+          showReplacedDraft(saved, `Reset to version ${version}`);
+          notifications.show({
+            color: 'teal',
+            title: `Draft reset to version ${version}`,
+            message: saved.meta.has_unpublished_changes === false ? 'It matches the published schema.' : 'Generate to apply it to the database.',
+          });
+        }}
+      />
       <DeleteTableModal
         table={state.tables.find((t) => t.key === deletingKey)}
         tables={state.tables}

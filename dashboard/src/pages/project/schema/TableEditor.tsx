@@ -70,22 +70,33 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
             </Text>
           )}
         </Stack>
-        <NativeSelect
-          label="Id type"
-          data={[
-            { value: 'integer', label: 'Integer (1, 2, 3…)' },
-            { value: 'uuid', label: 'UUID' },
-          ]}
-          value={table.id_type ?? 'integer'}
-          onChange={(e) =>
-            dispatch({
-              type: 'setTableOptions',
-              tableKey,
-              options: { id_type: e.currentTarget.value === 'uuid' ? 'uuid' : undefined },
-            })
-          }
-          error={problemAt(problems, `${at}.id_type`)}
-        />
+        {table.external ? (
+          <Stack gap={2}>
+            <Text size="sm" fw={500}>
+              Primary key
+            </Text>
+            <Text size="sm">
+              <span className="mono">{table.external.primary_key}</span> ({table.id_type === 'uuid' ? 'UUID' : 'integer'}), kept by the database
+            </Text>
+          </Stack>
+        ) : (
+          <NativeSelect
+            label="Id type"
+            data={[
+              { value: 'integer', label: 'Integer (1, 2, 3…)' },
+              { value: 'uuid', label: 'UUID' },
+            ]}
+            value={table.id_type ?? 'integer'}
+            onChange={(e) =>
+              dispatch({
+                type: 'setTableOptions',
+                tableKey,
+                options: { id_type: e.currentTarget.value === 'uuid' ? 'uuid' : undefined },
+              })
+            }
+            error={problemAt(problems, `${at}.id_type`)}
+          />
+        )}
       </Group>
       <TextInput
         label="Description"

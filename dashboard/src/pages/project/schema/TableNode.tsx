@@ -14,6 +14,8 @@ const SYSTEM_TIMESTAMPS = ['created_at', 'updated_at'];
 function TableNodeView({ data, selected }: NodeProps<Node<TableNodeData, 'table'>>) {
   const { table, problems } = data;
   const idType = table.id_type === 'uuid' ? 'uuid' : 'integer';
+  // A table of a fronted database lists its own key and timestamps among its columns.
+  const external = table.external;
   return (
     <div className={classes.node} data-selected={selected || undefined} data-invalid={problems > 0 || undefined} data-testid={`table-node-${table.name}`}>
       <Handle type="target" position={Position.Left} id="target-left" className={classes.targetHandle} />
@@ -31,19 +33,25 @@ function TableNodeView({ data, selected }: NodeProps<Node<TableNodeData, 'table'
         </Handle>
       </div>
       <ul className={classes.columns}>
-        <li className={classes.system}>
-          <span>
-            <IconKey size={11} aria-hidden /> id
-          </span>
-          <span className={classes.type}>{idType}</span>
-        </li>
+        {!external && (
+          <li className={classes.system}>
+            <span>
+              <IconKey size={11} aria-hidden /> id
+            </span>
+            <span className={classes.type}>{idType}</span>
+          </li>
+        )}
         {table.columns.map((column) => (
-          <li key={column.key} className={classes.column}>
+          <li key={column.key} className={column.type === 'passthrough' ? classes.system : classes.column}>
             <span className={classes.name}>
+              {external?.primary_key === column.name && <IconKey size={11} aria-hidden />}
+              {column.type === 'passthrough' && <IconLock size={11} aria-hidden />}
               {column.name || '—'}
               {column.required ? <span className={classes.required} title="required">*</span> : null}
             </span>
-            <span className={classes.type}>{column.references ? `→ ${column.references.table}` : column.type}</span>
+            <span className={classes.type}>
+              {column.references ? `→ ${column.references.table}` : column.type === 'passthrough' ? (column.pg_type ?? 'passthrough') : column.type}
+            </span>
             {(column.type === 'integer' || column.type === 'uuid') && (
               <>
                 <Handle type="source" position={Position.Left} id={`${column.key}-left`} className={classes.columnHandle} />
@@ -52,7 +60,7 @@ function TableNodeView({ data, selected }: NodeProps<Node<TableNodeData, 'table'
             )}
           </li>
         ))}
-        {SYSTEM_TIMESTAMPS.map((name) => (
+        {!external && SYSTEM_TIMESTAMPS.map((name) => (
           <li key={name} className={classes.system}>
             <span>{name}</span>
             <span className={classes.type}>timestamp</span>

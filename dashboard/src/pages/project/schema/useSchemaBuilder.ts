@@ -4,6 +4,7 @@ import { validateDocument } from '../../../builder/validation';
 import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
 import { useDraftSchemaQuery } from '../../../data/schema/schema-query';
 import { stableJson } from '../../../lib/stableJson';
+import type { SchemaDocument } from '../../../schema/document';
 
 /** The builder's reducer, loaded once from the saved draft and the published schema. */
 export function useSchemaBuilder(projectId: string) {
@@ -33,6 +34,8 @@ export function useSchemaBuilder(projectId: string) {
   return {
     state,
     dispatch,
+    /** Shows a draft the server just saved in place of the builder's (after an upload or a reset). */
+    replaceDraft: (saved: SchemaDocument) => dispatch({ type: 'load', draft: saved, published: state.published }),
     document,
     documentJson,
     clientProblems,

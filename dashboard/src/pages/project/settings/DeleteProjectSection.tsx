@@ -6,6 +6,7 @@ import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useApiKeysQuery } from '../../../data/keys/api-keys-query';
 import { useProjectDeleteMutation } from '../../../data/projects/project-delete-mutation';
 import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
+import { EXTERNAL_ENGINE } from '../../../external/connection';
 import { tones } from '../../../tones';
 
 export function DeleteProjectSection({ project }: { project: Project }) {
@@ -16,7 +17,11 @@ export function DeleteProjectSection({ project }: { project: Project }) {
         <Title order={2} size="h4" id="danger-title" c={tones.danger}>
           Delete project
         </Title>
-        <Text size="sm">Deletes the project, its tables with all their records, its keys and its history.</Text>
+        <Text size="sm">
+          {project.engine === EXTERNAL_ENGINE
+            ? 'Deletes the project, its keys and its history. Your database and its records stay as they are.'
+            : 'Deletes the project, its tables with all their records, its keys and its history.'}
+        </Text>
         <Group>
           <Button color={tones.danger} variant="outline" onClick={() => setOpen(true)}>
             Delete this project…
@@ -43,7 +48,12 @@ function DeleteProjectModal({ project, onClose }: { project: Project; onClose: (
       <Stack gap="sm">
         <Text size="sm">This cannot be undone. Deleting the project permanently removes:</Text>
         <List size="sm">
-          {tables.length > 0 ? (
+          {project.engine === EXTERNAL_ENGINE ? (
+            <List.Item>
+              Tablesmith's description of your database ({tables.length} {tables.length === 1 ? 'table' : 'tables'}); nothing in the database itself is
+              dropped or changed
+            </List.Item>
+          ) : tables.length > 0 ? (
             <List.Item>
               {tables.length} {tables.length === 1 ? 'table' : 'tables'} and every record in them: <b>{tables.map((t) => t.name).join(', ')}</b>
             </List.Item>

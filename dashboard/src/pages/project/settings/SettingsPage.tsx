@@ -1,16 +1,28 @@
 import { Stack } from '@mantine/core';
-import { useOutletContext } from 'react-router';
+import { useEffect } from 'react';
+import { useLocation, useOutletContext } from 'react-router';
 import type { Project } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
+import { EXTERNAL_ENGINE } from '../../../external/connection';
 import { ApiKeysSection } from './ApiKeysSection';
+import { DatabaseSection } from './DatabaseSection';
 import { DeleteProjectSection } from './DeleteProjectSection';
 import { ProjectSection } from './ProjectSection';
 
 export function SettingsPage() {
   const project = useOutletContext<Project>();
+  const { hash } = useLocation();
+  const external = project.engine === EXTERNAL_ENGINE;
+
+  // The builder links to #database; the router does not scroll to it.
+  useEffect(() => {
+    if (hash === '#database' && external) document.getElementById('database')?.scrollIntoView({ block: 'start' });
+  }, [hash, external]);
+
   return (
     <Stack gap="md" maw={1000}>
       <PageHeader title="Settings" />
+      {external && <DatabaseSection project={project} />}
       <ApiKeysSection projectId={project.id} />
       <ProjectSection key={project.name} project={project} />
       <DeleteProjectSection project={project} />
