@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# make bench: the benchmarks in bench/, on the test PostgreSQL
-# (TABLESMITH_TEST_DATABASE_URL, default the local server). They seed their
-# own throwaway database, so they are built only with -tags bench and never
-# run under go test ./... . BENCH selects benchmarks (default all),
-# BENCHTIME their length, e.g.  BENCH='List/http' BENCHTIME=200x make bench
+# make bench: the load benchmark of the module through Caddy beside the bare
+# reference server (bench/load drives it; see bench/RESULTS.md). It builds
+# Caddy with the module, the bare server, the in-process handler and the
+# driver, then runs the driver once; the driver creates a throwaway
+# database on the test PostgreSQL (TABLESMITH_TEST_DATABASE_URL, default the
+# local server), stops everything it started and drops the database.
+# The report goes to stdout and bench/results/latest.txt, the profiles to
+# bench/results/. Arguments go to the driver, e.g.
+#   ./bench/run.sh -quick                     # small tables, short runs
+#   ./bench/run.sh -only compare,include      # some phases only
+#   ./bench/run.sh -dsn-params binary_parameters=yes -pool 8
+# The Go micro-benchmarks of bench/list_test.go run with
+#   go test -tags bench -run '^$' -bench . ./bench/
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec go test -tags bench -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-2s}" -timeout 30m ./bench/
+bin=$(mktemp -d "${TMPDIR:-/tmp}/tablesmith-bench-bin.XXXXXX")
+trap 'rm -rf "$bin"' EXIT
+echo "building Caddy with the module, bare, inproc and the driver..." >&2
+go build -o "$bin/caddy" ./cmd/caddy
+go build -o "$bin/bare" ./bench/bare
+go build -o "$bin/inproc" ./bench/inproc
+go build -o "$bin/load" ./bench/load
+mkdir -p bench/results
+"$bin/load" -caddy "$bin/caddy" -bare "$bin/bare" -inproc "$bin/inproc" "$@" | tee bench/results/latest.txt

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // List parameter bounds of CONTRACT 5.1 and the limits docs/query-language.md
@@ -140,6 +141,29 @@ func (l *ListSQL) Meta(count sql.NullInt64) Meta {
 		m.setTotal(count.Int64)
 	}
 	return m
+}
+
+// AppendJSON appends the meta object as JSON, the bytes json.Marshal
+// writes, without reflection (the envelope uses it on every list).
+func (m Meta) AppendJSON(b []byte) []byte {
+	b = append(b, `{"page":`...)
+	b = strconv.AppendInt(b, int64(m.Page), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(m.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(m.Offset), 10)
+	if m.Total != nil {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, *m.Total, 10)
+	}
+	if m.TotalPages != nil {
+		b = append(b, `,"total_pages":`...)
+		b = strconv.AppendInt(b, *m.TotalPages, 10)
+	}
+	if m.TotalEstimated {
+		b = append(b, `,"total_estimated":true`...)
+	}
+	return append(b, '}')
 }
 
 func (m *Meta) setTotal(total int64) {

@@ -149,11 +149,13 @@ func Write(w http.ResponseWriter, status int, s Success) {
 		buf = append(buf, data...)
 	}
 	if s.Message != "" {
-		msg, _ := json.Marshal(s.Message)
 		buf = append(buf, `,"message":`...)
-		buf = append(buf, msg...)
+		buf = appendString(buf, s.Message)
 	}
-	if s.Meta != nil {
+	if m, ok := s.Meta.(jsonAppender); ok {
+		buf = append(buf, `,"meta":`...)
+		buf = m.AppendJSON(buf)
+	} else if s.Meta != nil {
 		meta, err := json.Marshal(s.Meta)
 		if err != nil {
 			WriteError(w, err)
@@ -164,6 +166,25 @@ func Write(w http.ResponseWriter, status int, s Success) {
 	}
 	buf = append(buf, '}')
 	writeJSON(w, status, buf)
+}
+
+// jsonAppender is a value that writes its own JSON, so the envelope of
+// every answer is built without reflection (translate.Meta is one).
+type jsonAppender interface{ AppendJSON(b []byte) []byte }
+
+// appendString appends s as a JSON string. The messages of the hot path are
+// plain ASCII and go in as they are; anything else takes encoding/json, so
+// the bytes are always what json.Marshal writes.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // OK writes data with status 200.

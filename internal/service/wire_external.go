@@ -31,13 +31,13 @@ func (s *Service) wireExternal() error {
 	return nil
 }
 
-// projectTables says where a project's tables are: the service's own
+// projectTables says where a project's tables are: the service's data
 // pool and p_<id> for a managed project, the fronted database's shared
 // pool and the user's schema for one that fronts a database.
 func (s *Service) projectTables(ctx context.Context, projectID string) (string, *sql.DB, error) {
 	p, err := s.Store.Project(ctx, projectID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && p.Engine != store.EngineExternal) {
-		return store.SchemaName(projectID), s.DB, nil
+		return store.SchemaName(projectID), s.dataDB, nil
 	}
 	if err != nil {
 		return "", nil, err

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tablesmith/tablesmith/bench/fixture"
+)
+
+// listQuery is the sorted, filtered page: posts with views >= 995,000
+// (0.5% of the rows at every size), most viewed first, second page of 20.
+// views is indexed, so the page is an index scan whatever the table size.
+const listQuery = "filter%5Bviews%5D%5Bgte%5D=995000&sort=-views&page=2&limit=20"
+
+func fixed(path string) func(*rand.Rand, int) string {
+	return func(*rand.Rand, int) string { return path }
+}
+
+// compareScenarios are the requests of the module/bare comparison.
+func compareScenarios(n fixture.Sizes) []*scenario {
+	return []*scenario{
+		{name: "get by id", method: "GET", status: 200, path: func(r *rand.Rand, _ int) string {
+			return "/users/" + strconv.Itoa(1+r.IntN(n.Users))
+		}},
+		{name: "list page", method: "GET", status: 200, path: fixed("/posts?" + listQuery)},
+		{name: "include to-one", method: "GET", status: 200, path: fixed("/posts?include=author&limit=20&count=none")},
+		{name: "include to-many", method: "GET", status: 200, path: fixed("/users?include=posts&limit=20&count=none")},
+		{name: "search", method: "GET", status: 200, path: fixed("/users?search=" + fixture.SearchTerm + "&limit=20")},
+		{name: "create", method: "POST", status: 201, path: fixed("/posts"), body: func(r *rand.Rand, seq int) string {
+			return `{"title":"Bench post ` + strconv.Itoa(seq) + `","views":` + strconv.Itoa(seq%1000) +
+				`,"author_id":` + strconv.Itoa(1+r.IntN(n.Users)) + `}`
+		}},
+		{name: "patch", method: "PATCH", status: 200, path: func(r *rand.Rand, _ int) string {
+			return "/posts/" + strconv.Itoa(1+r.IntN(n.Posts))
+		}, body: func(r *rand.Rand, seq int) string {
+			return `{"title":"Edited post ` + strconv.Itoa(seq) + `","views":` + strconv.Itoa(r.IntN(1000)) + `}`
+		}},
+	}
+}
+
+// group is the merged result of several rounds of targets measured back
+// to back with the same requests.
+type group struct {
+	res []result // per target, merged over the rounds
+	// ratios[i] are the per-round rps of target i ÷ target 0.
+	ratios [][]float64
+}
+
+// runGroup measures targets one after the other, rotating which goes
+// first in each round so drift in the machine's load favours none, and
+// merges the rounds.
+func (bn *bench) runGroup(ts []target, s []*scenario, conns int) group {
+	g := group{res: make([]result, len(ts)), ratios: make([][]float64, len(ts))}
+	for round := range bn.c.rounds {
+		rs := make([]result, len(ts))
+		for k := range ts {
+			i := (k + round) % len(ts)
+			r := load(ts[i], s, conns, bn.c.warmup, bn.c.measure)
+			if r.errors > 0 {
+				bn.printf("   ! %s %s: %d errors of %d, first: %s\n", s[0].name, ts[i].name, r.errors, r.requests, r.firstErr)
+			}
+			rs[i] = r
+		}
+		for i, r := range rs {
+			g.ratios[i] = append(g.ratios[i], r.rps()/rs[0].rps())
+			g.res[i] = merge(g.res[i], r)
+		}
+	}
+	return g
+}
+
+// ratio is target 0's rps ÷ target i's, over all rounds, with the range
+// of the per-round ratios.
+func (g group) ratio(i int) (string, string) {
+	inv := make([]float64, len(g.ratios[i]))
+	for k, r := range g.ratios[i] {
+		inv[k] = 1 / r
+	}
+	return fmt.Sprintf("%.2f", g.res[0].rps()/g.res[i].rps()), ratioRange(inv)
+}
+
+// p99ratio is target 0's p99 ÷ target i's.
+func (g group) p99ratio(i int) string {
+	return fmt.Sprintf("%.2f", float64(g.res[0].quantile(.99))/float64(g.res[i].quantile(.99)))
+}
+
+func merge(x, y result) result {
+	if x.elapsed == 0 {
+		return y
+	}
+	out := result{requests: x.requests + y.requests, errors: x.errors + y.errors, elapsed: x.elapsed + y.elapsed, cpu: x.cpu.add(y.cpu)}
+	out.lat = append(append(out.lat, x.lat...), y.lat...)
+	slices.Sort(out.lat)
+	return out
+}
+
+func ratioRange(r []float64) string {
+	if len(r) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f–%.2f", slices.Min(r), slices.Max(r))
+}
+
+// check probes a scenario on both targets and reports when their data
+// differ, so the comparison is known to compare the same answers.
+func (bn *bench) check(s *scenario, a, b target) {
+	if s.method != "GET" {
+		return
+	}
+	sa, ba, errA := probe(a, s)
+	sb, bb, errB := probe(b, s)
+	if errA != nil || errB != nil || sa != s.status || sb != s.status {
+		bn.printf("   ! probe %s: %s %d %v %.200s | %s %d %v %.200s\n", s.name, a.name, sa, errA, ba, b.name, sb, errB, bb)
+		return
+	}
+	var da, db struct {
+		Data any `json:"data"`
+	}
+	_ = json.Unmarshal([]byte(ba), &da)
+	_ = json.Unmarshal([]byte(bb), &db)
+	if !reflect.DeepEqual(da.Data, db.Data) {
+		bn.printf("   ! %s: %s and %s answer different data:\n     %.300s\n     %.300s\n", s.name, a.name, b.name, ba, bb)
+	}
+}
+
+func (bn *bench) compare() {
+	bn.printf("\n== module through Caddy vs bare net/http + lib/pq, same SQL (%d connections) ==\n", bn.c.conns)
+	t := &table{}
+	t.add("scenario", "module req/s", "p50 ms", "p99 ms", "bare req/s", "p50 ms", "p99 ms", "module÷bare", "rounds", "p99 ratio",
+		"bare-bin req/s", "p50 ms", "p99 ms", "module÷bare-bin", "rounds", "p99 ratio")
+	cpu := &table{}
+	cpu.add("scenario", "caddy", "bare", "bare-bin", "pg (module)", "pg (bare)", "pg (bare-bin)", "driver", "cpu ratio m÷b", "m÷b-bin", "other load")
+	for _, s := range compareScenarios(bn.projects["main"].sizes) {
+		m, b, bb := bn.module("main"), bn.bareTarget("main", ""), bn.bareTarget("main", "binary")
+		bn.check(s, m, b)
+		bn.check(s, m, bb)
+		g := bn.runGroup([]target{m, b, bb}, []*scenario{s}, bn.c.conns)
+		r1, rr1 := g.ratio(1)
+		r2, rr2 := g.ratio(2)
+		rm, rb, rbb := g.res[0], g.res[1], g.res[2]
+		t.add(s.name, rps(rm), ms(rm.quantile(.5)), ms(rm.quantile(.99)), rps(rb), ms(rb.quantile(.5)), ms(rb.quantile(.99)),
+			r1, rr1, g.p99ratio(1), rps(rbb), ms(rbb.quantile(.5)), ms(rbb.quantile(.99)), r2, rr2, g.p99ratio(2))
+		cpu.add(s.name, perRequest(rm.cpu.server, rm.requests), perRequest(rb.cpu.server, rb.requests), perRequest(rbb.cpu.server, rbb.requests),
+			perRequest(rm.cpu.postgres, rm.requests), perRequest(rb.cpu.postgres, rb.requests), perRequest(rbb.cpu.postgres, rbb.requests),
+			perRequest(rm.cpu.driver, rm.requests), fmt.Sprintf("%.2f", cpuRatio(rm, rb)), fmt.Sprintf("%.2f", cpuRatio(rm, rbb)),
+			otherLoad(g.res...))
+		bn.printf("   %s done\n", s.name)
+	}
+	bn.printf("\nbare: lib/pq defaults (two round trips per statement); bare-bin: binary_parameters=yes like the module's data pool\n%s", t)
+	bn.printf("\nCPU time per request in µs (server process, PostgreSQL backends, load driver):\n%s", cpu)
+	bn.printf("cpu ratio: the module÷bare rps ratio the CPU times predict when the two cores are the bottleneck;\n" +
+		"other load: cores other processes kept busy during the runs (noise)\n")
+}
+
+func rps(r result) string { return fmt.Sprintf("%.0f", r.rps()) }
+
+// cpuRatio predicts a's throughput relative to b's from the CPU time per
+// request of everything on the machine that serves the requests.
+func cpuRatio(a, b result) float64 {
+	per := func(r result) float64 {
+		return float64(r.cpu.server+r.cpu.postgres+r.cpu.driver) / float64(r.requests)
+	}
+	return per(b) / per(a)
+}
+
+// otherLoad is how many cores other processes kept busy, on average over
+// the runs.
+func otherLoad(rs ...result) string {
+	var busy, elapsed time.Duration
+	for _, r := range rs {
+		busy += r.cpu.others
+		elapsed += r.elapsed
+	}
+	return fmt.Sprintf("%.2f", float64(busy)/float64(elapsed))
+}
+
+// includes compares the module's one statement with the bare server
+// doing the include as one query per relation and as one query per row
+// (its run of the same statement is in the comparison above).
+func (bn *bench) includes() {
+	bn.printf("\n== include: one statement vs one query per relation vs one per row (%d connections) ==\n", bn.c.conns)
+	t := &table{}
+	t.add("scenario", "target", "req/s", "p50 ms", "p99 ms", "module ÷ target", "rounds", "server µs/req", "pg µs/req")
+	all := compareScenarios(bn.projects["main"].sizes)
+	for _, s := range all[2:4] {
+		ts := []target{bn.module("main"), bn.bareTarget("main", "per-relation"), bn.bareTarget("main", "n-plus-1")}
+		for _, b := range ts[1:] {
+			bn.check(s, ts[0], b)
+		}
+		g := bn.runGroup(ts, []*scenario{s}, bn.c.conns)
+		for i, r := range g.res {
+			ratio, rounds := "", ""
+			name := s.name
+			if i > 0 {
+				ratio, rounds = g.ratio(i)
+				name = ""
+			}
+			t.add(name, ts[i].name, rps(r), ms(r.quantile(.5)), ms(r.quantile(.99)), ratio, rounds,
+				perRequest(r.cpu.server, r.requests), perRequest(r.cpu.postgres, r.requests))
+		}
+	}
+	bn.printf("\n%s", t)
+}
+
+// scale runs the same list on 10,000, 300,000 and 1,000,000 posts: one
+// connection (the latency of one request alone) and full load.
+func (bn *bench) scale() {
+	bn.printf("\n== the same list on 10k, 300k and 1M posts (module through Caddy) ==\n")
+	t := &table{}
+	t.add("list", "posts", "1 conn p50 ms", "p99 ms", fmt.Sprintf("%d conns req/s", bn.c.conns), "p50 ms", "p99 ms", "1-conn p50 ÷ 10k")
+	for _, q := range []struct{ name, query string }{
+		{"filtered, sorted (count estimated)", listQuery},
+		{"filtered, sorted, count=none", listQuery + "&count=none"},
+		{"unfiltered, sort=-views (count over cap)", "sort=-views&limit=20"},
+	} {
+		s := &scenario{name: q.name, method: "GET", status: 200, path: fixed("/posts?" + q.query)}
+		var base time.Duration
+		for _, name := range []string{"10k", "main", "1m"} {
+			m := bn.module(name)
+			one := load(m, []*scenario{s}, 1, bn.c.warmup/2, bn.c.measure/2)
+			full := load(m, []*scenario{s}, bn.c.conns, bn.c.warmup, bn.c.measure)
+			for _, r := range []result{one, full} {
+				if r.errors > 0 {
+					bn.printf("   ! %s on %s: %d errors, first: %s\n", q.name, name, r.errors, r.firstErr)
+				}
+			}
+			if name == "10k" {
+				base = one.quantile(.5)
+			}
+			t.add(q.name, strconv.Itoa(bn.projects[name].sizes.Posts), ms(one.quantile(.5)), ms(one.quantile(.99)),
+				rps(full), ms(full.quantile(.5)), ms(full.quantile(.99)),
+				fmt.Sprintf("%.2f", float64(one.quantile(.5))/float64(base)))
+			q.name = ""
+		}
+	}
+	bn.printf("\n%s", t)
+}
+
+// metering measures the in-process handler with and without key
+// verification, rate limiting and analytics.
+func (bn *bench) metering() error {
+	pool := bn.c.pool
+	if pool == 0 {
+		pool = 20
+	}
+	p, lines, err := start("inproc", bn.tmp, nil, 2, bn.c.inproc, "-db", bn.dbURL, "-conns", strconv.Itoa(pool))
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	addrs := map[string]string{}
+	for _, l := range lines {
+		if k, v, ok := strings.Cut(l, " "); ok {
+			addrs[k] = v
+		}
+	}
+	pr := bn.projects["main"]
+	full := target{name: "auth+limit+analytics", addr: addrs["metered"], prefix: "/v1/" + pr.id, key: pr.key, pid: p.pid()}
+	none := target{name: "none", addr: addrs["unmetered"], prefix: "/v1/" + pr.id, pid: p.pid()}
+	bn.printf("\n== in-process handler (no Caddy): key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
+	t := &table{}
+	t.add("scenario", "all on req/s", "p50 ms", "p99 ms", "all off req/s", "p50 ms", "p99 ms", "cost", "rounds (on÷off)", "server µs/req on | off", "cpu cost")
+	all := compareScenarios(pr.sizes)
+	for _, s := range []*scenario{all[0], all[1], all[5]} {
+		g := bn.runGroup([]target{full, none}, []*scenario{s}, bn.c.conns)
+		on, off := g.res[0], g.res[1]
+		_, rounds := g.ratio(1)
+		t.add(s.name, rps(on), ms(on.quantile(.5)), ms(on.quantile(.99)), rps(off), ms(off.quantile(.5)), ms(off.quantile(.99)),
+			fmt.Sprintf("%.1f%%", 100*(1-on.rps()/off.rps())), rounds,
+			perRequest(on.cpu.server, on.requests)+" | "+perRequest(off.cpu.server, off.requests),
+			fmt.Sprintf("%.1f%%", 100*(1-cpuRatio(on, off))))
+	}
+	bn.printf("\n%s", t)
+	return nil
+}

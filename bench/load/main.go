@@ -1,0 +1,520 @@
+// Command load is the benchmark driver behind make bench. In one
+// invocation it creates a throwaway database, starts Caddy with the
+// Tablesmith module from Caddyfile.example, creates and generates the
+// benchmark projects through the platform API, seeds them, starts the bare
+// reference server (bench/bare) on the same database, and loads both back
+// to back with the same requests: GET by id, a sorted and filtered list
+// page, lists with a to-one and a to-many include, search, create and
+// patch. It then measures the list on 10,000, 300,000 and 1,000,000 rows,
+// takes pprof profiles of Caddy under load, reads Caddy's peak memory,
+// and measures what authentication and metering cost with the in-process
+// handler (bench/inproc). Everything it started is stopped and the
+// database dropped, also on Ctrl-C.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/bench/fixture"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/testpg"
+)
+
+type config struct {
+	caddy, bare, inproc string
+	caddyfile           string
+	serverURL           string
+	dsnParams           string
+	pool                int
+	conns               int
+	warmup, measure     time.Duration
+	rounds              int
+	results             string
+	quick               bool
+	only                string
+	keep                bool
+	hold                bool
+	url                 string
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.caddy, "caddy", "", "Caddy binary with the module (go build ./cmd/caddy)")
+	flag.StringVar(&c.bare, "bare", "", "bare server binary (go build ./bench/bare)")
+	flag.StringVar(&c.inproc, "inproc", "", "in-process handler binary (go build ./bench/inproc)")
+	flag.StringVar(&c.caddyfile, "caddyfile", "Caddyfile.example", "Caddyfile that Caddy runs")
+	flag.StringVar(&c.serverURL, "db", testpg.ServerURL(), "PostgreSQL server URL; a throwaway database is created on it")
+	flag.StringVar(&c.dsnParams, "dsn-params", "", "extra connection parameters for both servers, e.g. binary_parameters=yes")
+	flag.IntVar(&c.pool, "pool", 0, "database pool size of both servers (0: the module's default, 20)")
+	flag.IntVar(&c.conns, "c", 32, "concurrent connections")
+	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
+	flag.DurationVar(&c.measure, "d", 5*time.Second, "measured time of each run")
+	flag.IntVar(&c.rounds, "rounds", 2, "rounds per comparison (module and bare alternate)")
+	flag.StringVar(&c.results, "results", "bench/results", "directory for profiles and the report")
+	flag.BoolVar(&c.quick, "quick", false, "small tables and short runs, to try the harness")
+	flag.StringVar(&c.only, "only", "", "comma-separated phases: compare,include,scale,profile,metering (default all)")
+	flag.BoolVar(&c.keep, "keep", false, "keep the database (its URL is printed)")
+	flag.BoolVar(&c.hold, "hold", false, "after setup, print the servers' addresses and wait for Ctrl-C (to explore by hand)")
+	flag.StringVar(&c.url, "url", "", "only load GET <url> (http://host:port/path) and report, to calibrate the load generator")
+	flag.Parse()
+	if c.url != "" {
+		calibrate(c)
+		return
+	}
+	if c.caddy == "" || c.bare == "" || c.inproc == "" {
+		log.Fatal("load: -caddy, -bare and -inproc are required (make bench builds them)")
+	}
+	if c.quick {
+		c.warmup, c.measure, c.rounds = time.Second, 3*time.Second, 1
+	}
+	if err := run(c); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// sizes of the three projects: the main one and the two list scales.
+var (
+	mainSizes  = fixture.Sizes{Users: 100_000, Posts: 300_000}
+	smallSizes = fixture.Sizes{Users: 1_000, Posts: 10_000}
+	largeSizes = fixture.Sizes{Users: 1_000, Posts: 1_000_000}
+)
+
+// bench is a running benchmark: the processes and what they serve.
+type bench struct {
+	c        config
+	tmp      string
+	dbURL    string
+	db       *sql.DB
+	caddy    *process
+	bare     *process
+	admin    string // Caddy's admin address
+	site     string // Caddy's site address
+	bareAddr string
+	// barePprof serves the bare server's /debug/pprof.
+	barePprof string
+	projects  map[string]project // "main", "10k", "1m"
+	// rssPeak is the highest VmRSS seen by the sampler, in KiB.
+	rssPeak atomic.Int64
+	out     io.Writer
+}
+
+type project struct {
+	id, key string
+	sizes   fixture.Sizes
+}
+
+func (b *bench) phase(name string) bool {
+	if b.c.only == "" {
+		return true
+	}
+	for _, p := range strings.Split(b.c.only, ",") {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *bench) printf(format string, args ...any) { fmt.Fprintf(b.out, format, args...) }
+
+func run(c config) error {
+	if c.quick {
+		mainSizes = fixture.Sizes{Users: 10_000, Posts: 30_000}
+		largeSizes = fixture.Sizes{Users: 1_000, Posts: 100_000}
+	}
+	if err := os.MkdirAll(c.results, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "tablesmith-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	b := &bench{c: c, tmp: tmp, projects: map[string]project{}, out: os.Stdout}
+
+	// Stop everything on Ctrl-C or SIGTERM, then exit.
+	var cleanups []func()
+	cleanup := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+		cleanups = nil
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sig
+		fmt.Fprintln(os.Stderr, "load: interrupted; stopping servers and dropping the database")
+		cleanup()
+		os.RemoveAll(tmp)
+		os.Exit(130)
+	}()
+	defer cleanup()
+
+	b.machine()
+
+	// The throwaway database.
+	admin, err := sql.Open("postgres", c.serverURL)
+	if err != nil {
+		return err
+	}
+	name := "ts_bench_" + store.RandomID(6)
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		return fmt.Errorf("create database: %w", err)
+	}
+	b.dbURL = withDatabase(c.serverURL, name, c.dsnParams)
+	cleanups = append(cleanups, func() {
+		defer admin.Close()
+		if b.db != nil {
+			b.db.Close()
+		}
+		if c.keep {
+			fmt.Fprintln(os.Stderr, "load: kept database", name)
+			return
+		}
+		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			fmt.Fprintln(os.Stderr, "load: drop database:", err)
+		}
+	})
+	if b.db, err = sql.Open("postgres", b.dbURL); err != nil {
+		return err
+	}
+	meterDB = b.db
+
+	if err := b.startCaddy(); err != nil {
+		return err
+	}
+	cleanups = append(cleanups, func() { b.caddy.stop() })
+	stopSampler := b.sampleRSS()
+	cleanups = append(cleanups, stopSampler)
+
+	if err := b.setup(); err != nil {
+		return err
+	}
+	if err := b.startBare(); err != nil {
+		return err
+	}
+	cleanups = append(cleanups, func() { b.bare.stop() })
+	if c.hold {
+		b.printf("database %s\ncaddy pid %d: site http://%s, admin http://%s\nbare pid %d: http://%s, pprof http://%s\n",
+			b.dbURL, b.caddy.pid(), b.site, b.admin, b.bare.pid(), b.bareAddr, b.barePprof)
+		for name, p := range b.projects {
+			b.printf("project %s: /v1/%s key %s\n", name, p.id, p.key)
+		}
+		b.printf("holding; Ctrl-C (or kill %d) stops everything\n", os.Getpid())
+		select {}
+	}
+
+	// The scale runs first, on tables as seeded; the comparison ends with
+	// creates and patches, so later phases start from a vacuumed table
+	// rather than one whose visibility map the writes have cleared.
+	if b.phase("scale") {
+		b.scale()
+	}
+	if b.phase("compare") {
+		b.compare()
+		b.vacuum()
+	}
+	if b.phase("include") {
+		b.includes()
+	}
+	if b.phase("profile") {
+		b.profile()
+		b.vacuum()
+	}
+	b.memoryReport()
+	stopSampler()
+	b.caddy.stop()
+	b.bare.stop()
+	if b.phase("metering") {
+		if err := b.metering(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// machine prints what the numbers were measured on.
+func (b *bench) machine() {
+	model := "unknown"
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	pg := "unknown"
+	if db, err := sql.Open("postgres", b.c.serverURL); err == nil {
+		_ = db.QueryRow("SELECT version()").Scan(&pg)
+		db.Close()
+		if i := strings.Index(pg, " on "); i > 0 {
+			pg = pg[:i]
+		}
+	}
+	b.printf("machine: %d cores (%s), %s, %s, load: %d connections, %s warm-up + %s per run, %d round(s)\n",
+		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds)
+	if b.c.dsnParams != "" {
+		b.printf("connection parameters: %s\n", b.c.dsnParams)
+	}
+}
+
+// startCaddy runs Caddy on Caddyfile.example with the admin endpoint on
+// a private port (for /debug/pprof), the unlimited plan for new accounts
+// and a throwaway config directory.
+func (b *bench) startCaddy() error {
+	raw, err := os.ReadFile(b.c.caddyfile)
+	if err != nil {
+		return err
+	}
+	text := string(raw)
+	if b.c.pool > 0 {
+		const anchor = "max_body 1MiB"
+		if !strings.Contains(text, anchor) {
+			return fmt.Errorf("-pool: %s has no %q line to put max_connections after", b.c.caddyfile, anchor)
+		}
+		text = strings.Replace(text, anchor, fmt.Sprintf("%s\n\t\tmax_connections %d", anchor, b.c.pool), 1)
+	}
+	cf := filepath.Join(b.tmp, "Caddyfile")
+	if err := os.WriteFile(cf, []byte(text), 0o644); err != nil {
+		return err
+	}
+	b.admin, b.site = freeAddr(), freeAddr()
+	env := []string{
+		"TABLESMITH_ADDR=http://" + b.site,
+		"TABLESMITH_DATABASE_URL=" + b.dbURL,
+		"TABLESMITH_CADDY_ADMIN=" + b.admin,
+		"TABLESMITH_DEFAULT_PLAN=unlimited",
+		"TABLESMITH_SECRET=benchmark-secret",
+		"TABLESMITH_REDIS_URL=",
+		"TABLESMITH_DASHBOARD_DIR=" + b.tmp,
+		"HOME=" + b.tmp, "XDG_CONFIG_HOME=" + b.tmp, "XDG_DATA_HOME=" + b.tmp,
+	}
+	b.caddy, _, err = start("caddy", b.tmp, env, 0, b.c.caddy, "run", "--config", cf, "--adapter", "caddyfile")
+	if err != nil {
+		return err
+	}
+	return waitHTTP("http://"+b.site+"/api/engines", 200, b.caddy, time.Minute)
+}
+
+// setup creates the three projects through the platform API and seeds them.
+func (b *bench) setup() error {
+	p := &platform{base: "http://" + b.site}
+	if err := p.signup("bench-" + store.RandomID(6) + "@example.com"); err != nil {
+		return err
+	}
+	for _, pr := range []struct {
+		name  string
+		sizes fixture.Sizes
+	}{{"main", mainSizes}, {"10k", smallSizes}, {"1m", largeSizes}} {
+		id, key, err := p.project("bench "+pr.name, fixture.Schema)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := fixture.Seed(context.Background(), b.db, id, pr.sizes); err != nil {
+			return err
+		}
+		b.printf("project %-4s %s: %d users, %d posts, seeded in %s\n", pr.name, id, pr.sizes.Users, pr.sizes.Posts, time.Since(t0).Round(time.Second))
+		b.projects[pr.name] = project{id: id, key: key, sizes: pr.sizes}
+	}
+	return nil
+}
+
+// vacuum refreshes the main project's statistics and visibility map
+// after write scenarios.
+func (b *bench) vacuum() {
+	sch := pq.QuoteIdentifier(store.SchemaName(b.projects["main"].id))
+	for _, t := range []string{"users", "posts"} {
+		if _, err := b.db.Exec("VACUUM (ANALYZE) " + sch + "." + t); err != nil {
+			b.printf("vacuum %s: %v\n", t, err)
+		}
+	}
+}
+
+// startBare starts the bare server on the same database with the same
+// pool size as the module.
+func (b *bench) startBare() error {
+	pool := b.c.pool
+	if pool == 0 {
+		pool = 20
+	}
+	ids := []string{b.projects["main"].id, b.projects["10k"].id, b.projects["1m"].id}
+	b.barePprof = freeAddr()
+	p, lines, err := start("bare", b.tmp, nil, 1, b.c.bare, "-db", b.dbURL, "-projects", strings.Join(ids, ","),
+		"-conns", fmt.Sprint(pool), "-pprof", b.barePprof)
+	if err != nil {
+		return err
+	}
+	b.bare = p
+	addr, ok := strings.CutPrefix(lines[0], "listening ")
+	if !ok {
+		return fmt.Errorf("bare: unexpected first line %q", lines[0])
+	}
+	b.bareAddr = addr
+	return nil
+}
+
+// module and bareTarget are the two servers for a project.
+func (b *bench) module(name string) target {
+	p := b.projects[name]
+	return target{name: "module", addr: b.site, prefix: "/v1/" + p.id, key: p.key, pid: b.caddy.pid()}
+}
+
+func (b *bench) bareTarget(name, mode string) target {
+	p := b.projects[name]
+	t := target{name: "bare", addr: b.bareAddr, prefix: "/v1/" + p.id, key: p.key, pid: b.bare.pid()}
+	if mode != "" {
+		t.name, t.prefix = "bare "+mode, "/"+mode+t.prefix
+	}
+	return t
+}
+
+// sampleRSS watches Caddy's resident memory every 250 ms.
+func (b *bench) sampleRSS() func() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if _, rss := memory(b.caddy.pid()); rss > b.rssPeak.Load() {
+					b.rssPeak.Store(rss)
+				}
+			}
+		}
+	}()
+	var once atomic.Bool
+	return func() {
+		if once.CompareAndSwap(false, true) {
+			close(done)
+			<-stopped
+		}
+	}
+}
+
+func (b *bench) memoryReport() {
+	hwm, rss := memory(b.caddy.pid())
+	b.printf("\nCaddy memory: peak resident (VmHWM) %.1f MB, now %.1f MB, highest sampled %.1f MB (target < 150 MB)\n",
+		float64(hwm)/1024, float64(rss)/1024, float64(b.rssPeak.Load())/1024)
+}
+
+// profile takes CPU and allocation profiles of Caddy under load from its
+// admin endpoint and writes them, with text summaries, to the results.
+func (b *bench) profile() {
+	b.printf("\n== profiles of Caddy under load (%s) ==\n", b.c.results)
+	secs := int(b.c.measure.Seconds())
+	mixed := compareScenarios(b.projects["main"].sizes)
+	for _, p := range []struct {
+		name, kind string
+		load       []*scenario
+	}{
+		{"cpu-get", "profile", compareScenarios(b.projects["main"].sizes)[:1]},
+		{"cpu-mixed", "profile", mixed},
+		{"allocs-mixed", "allocs", mixed},
+	} {
+		got := make(chan error, 1)
+		path := filepath.Join(b.c.results, p.name+".prof")
+		go func() {
+			time.Sleep(b.c.warmup)
+			got <- fetch(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", b.admin, p.kind, secs), path)
+		}()
+		r := load(b.module("main"), p.load, b.c.conns, b.c.warmup, b.c.measure+2*time.Second)
+		if err := <-got; err != nil {
+			b.printf("%s: %v\n", p.name, err)
+			continue
+		}
+		b.printf("%s: %.0f req/s during the profile; %s\n", p.name, r.rps(), path)
+		// Text summaries beside the profiles: the heaviest functions by
+		// cumulative and by own time (go tool pprof reads the .prof for more).
+		var summary []byte
+		for _, order := range []string{"-cum", "-flat"} {
+			args := []string{"tool", "pprof", "-top", order, "-nodecount=45"}
+			if p.kind == "allocs" {
+				args = append(args, "-sample_index=alloc_space")
+			}
+			if top, err := exec.Command("go", append(args, path)...).CombinedOutput(); err == nil {
+				summary = append(append(summary, top...), '\n')
+			}
+		}
+		_ = os.WriteFile(filepath.Join(b.c.results, p.name+".txt"), summary, 0o644)
+	}
+}
+
+func fetch(url, path string) error {
+	res, err := (&http.Client{Timeout: 2 * time.Minute}).Get(url)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		msg, _ := io.ReadAll(res.Body)
+		return fmt.Errorf("%s: %d %s", url, res.StatusCode, msg)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, res.Body)
+	return err
+}
+
+// withDatabase points a server URL at database name, with extra
+// connection parameters.
+func withDatabase(server, name, params string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		log.Fatal(err)
+	}
+	u.Path = "/" + name
+	if params != "" {
+		q := u.Query()
+		extra, err := url.ParseQuery(params)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for k, v := range extra {
+			q[k] = v
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// calibrate loads one URL and reports the generator's own CPU per request.
+func calibrate(c config) {
+	u, err := url.Parse(c.url)
+	if err != nil {
+		log.Fatal(err)
+	}
+	path := u.RequestURI()
+	s := &scenario{name: "url", method: "GET", status: 200, path: fixed("")}
+	r := load(target{name: "url", addr: u.Host, prefix: path}, []*scenario{s}, c.conns, c.warmup, c.measure)
+	fmt.Printf("%.0f req/s, p50 %s ms, p99 %s ms, errors %d, driver CPU %s µs/req\n",
+		r.rps(), ms(r.quantile(.5)), ms(r.quantile(.99)), r.errors, perRequest(r.cpu.driver, r.requests))
+}
