@@ -24,7 +24,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$work/caddy" ./cmd/caddy
+mkdir -p "$work/bin" # not $work/caddy: that is Caddy's data directory under XDG_DATA_HOME
+go build -o "$work/bin/caddy" ./cmd/caddy
 make -s dashboard
 (cd e2e && npm ci --no-audit --no-fund --silent)
 
@@ -41,7 +42,7 @@ export TABLESMITH_E2E_EXTERNAL_URL=$(with_db "$ext_db")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
 export TABLESMITH_ADDR="http://127.0.0.1:$port" TABLESMITH_CADDY_ADMIN=off TABLESMITH_DATABASE_URL="$db_url" \
 	TABLESMITH_DEFAULT_PLAN=unlimited TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" XDG_CONFIG_HOME="$work" XDG_DATA_HOME="$work"
-"$work/caddy" run --config Caddyfile.example --adapter caddyfile >"$work/caddy.log" 2>&1 &
+"$work/bin/caddy" run --config Caddyfile.example --adapter caddyfile >"$work/caddy.log" 2>&1 &
 caddy_pid=$!
 for _ in $(seq 60); do curl -sf "$TABLESMITH_ADDR/api/engines" >/dev/null && break; sleep 0.5; done
 curl -sf "$TABLESMITH_ADDR/api/engines" >/dev/null || { echo "e2e: Caddy did not start:" >&2; cat "$work/caddy.log" >&2; exit 1; }

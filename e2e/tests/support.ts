@@ -19,6 +19,17 @@ export async function snapshot(page: Page, name: string): Promise<void> {
  * violations, naming each rule and the elements that break it.
  */
 export async function expectAccessible(page: Page, pageName: string): Promise<void> {
+  // Elements fading in or out (a closing drawer, a toast) have colours
+  // between states; judge the page at rest. Infinite animations (spinners)
+  // never finish and are not waited for.
+  await page.waitForFunction(
+    () =>
+      document
+        .getAnimations()
+        .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
+    undefined,
+    { timeout: 10_000 },
+  );
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   const report = serious
