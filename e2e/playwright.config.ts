@@ -7,7 +7,8 @@ export const baseURL = process.env.TABLESMITH_E2E_URL ?? 'http://localhost:8080'
 export default defineConfig({
   testDir: './tests',
   outputDir: './test-results',
-  timeout: 180_000,
+  // The journey walks every page; on a loaded 2-core machine it can take minutes.
+  timeout: 480_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
   workers: 1,
