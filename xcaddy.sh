@@ -20,5 +20,6 @@ fi
 "$xcaddy" build "$caddy_version" \
 	--with "github.com/tablesmith/tablesmith@v0.0.0=$PWD" \
 	--output "$PWD/caddy"
-./caddy list-modules | grep -q '^tablesmith$' || { echo "xcaddy.sh: the built caddy lacks the tablesmith module" >&2; exit 1; }
+modules=$(./caddy list-modules) # captured: grep -q would cut the pipe under pipefail
+grep -qx 'tablesmith' <<<"$modules" || { echo "xcaddy.sh: the built caddy lacks the tablesmith module" >&2; exit 1; }
 echo "built ./caddy with Tablesmith (Caddy $caddy_version)"
