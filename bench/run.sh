@@ -9,7 +9,7 @@
 # bench/results/. Arguments go to the driver, e.g.
 #   ./bench/run.sh -quick                     # small tables, short runs
 #   ./bench/run.sh -only compare,include      # some phases only
-#   ./bench/run.sh -dsn-params binary_parameters=yes -pool 8
+#   ./bench/run.sh -pool 0 -rounds 1          # the module's default pool (20), one round
 # The Go micro-benchmarks of bench/list_test.go run with
 #   go test -tags bench -run '^$' -bench . ./bench/
 set -euo pipefail

@@ -31,7 +31,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    secret          <master secret>     # optional; generated once otherwise
 //	    default_plan    <plan name>         # plan of new accounts (free)
 //	    max_body        <size>              # generated-API body limit (1MiB)
-//	    max_connections <n>                 # PostgreSQL pool size (20)
+//	    max_connections <n>                 # size of each PostgreSQL pool, control and data (20)
 //	    plan <name> {
 //	        rate     <n>/hour | unlimited   # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account

@@ -245,11 +245,7 @@ func (bn *bench) scale() {
 // metering measures the in-process handler with and without key
 // verification, rate limiting and analytics.
 func (bn *bench) metering() error {
-	pool := bn.c.pool
-	if pool == 0 {
-		pool = 20
-	}
-	p, lines, err := start("inproc", bn.tmp, nil, 2, bn.c.inproc, "-db", bn.dbURL, "-conns", strconv.Itoa(pool))
+	p, lines, err := start("inproc", bn.tmp, nil, 2, bn.c.inproc, "-db", bn.dbURL, "-conns", strconv.Itoa(bn.c.poolSize()))
 	if err != nil {
 		return err
 	}

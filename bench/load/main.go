@@ -1,15 +1,17 @@
 // Command load is the benchmark driver behind make bench. In one
 // invocation it creates a throwaway database, starts Caddy with the
 // Tablesmith module from Caddyfile.example, creates and generates the
-// benchmark projects through the platform API, seeds them, starts the bare
-// reference server (bench/bare) on the same database, and loads both back
-// to back with the same requests: GET by id, a sorted and filtered list
-// page, lists with a to-one and a to-many include, search, create and
-// patch. It then measures the list on 10,000, 300,000 and 1,000,000 rows,
-// takes pprof profiles of Caddy under load, reads Caddy's peak memory,
-// and measures what authentication and metering cost with the in-process
-// handler (bench/inproc). Everything it started is stopped and the
-// database dropped, also on Ctrl-C.
+// benchmark projects through the platform API, seeds them, and starts the
+// bare reference server (bench/bare) on the same database. It measures the
+// same list on 10,000, 300,000 and 1,000,000 rows, then loads the module
+// and the bare server back to back with the same requests: GET by id, a
+// sorted and filtered list page, lists with a to-one and a to-many include,
+// search, create and patch; compares the include with the bare server
+// doing it in Go; takes pprof profiles of Caddy under load, reads Caddy's
+// peak memory, and measures what authentication and metering cost with the
+// in-process handler (bench/inproc). Everything it started is stopped and
+// the database dropped, also on Ctrl-C. bench/RESULTS.md explains the
+// report.
 package main
 
 import (
@@ -27,6 +29,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -42,7 +45,6 @@ type config struct {
 	caddy, bare, inproc string
 	caddyfile           string
 	serverURL           string
-	dsnParams           string
 	pool                int
 	conns               int
 	warmup, measure     time.Duration
@@ -62,8 +64,11 @@ func main() {
 	flag.StringVar(&c.inproc, "inproc", "", "in-process handler binary (go build ./bench/inproc)")
 	flag.StringVar(&c.caddyfile, "caddyfile", "Caddyfile.example", "Caddyfile that Caddy runs")
 	flag.StringVar(&c.serverURL, "db", testpg.ServerURL(), "PostgreSQL server URL; a throwaway database is created on it")
-	flag.StringVar(&c.dsnParams, "dsn-params", "", "extra connection parameters for both servers, e.g. binary_parameters=yes")
-	flag.IntVar(&c.pool, "pool", 0, "database pool size of both servers (0: the module's default, 20)")
+	// 10, not the module's default 20: on two cores 10 serve as many
+	// requests, and Caddy's two pools plus the bare server's two then stay
+	// far from the max_connections (100) of a PostgreSQL that other test
+	// suites share.
+	flag.IntVar(&c.pool, "pool", 10, "database pool size of every server (Caddyfile max_connections; 0: the module's default, 20)")
 	flag.IntVar(&c.conns, "c", 32, "concurrent connections")
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
 	flag.DurationVar(&c.measure, "d", 5*time.Second, "measured time of each run")
@@ -150,13 +155,22 @@ func run(c config) error {
 	defer os.RemoveAll(tmp)
 	b := &bench{c: c, tmp: tmp, projects: map[string]project{}, out: os.Stdout}
 
-	// Stop everything on Ctrl-C or SIGTERM, then exit.
+	// Stop everything on Ctrl-C or SIGTERM, then exit. The mutex keeps an
+	// interrupt during the normal cleanup from running it twice.
 	var cleanups []func()
+	var cleanupMu sync.Mutex
 	cleanup := func() {
+		cleanupMu.Lock()
+		defer cleanupMu.Unlock()
 		for i := len(cleanups) - 1; i >= 0; i-- {
 			cleanups[i]()
 		}
 		cleanups = nil
+	}
+	onCleanup := func(f func()) {
+		cleanupMu.Lock()
+		cleanups = append(cleanups, f)
+		cleanupMu.Unlock()
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -180,8 +194,8 @@ func run(c config) error {
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		return fmt.Errorf("create database: %w", err)
 	}
-	b.dbURL = withDatabase(c.serverURL, name, c.dsnParams)
-	cleanups = append(cleanups, func() {
+	b.dbURL = withDatabase(c.serverURL, name)
+	onCleanup(func() {
 		defer admin.Close()
 		if b.db != nil {
 			b.db.Close()
@@ -199,20 +213,21 @@ func run(c config) error {
 	}
 	meterDB = b.db
 
+	// Registered before starting, so a start that fails halfway is stopped too.
+	onCleanup(func() { b.caddy.stop() })
 	if err := b.startCaddy(); err != nil {
 		return err
 	}
-	cleanups = append(cleanups, func() { b.caddy.stop() })
 	stopSampler := b.sampleRSS()
-	cleanups = append(cleanups, stopSampler)
+	onCleanup(stopSampler)
 
 	if err := b.setup(); err != nil {
 		return err
 	}
+	onCleanup(func() { b.bare.stop() })
 	if err := b.startBare(); err != nil {
 		return err
 	}
-	cleanups = append(cleanups, func() { b.bare.stop() })
 	if c.hold {
 		b.printf("database %s\ncaddy pid %d: site http://%s, admin http://%s\nbare pid %d: http://%s, pprof http://%s\n",
 			b.dbURL, b.caddy.pid(), b.site, b.admin, b.bare.pid(), b.bareAddr, b.barePprof)
@@ -271,11 +286,8 @@ func (b *bench) machine() {
 			pg = pg[:i]
 		}
 	}
-	b.printf("machine: %d cores (%s), %s, %s, load: %d connections, %s warm-up + %s per run, %d round(s)\n",
-		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds)
-	if b.c.dsnParams != "" {
-		b.printf("connection parameters: %s\n", b.c.dsnParams)
-	}
+	b.printf("machine: %d cores (%s), %s, %s; load: %d connections, %s warm-up + %s per run, %d round(s); database pools of %d\n",
+		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds, b.c.poolSize())
 }
 
 // startCaddy runs Caddy on Caddyfile.example with the admin endpoint on
@@ -340,6 +352,14 @@ func (b *bench) setup() error {
 	return nil
 }
 
+// poolSize is the pool size every server gets.
+func (c config) poolSize() int {
+	if c.pool <= 0 {
+		return 20
+	}
+	return c.pool
+}
+
 // vacuum refreshes the main project's statistics and visibility map
 // after write scenarios.
 func (b *bench) vacuum() {
@@ -354,14 +374,10 @@ func (b *bench) vacuum() {
 // startBare starts the bare server on the same database with the same
 // pool size as the module.
 func (b *bench) startBare() error {
-	pool := b.c.pool
-	if pool == 0 {
-		pool = 20
-	}
 	ids := []string{b.projects["main"].id, b.projects["10k"].id, b.projects["1m"].id}
 	b.barePprof = freeAddr()
 	p, lines, err := start("bare", b.tmp, nil, 1, b.c.bare, "-db", b.dbURL, "-projects", strings.Join(ids, ","),
-		"-conns", fmt.Sprint(pool), "-pprof", b.barePprof)
+		"-conns", fmt.Sprint(b.c.poolSize()), "-pprof", b.barePprof)
 	if err != nil {
 		return err
 	}
@@ -484,25 +500,13 @@ func fetch(url, path string) error {
 	return err
 }
 
-// withDatabase points a server URL at database name, with extra
-// connection parameters.
-func withDatabase(server, name, params string) string {
+// withDatabase points a server URL at database name.
+func withDatabase(server, name string) string {
 	u, err := url.Parse(server)
 	if err != nil {
 		log.Fatal(err)
 	}
 	u.Path = "/" + name
-	if params != "" {
-		q := u.Query()
-		extra, err := url.ParseQuery(params)
-		if err != nil {
-			log.Fatal(err)
-		}
-		for k, v := range extra {
-			q[k] = v
-		}
-		u.RawQuery = q.Encode()
-	}
 	return u.String()
 }
 
