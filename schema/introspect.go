@@ -758,6 +758,24 @@ func defaultValue(expr string, c Column) (json.RawMessage, bool) {
 // stripCast removes one trailing ::type cast (a type name may be quoted,
 // qualified, have spaces and a [] suffix).
 func stripCast(s string) string {
+	cut := -1
+	scanTop(s, func(i, depth int) bool {
+		if s[i] == ':' && depth == 0 && i+1 < len(s) && s[i+1] == ':' && isTypeName(s[i+2:]) {
+			cut = i
+			return false
+		}
+		return true
+	})
+	if cut < 0 {
+		return s
+	}
+	return strings.TrimSpace(s[:cut])
+}
+
+// scanTop calls f for each byte of s outside quotes with the nesting depth
+// of parentheses and brackets after that byte; f returns false to stop.
+// It returns the depth at the end.
+func scanTop(s string, f func(i, depth int) bool) int {
 	depth, quote := 0, byte(0)
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
@@ -766,20 +784,20 @@ func stripCast(s string) string {
 			if ch == quote {
 				quote = 0
 			}
+			continue
 		case ch == '\'' || ch == '"':
 			quote = ch
+			continue
 		case ch == '(' || ch == '[':
 			depth++
 		case ch == ')' || ch == ']':
 			depth--
-		case ch == ':' && depth == 0 && i+1 < len(s) && s[i+1] == ':':
-			rest := s[i+2:]
-			if isTypeName(rest) {
-				return strings.TrimSpace(s[:i])
-			}
+		}
+		if !f(i, depth) {
+			break
 		}
 	}
-	return s
+	return depth
 }
 
 // isTypeName reports whether s can be the type of a cast as PostgreSQL
@@ -825,26 +843,15 @@ func enclosed(s string) bool {
 	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
 		return false
 	}
-	depth, quote := 0, byte(0)
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '(':
-			depth++
-		case ch == ')':
-			depth--
-			if depth == 0 && i != len(s)-1 {
-				return false
-			}
+	closedEarly := false
+	end := scanTop(s, func(i, depth int) bool {
+		if s[i] == ')' && depth == 0 && i != len(s)-1 {
+			closedEarly = true
+			return false
 		}
-	}
-	return depth == 0
+		return true
+	})
+	return !closedEarly && end == 0
 }
 
 // stringLiteral reads a quoted literal (a quote inside is doubled), cast
@@ -882,26 +889,14 @@ func numberLiteral(expr string) (float64, string, bool) {
 // and quotes.
 func splitTop(s, sep string) []string {
 	var out []string
-	depth, quote, start := 0, byte(0), 0
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '(' || ch == '[':
-			depth++
-		case ch == ')' || ch == ']':
-			depth--
-		case depth == 0 && strings.HasPrefix(s[i:], sep):
+	start := 0
+	scanTop(s, func(i, depth int) bool {
+		if depth == 0 && i >= start && strings.HasPrefix(s[i:], sep) {
 			out = append(out, s[start:i])
 			start = i + len(sep)
-			i += len(sep) - 1
 		}
-	}
+		return true
+	})
 	return append(out, s[start:])
 }
 
