@@ -6,7 +6,7 @@
 # database on the test PostgreSQL (TABLESMITH_TEST_DATABASE_URL, default the
 # local server), stops everything it started and drops the database.
 # The report goes to stdout and bench/results/latest.txt, the profiles to
-# bench/results/. Arguments go to the driver, e.g.
+# bench/results/ (-results elsewhere). Arguments go to the driver, e.g.
 #   ./bench/run.sh -quick                     # small tables, short runs
 #   ./bench/run.sh -only compare,include      # some phases only
 #   ./bench/run.sh -pool 0 -rounds 1          # the module's default pool (20), one round
@@ -21,5 +21,4 @@ go build -o "$bin/caddy" ./cmd/caddy
 go build -o "$bin/bare" ./bench/bare
 go build -o "$bin/inproc" ./bench/inproc
 go build -o "$bin/load" ./bench/load
-mkdir -p bench/results
-"$bin/load" -caddy "$bin/caddy" -bare "$bin/bare" -inproc "$bin/inproc" "$@" | tee bench/results/latest.txt
+"$bin/load" -caddy "$bin/caddy" -bare "$bin/bare" -inproc "$bin/inproc" "$@"

@@ -73,7 +73,7 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
 	flag.DurationVar(&c.measure, "d", 5*time.Second, "measured time of each run")
 	flag.IntVar(&c.rounds, "rounds", 2, "rounds per comparison (module and bare alternate)")
-	flag.StringVar(&c.results, "results", "bench/results", "directory for profiles and the report")
+	flag.StringVar(&c.results, "results", "bench/results", "directory for the report (latest.txt) and the profiles")
 	flag.BoolVar(&c.quick, "quick", false, "small tables and short runs, to try the harness")
 	flag.StringVar(&c.only, "only", "", "comma-separated phases: compare,include,scale,profile,metering (default all)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the database (its URL is printed)")
@@ -154,6 +154,14 @@ func run(c config) error {
 	}
 	defer os.RemoveAll(tmp)
 	b := &bench{c: c, tmp: tmp, projects: map[string]project{}, out: os.Stdout}
+	if !c.hold {
+		report, err := os.Create(filepath.Join(c.results, "latest.txt"))
+		if err != nil {
+			return err
+		}
+		defer report.Close()
+		b.out = io.MultiWriter(os.Stdout, report)
+	}
 
 	// Stop everything on Ctrl-C or SIGTERM, then exit. The mutex keeps an
 	// interrupt during the normal cleanup from running it twice.
