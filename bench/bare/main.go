@@ -227,7 +227,7 @@ func list(ctx context.Context, db *sql.DB, w http.ResponseWriter, r *http.Reques
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, envelope(data, "", appendMeta(nil, meta)))
+	writeJSON(w, http.StatusOK, envelope(data, "", meta.AppendJSON(nil)))
 	return nil
 }
 
@@ -326,26 +326,6 @@ func envelope(data []byte, message string, meta []byte) []byte {
 		b = append(b, meta...)
 	}
 	return append(b, '}', '\n')
-}
-
-// appendMeta writes the list meta object without reflection.
-func appendMeta(b []byte, m translate.Meta) []byte {
-	b = append(b, `{"page":`...)
-	b = strconv.AppendInt(b, int64(m.Page), 10)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, int64(m.Limit), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(m.Offset), 10)
-	if m.Total != nil {
-		b = append(b, `,"total":`...)
-		b = strconv.AppendInt(b, *m.Total, 10)
-		b = append(b, `,"total_pages":`...)
-		b = strconv.AppendInt(b, *m.TotalPages, 10)
-	}
-	if m.TotalEstimated {
-		b = append(b, `,"total_estimated":true`...)
-	}
-	return append(b, '}')
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

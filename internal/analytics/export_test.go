@@ -8,15 +8,7 @@ func (r *Recorder) DrainForBenchmark(stop chan struct{}) {
 		select {
 		case s := <-r.in:
 			r.fold(open, s)
-		more:
-			for range 512 {
-				select {
-				case s := <-r.in:
-					r.fold(open, s)
-				default:
-					break more
-				}
-			}
+			r.foldQueued(open)
 		case <-stop:
 			return
 		}

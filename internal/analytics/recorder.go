@@ -205,17 +205,7 @@ func (r *Recorder) aggregate() {
 		select {
 		case s := <-r.in:
 			r.fold(open, s)
-			// Take what else is queued without going back through the
-			// select over every event, which costs more than a fold.
-		more:
-			for range 512 {
-				select {
-				case s := <-r.in:
-					r.fold(open, s)
-				default:
-					break more
-				}
-			}
+			r.foldQueued(open)
 		case <-tick.C:
 			b := r.takeBatch(open)
 			select {
@@ -362,6 +352,19 @@ func (r *Recorder) compactLoop() {
 				r.cfg.Logger.Warn("analytics: roll up and expire buckets", "err", err)
 			}
 			cancel()
+		}
+	}
+}
+
+// foldQueued folds what else is queued (up to a batch) without going back
+// through a select per sample, which costs more than a fold.
+func (r *Recorder) foldQueued(open map[bucketKey]*bucketAgg) {
+	for range 512 {
+		select {
+		case s := <-r.in:
+			r.fold(open, s)
+		default:
+			return
 		}
 	}
 }
