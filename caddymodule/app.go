@@ -31,8 +31,11 @@ type App struct {
 	Plans map[string]PlanConfig `json:"plans,omitempty"`
 	// MaxBody is the generated API's request body limit in bytes.
 	MaxBody int64 `json:"max_body,omitempty"`
-	// MaxConnections sizes the PostgreSQL pool.
+	// MaxConnections sizes each PostgreSQL pool (control and data).
 	MaxConnections int `json:"max_connections,omitempty"`
+	// PreparedStatements bounds the prepared statements of each data
+	// pool: 0 is the default (64), -1 prepares nothing.
+	PreparedStatements int `json:"prepared_statements,omitempty"`
 
 	svc     *service.Service
 	poolKey string
@@ -81,7 +84,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
-			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxOpenConns: a.MaxConnections, Logger: logger,
+			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxOpenConns: a.MaxConnections,
+			PreparedStatements: a.PreparedStatements, Logger: logger,
 		})
 		if err != nil {
 			return nil, err

@@ -32,6 +32,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    default_plan    <plan name>         # plan of new accounts (free)
 //	    max_body        <size>              # generated-API body limit (1MiB)
 //	    max_connections <n>                 # size of each PostgreSQL pool, control and data (20)
+//	    prepared_statements <n> | off       # prepared statements kept per data pool (64)
 //	    plan <name> {
 //	        rate     <n>/hour | unlimited   # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
@@ -84,12 +85,26 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("max_connections: %q is not a positive number", v)
 			}
 			a.MaxConnections = n
+		case "prepared_statements":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("prepared_statements takes exactly one number, or off")
+			}
+			if v == "off" {
+				a.PreparedStatements = -1
+				break
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return d.Errf("prepared_statements: %q is not a positive number or off", v)
+			}
+			a.PreparedStatements = n
 		case "plan":
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, plan)", key)
 		}
 	}
 	return nil

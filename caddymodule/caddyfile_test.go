@@ -16,6 +16,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		default_plan pro
 		max_body 2MiB
 		max_connections 7
+		prepared_statements 64
 		plan free {
 			rate 100/hour
 			projects 1
@@ -30,7 +31,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := App{DatabaseURL: "{env.TABLESMITH_DATABASE_URL}", RedisURL: "redis://127.0.0.1:6379/0", Secret: "{env.TABLESMITH_SECRET}",
-		DefaultPlan: "pro", MaxBody: 2 << 20, MaxConnections: 7,
+		DefaultPlan: "pro", MaxBody: 2 << 20, MaxConnections: 7, PreparedStatements: 64,
 		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1}, "team": {RatePerHour: 3000, Projects: -1}}}
 	got, _ := json.Marshal(a)
 	exp, _ := json.Marshal(want)
@@ -41,17 +42,18 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 
 func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 	cases := map[string]struct{ input, wantErr string }{
-		"unknown option":    {"tablesmith {\ncolour blue\n}", `unknown tablesmith option "colour"`},
-		"bad size":          {"tablesmith {\nmax_body lots\n}", `max_body: "lots" is not a size`},
-		"missing value":     {"tablesmith {\ndatabase_url\n}", `database_url takes exactly one value`},
-		"two values":        {"tablesmith {\nsecret a b\n}", `secret takes exactly one value`},
-		"bad pool size":     {"tablesmith {\nmax_connections 0\n}", `max_connections: "0" is not a positive number`},
-		"bad rate":          {"tablesmith {\nplan free {\nrate fast\nprojects 1\n}\n}", `plan free: rate "fast"`},
-		"bad rate period":   {"tablesmith {\nplan free {\nrate 5/week\nprojects 1\n}\n}", `the period must be hour or minute`},
-		"bad projects":      {"tablesmith {\nplan free {\nrate 5/hour\nprojects -3\n}\n}", `plan free: projects "-3"`},
-		"incomplete plan":   {"tablesmith {\nplan free {\nrate 5/hour\n}\n}", `plan free needs both rate and projects`},
-		"unknown plan key":  {"tablesmith {\nplan free {\nburst 5\n}\n}", `plan free: unknown option "burst"`},
-		"arguments instead": {`tablesmith postgres://x`, `tablesmith takes a block`},
+		"unknown option":      {"tablesmith {\ncolour blue\n}", `unknown tablesmith option "colour"`},
+		"bad size":            {"tablesmith {\nmax_body lots\n}", `max_body: "lots" is not a size`},
+		"missing value":       {"tablesmith {\ndatabase_url\n}", `database_url takes exactly one value`},
+		"two values":          {"tablesmith {\nsecret a b\n}", `secret takes exactly one value`},
+		"bad pool size":       {"tablesmith {\nmax_connections 0\n}", `max_connections: "0" is not a positive number`},
+		"bad statement count": {"tablesmith {\nprepared_statements many\n}", `prepared_statements: "many" is not a positive number or off`},
+		"bad rate":            {"tablesmith {\nplan free {\nrate fast\nprojects 1\n}\n}", `plan free: rate "fast"`},
+		"bad rate period":     {"tablesmith {\nplan free {\nrate 5/week\nprojects 1\n}\n}", `the period must be hour or minute`},
+		"bad projects":        {"tablesmith {\nplan free {\nrate 5/hour\nprojects -3\n}\n}", `plan free: projects "-3"`},
+		"incomplete plan":     {"tablesmith {\nplan free {\nrate 5/hour\n}\n}", `plan free needs both rate and projects`},
+		"unknown plan key":    {"tablesmith {\nplan free {\nburst 5\n}\n}", `plan free: unknown option "burst"`},
+		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -61,6 +63,16 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 				t.Fatalf("error = %v, want it to contain %q", err, c.wantErr)
 			}
 		})
+	}
+}
+
+func TestPreparedStatementsCanBeTurnedOff(t *testing.T) {
+	var a App
+	if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\nprepared_statements off\n}")); err != nil {
+		t.Fatal(err)
+	}
+	if a.PreparedStatements != -1 {
+		t.Fatalf("prepared_statements off parsed as %d, want -1", a.PreparedStatements)
 	}
 }
 

@@ -152,7 +152,7 @@ func TestListSQLMatchesGolden(t *testing.T) {
 
 // indentSQL breaks a statement before its clauses, only for reading.
 func indentSQL(s string) string {
-	for _, kw := range []string{" LEFT JOIN LATERAL", " FROM (SELECT", " ORDER BY", ", (SELECT coalesce"} {
+	for _, kw := range []string{", (SELECT row_to_json", ", coalesce((SELECT json_agg", " FROM (SELECT", " ORDER BY", ", (SELECT coalesce"} {
 		s = strings.ReplaceAll(s, kw, "\n "+kw)
 	}
 	return s

@@ -27,13 +27,15 @@ func (r *renderer) arg(v any) string {
 // and the page as two scalar sub-selects of one row:
 //
 //	SELECT (<count>), (SELECT coalesce(json_agg(_r), '[]')::text FROM (
-//	    SELECT <columns>, <embeds> FROM (<page of t>) t
-//	    LEFT JOIN LATERAL (<embedded rows as JSON>) _e1 ON true ...
-//	    ORDER BY <order>) _r)
+//	    SELECT <columns>, (<embedded rows as JSON>) AS <relation> ...
+//	    FROM (<page of t>) t ORDER BY <order>) _r)
 //
 // The page (filter, order, limit, offset) is cut before any embed is
-// joined, so embeds run for the page's rows only, each as one correlated
-// sub-select inside the statement: never one statement per row.
+// evaluated, so embeds run for the page's rows only, each as one
+// correlated scalar sub-select inside the statement: never one statement
+// per row. Scalar sub-selects rather than LEFT JOIN LATERAL: PostgreSQL
+// plans them in a fraction of the time (no join order to search), which
+// is most of an include's cost (bench/RESULTS.md).
 // The filter arguments come first, so Estimate can reuse them alone.
 func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 	r := &renderer{pub: p}
@@ -62,9 +64,8 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 	if len(pl.embeds) == 0 {
 		rows = "SELECT " + columns(pl.output, "t") + " FROM " + rel + " t" + whereSQL + page
 	} else {
-		sel, joins := r.embeds(pl.embeds, "t")
-		rows = "SELECT " + columns(pl.output, "t") + sel +
-			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + joins + order
+		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") +
+			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + order
 	}
 	stmt := "SELECT " + count + " AS total, (SELECT coalesce(json_agg(_r), '[]')::text FROM (" + rows + ") _r) AS data"
 
@@ -76,38 +77,39 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 	}
 }
 
-// embeds renders the embedded relations of the rows of alias parent: the
-// select-list entries and the lateral joins that feed them.
-func (r *renderer) embeds(list []*embedPlan, parent string) (sel, joins string) {
-	var s, j strings.Builder
+// embeds renders the embedded relations of the rows of alias parent as
+// select-list entries, one correlated scalar sub-select each: a to-one
+// relation gives its row as a JSON object (NULL when there is none), a
+// to-many relation its first MaxEmbeddedRows rows by key as an array.
+func (r *renderer) embeds(list []*embedPlan, parent string) string {
+	var s strings.Builder
 	for _, e := range list {
 		r.aliases++
 		n := strconv.Itoa(r.aliases)
-		alias, lat, row := "t"+n, "_e"+n, "_r"+n
+		alias, row := "t"+n, "_r"+n
 		key := schema.QuoteIdent(e.name)
 		cond := alias + "." + e.rel.ToCol.Ident + " = " + parent + "." + e.rel.FromCol.Ident
 		if e.owner != nil {
 			cond += " AND " + alias + "." + e.table.Table.Owner.Ident + " = " + r.arg(e.owner)
 		}
-		childSel, childJoins := r.embeds(e.children, alias)
-		cols := columns(visible(e.table.Table), alias) + childSel
+		cols := columns(visible(e.table.Table), alias) + r.embeds(e.children, alias)
 		if e.rel.Many {
 			var order string
 			if pk := e.table.Table.PK; pk != nil {
 				order = " ORDER BY " + alias + "." + pk.Ident
 			}
-			j.WriteString(" LEFT JOIN LATERAL (SELECT json_agg(" + row + ") AS v FROM (SELECT " + cols +
+			s.WriteString(", coalesce((SELECT json_agg(" + row + ") FROM (SELECT " + cols +
 				" FROM (SELECT " + alias + ".* FROM " + e.table.Rel + " " + alias + " WHERE " + cond +
-				order + " LIMIT " + strconv.Itoa(MaxEmbeddedRows) + ") " + alias + childJoins +
-				order + ") " + row + ") " + lat + " ON true")
-			s.WriteString(", coalesce(" + lat + ".v, '[]'::json) AS " + key)
+				order + " LIMIT " + strconv.Itoa(MaxEmbeddedRows) + ") " + alias +
+				order + ") " + row + "), '[]'::json) AS " + key)
 		} else {
-			j.WriteString(" LEFT JOIN LATERAL (SELECT row_to_json(" + row + ") AS v FROM (SELECT " + cols +
-				" FROM " + e.table.Rel + " " + alias + childJoins + " WHERE " + cond + ") " + row + ") " + lat + " ON true")
-			s.WriteString(", " + lat + ".v AS " + key)
+			// The relation points at the referenced table's key, so the
+			// sub-select finds at most one row.
+			s.WriteString(", (SELECT row_to_json(" + row + ") FROM (SELECT " + cols +
+				" FROM " + e.table.Rel + " " + alias + " WHERE " + cond + ") " + row + ") AS " + key)
 		}
 	}
-	return s.String(), j.String()
+	return s.String()
 }
 
 func visible(t *schema.CTable) []*schema.CColumn {

@@ -39,6 +39,9 @@ func TestARequestBuiltFromAReplacedVersionIsReplannedOrRetried(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(`{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text"}]}]}`)
 	s.API(p, "POST", "/items", map[string]any{"title": "first"}).Must(t, 201)
+	// The list and the update run once before each change, so the
+	// statements built from the old version are prepared when it happens.
+	s.API(p, "GET", "/items", nil).Must(t, 200)
 
 	// A read planned with "title" after the column became "label" runs
 	// again against the new version.
@@ -50,6 +53,7 @@ func TestARequestBuiltFromAReplacedVersionIsReplannedOrRetried(t *testing.T) {
 	}
 
 	// A write planned from the old version changed nothing: 503, retry.
+	s.API(p, "PATCH", "/items/1", map[string]any{"label": "first"}).Must(t, 200)
 	publishBehindTheRegistry(t, s, p.ID, `ALTER TABLE $schema.items RENAME COLUMN label TO heading`,
 		`{"tables": [{"name": "items", "columns": [{"name": "heading", "type": "text"}]}]}`)
 	res := s.API(p, "PATCH", "/items/1", map[string]any{"label": "changed"}).Must(t, 503)
@@ -60,4 +64,35 @@ func TestARequestBuiltFromAReplacedVersionIsReplannedOrRetried(t *testing.T) {
 		t.Fatalf("the stale write changed the record: %v", rec)
 	}
 	s.API(p, "PATCH", "/items/1", map[string]any{"heading": "changed"}).Must(t, 200)
+}
+
+// The generated API runs its statements prepared: once a table's get,
+// list and create have run, the project's pool holds them, and running
+// them again adds none.
+func TestGeneratedStatementsRunPrepared(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(`{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text"}]}]}`)
+	entry, err := s.Svc.Registry.Get(context.Background(), p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entry.Statements == nil || !entry.Statements.Enabled() {
+		t.Fatal("the project's statements are not prepared")
+	}
+	before := entry.Statements.Len()
+	round := func() {
+		s.API(p, "POST", "/items", map[string]any{"title": "x"}).Must(t, 201)
+		s.API(p, "GET", "/items/1", nil).Must(t, 200)
+		s.API(p, "GET", "/items?sort=-title", nil).Must(t, 200)
+	}
+	round()
+	after := entry.Statements.Len()
+	if after-before != 3 {
+		t.Fatalf("statements held went from %d to %d, want three more", before, after)
+	}
+	round()
+	if again := entry.Statements.Len(); again != after {
+		t.Fatalf("running the same requests again changed the statements held from %d to %d", after, again)
+	}
 }

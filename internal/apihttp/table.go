@@ -2,7 +2,6 @@ package apihttp
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -186,9 +185,15 @@ func (h *Handler) one(r *http.Request, rt *Route, plain, owned string, owner, id
 	return data, err
 }
 
-// db is the pool that holds the route's project tables.
-func (h *Handler) db(rt *Route) *sql.DB {
-	if rt.Entry != nil && rt.Entry.DB != nil {
+// db is where the route's project statements run: the prepared
+// statements of the pool that holds its tables.
+func (h *Handler) db(rt *Route) pgexec.Querier {
+	switch {
+	case rt.Entry == nil:
+		return h.d.DB
+	case rt.Entry.Statements != nil:
+		return rt.Entry.Statements
+	case rt.Entry.DB != nil:
 		return rt.Entry.DB
 	}
 	return h.d.DB

@@ -12,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/pgexec"
 )
 
 // Pools holds one connection pool per fronted database URL, shared by
@@ -29,9 +30,12 @@ type Pools struct {
 	// RetryInterval is how often a database that is down is tried again
 	// (default 1s).
 	RetryInterval time.Duration
-	Options       Options
-	Logger        *slog.Logger
-	Now           func() time.Time
+	// PreparedStatements bounds each pool's prepared statements
+	// (pgexec.Statements); 0 prepares nothing.
+	PreparedStatements int
+	Options            Options
+	Logger             *slog.Logger
+	Now                func() time.Time
 
 	mu     sync.Mutex
 	pools  map[string]*Pool
@@ -42,9 +46,11 @@ type Pools struct {
 
 // Pool is the pool of one fronted database.
 type Pool struct {
-	DB     *sql.DB
-	Target string // host:port/database, without credentials
-	health *health
+	DB *sql.DB
+	// Statements runs the generated API's statements on DB, prepared.
+	Statements *pgexec.Statements
+	Target     string // host:port/database, without credentials
+	health     *health
 }
 
 // Health is what a pool knows about its database.
@@ -119,7 +125,7 @@ func (ps *Pools) Get(raw string) (*Pool, error) {
 		db.SetMaxIdleConns(0)
 		db.SetMaxIdleConns(ps.MaxOpenConns)
 	}
-	p := &Pool{DB: db, Target: target(cfg), health: h}
+	p := &Pool{DB: db, Statements: pgexec.NewStatements(db, ps.PreparedStatements, ps.Logger), Target: target(cfg), health: h}
 	ps.pools[raw] = p
 	return p, nil
 }
@@ -139,6 +145,7 @@ func (ps *Pools) Close() {
 	ps.mu.Unlock()
 	ps.wg.Wait()
 	for _, p := range pools {
+		p.Statements.Close()
 		p.DB.Close()
 	}
 }

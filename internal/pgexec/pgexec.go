@@ -17,7 +17,8 @@ import (
 	"github.com/tablesmith/tablesmith/schema"
 )
 
-// Querier is what statements run on: a *sql.DB or a *sql.Tx.
+// Querier is what statements run on: a *sql.DB, a *sql.Tx or a pool's
+// *Statements.
 type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
@@ -36,6 +37,10 @@ var ErrNoRow = errors.New("no row")
 func JSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, error) {
 	var out []byte
 	err := q.QueryRowContext(ctx, query, args...).Scan(&out)
+	if s, ok := q.(*Statements); ok && s.retry(err, query) {
+		out = nil
+		err = s.db.QueryRowContext(ctx, query, args...).Scan(&out)
+	}
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && out == nil) {
 		return nil, ErrNoRow
 	}
@@ -46,6 +51,9 @@ func JSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, er
 // JSON array.
 func CountAndJSON(ctx context.Context, q Querier, query string, args ...any) (count sql.NullInt64, data []byte, err error) {
 	err = q.QueryRowContext(ctx, query, args...).Scan(&count, &data)
+	if s, ok := q.(*Statements); ok && s.retry(err, query) {
+		err = s.db.QueryRowContext(ctx, query, args...).Scan(&count, &data)
+	}
 	return count, data, err
 }
 

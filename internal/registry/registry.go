@@ -9,6 +9,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/openapi"
 	"github.com/tablesmith/tablesmith/translate"
 )
@@ -28,6 +29,9 @@ type Entry struct {
 	// DB is the pool that holds the project's tables: the service's own
 	// for managed projects, the fronted database's for external ones.
 	DB *sql.DB
+	// Statements runs the generated API's statements on DB, prepared;
+	// nil runs them on DB directly.
+	Statements *pgexec.Statements
 }
 
 // Loader loads the newest published version of a project.

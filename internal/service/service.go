@@ -20,6 +20,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/extdb"
+	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
 	"github.com/tablesmith/tablesmith/internal/registry"
@@ -27,6 +28,12 @@ import (
 	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
 )
+
+// DefaultPreparedStatements is how many prepared statements a data pool
+// keeps by default: enough for the get, writes and common list shapes of
+// a few busy tables, few enough that PostgreSQL's memory for them stays
+// within ~6 MB per connection (docs/performance.md).
+const DefaultPreparedStatements = 64
 
 // Config is what the service is built from.
 type Config struct {
@@ -41,8 +48,12 @@ type Config struct {
 	// control pool and the generated API's data pool (openDataPool), so a
 	// node opens at most twice this many connections.
 	MaxOpenConns int
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// PreparedStatements bounds the prepared statements of each data
+	// pool (pgexec.Statements): 0 means DefaultPreparedStatements, a
+	// negative number prepares nothing (for a pooler in transaction mode).
+	PreparedStatements int
+	Logger             *slog.Logger
+	Now                func() time.Time
 	// WithoutMetering serves the generated API without its rate limiter
 	// and analytics recorder. Only the benchmarks set it, to measure what
 	// metering costs (bench/RESULTS.md).
@@ -58,16 +69,17 @@ type Settings struct {
 
 // Service is a running Tablesmith.
 type Service struct {
-	cfg      Config
-	DB       *sql.DB
-	dataDB   *sql.DB // the generated API's pool for managed projects (openDataPool)
-	Store    *store.Store
-	Registry *registry.Registry
-	Keys     *auth.Keys
-	settings atomic.Pointer[Settings]
-	sessions atomic.Pointer[auth.Sessions]
-	trigram  atomic.Bool
-	log      *slog.Logger
+	cfg       Config
+	DB        *sql.DB
+	dataDB    *sql.DB // the generated API's pool for managed projects (openDataPool)
+	dataStmts *pgexec.Statements
+	Store     *store.Store
+	Registry  *registry.Registry
+	Keys      *auth.Keys
+	settings  atomic.Pointer[Settings]
+	sessions  atomic.Pointer[auth.Sessions]
+	trigram   atomic.Bool
+	log       *slog.Logger
 
 	api      *apihttp.Handler
 	platform atomic.Pointer[platformhttp.Handler]
@@ -116,6 +128,12 @@ func New(cfg Config) (*Service, error) {
 	if cfg.MaxOpenConns <= 0 {
 		cfg.MaxOpenConns = 20
 	}
+	switch {
+	case cfg.PreparedStatements == 0:
+		cfg.PreparedStatements = DefaultPreparedStatements
+	case cfg.PreparedStatements < 0:
+		cfg.PreparedStatements = 0
+	}
 	db, err := sql.Open("postgres", cfg.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("database_url: %w", err)
@@ -127,7 +145,8 @@ func New(cfg Config) (*Service, error) {
 	dataDB.SetMaxOpenConns(cfg.MaxOpenConns)
 	dataDB.SetMaxIdleConns(cfg.MaxOpenConns)
 	dataDB.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Service{cfg: cfg, DB: db, dataDB: dataDB, Store: &store.Store{DB: db}, log: cfg.Logger}
+	s := &Service{cfg: cfg, DB: db, dataDB: dataDB, dataStmts: pgexec.NewStatements(dataDB, cfg.PreparedStatements, cfg.Logger),
+		Store: &store.Store{DB: db}, log: cfg.Logger}
 	s.settings.Store(&Settings{DefaultPlan: cfg.DefaultPlan, Plans: cfg.Plans, Secret: cfg.Secret})
 	s.Registry = registry.New(s.loadProject)
 	s.Keys = &auth.Keys{Lookup: s.lookupKey, Now: cfg.Now}
@@ -320,6 +339,7 @@ func (s *Service) Close() error {
 	for _, c := range s.closers {
 		c()
 	}
+	s.dataStmts.Close()
 	s.dataDB.Close()
 	return s.DB.Close()
 }
@@ -394,11 +414,11 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	}
 	// A project that fronts an existing database (wire_external.go) has
 	// its tables in that database's pool and the user's schema.
-	schemaName, db, err := s.projectTables(ctx, projectID)
+	schemaName, db, stmts, err := s.projectTables(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
-	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), DB: db}
+	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), DB: db, Statements: stmts}
 	s.renderDocs(e)
 	return e, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
+	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
@@ -17,7 +18,7 @@ import (
 func (s *Service) wireExternal() error {
 	secret := s.endUserSecret() // the master secret as it is now
 	s.external = &extdb.Connections{
-		Pools: &extdb.Pools{Logger: s.log, Now: s.cfg.Now},
+		Pools: &extdb.Pools{Logger: s.log, Now: s.cfg.Now, PreparedStatements: s.cfg.PreparedStatements},
 		Key: func(ctx context.Context) ([]byte, error) {
 			v, err := secret(ctx)
 			if err != nil {
@@ -34,23 +35,23 @@ func (s *Service) wireExternal() error {
 // projectTables says where a project's tables are: the service's data
 // pool and p_<id> for a managed project, the fronted database's shared
 // pool and the user's schema for one that fronts a database.
-func (s *Service) projectTables(ctx context.Context, projectID string) (string, *sql.DB, error) {
+func (s *Service) projectTables(ctx context.Context, projectID string) (string, *sql.DB, *pgexec.Statements, error) {
 	p, err := s.Store.Project(ctx, projectID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && p.Engine != store.EngineExternal) {
-		return store.SchemaName(projectID), s.dataDB, nil
+		return store.SchemaName(projectID), s.dataDB, s.dataStmts, nil
 	}
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok || s.external == nil {
-		return "", nil, envelope.New(envelope.CodeUnavailable, "The project's database connection is not available on this server")
+		return "", nil, nil, envelope.New(envelope.CodeUnavailable, "The project's database connection is not available on this server")
 	}
 	pool, err := s.external.Pool(ctx, conn.SealedURL)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return conn.Schema, pool.DB, nil
+	return conn.Schema, pool.DB, pool.Statements, nil
 }
 
 // ExternalPools are the pools of fronted databases (tests and metrics).
