@@ -51,7 +51,7 @@ func prepareTable(schemaName string, t *schema.CTable) *TableSQL {
 	s.Projection = Projection(t, "t")
 	pk := "t." + t.PK.Ident
 	one := func(from, where string) string {
-		return "SELECT row_to_json(_r)::text FROM (SELECT " + s.Projection + " FROM " + from + " t WHERE " + where + ") _r"
+		return "SELECT row_to_json(_r) FROM (SELECT " + s.Projection + " FROM " + from + " t WHERE " + where + ") _r"
 	}
 	s.Get = one(s.Rel, pk+" = $1")
 	s.Delete = "WITH _w AS (DELETE FROM " + s.Rel + " t WHERE " + pk + " = $1 RETURNING t.*) " + one("_w", "true")
@@ -60,7 +60,7 @@ func prepareTable(schemaName string, t *schema.CTable) *TableSQL {
 		s.GetOwned = one(s.Rel, pk+" = $1"+owned)
 		s.DeleteOwned = "WITH _w AS (DELETE FROM " + s.Rel + " t WHERE " + pk + " = $1" + owned + " RETURNING t.*) " + one("_w", "true")
 	}
-	s.outputPrefix = "SELECT row_to_json(_r)::text FROM (SELECT " + s.Projection + " FROM _w t) _r"
+	s.outputPrefix = "SELECT row_to_json(_r) FROM (SELECT " + s.Projection + " FROM _w t) _r"
 	return s
 }
 

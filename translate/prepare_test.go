@@ -28,11 +28,11 @@ func TestPreparedStatementsArePinned(t *testing.T) {
 		"update":    ts.Update([]*schema.CColumn{c.Tables[0].Columns[1]}, []*schema.CColumn{c.Tables[0].Columns[3]}, true),
 	}
 	want := map[string]string{
-		"get":       `SELECT row_to_json(_r)::text FROM (SELECT ` + proj + ` FROM "p_x"."users" t WHERE t."id" = $1) _r`,
-		"get owned": `SELECT row_to_json(_r)::text FROM (SELECT ` + proj + ` FROM "p_x"."users" t WHERE t."id" = $1 AND t."owner_id" = $2) _r`,
-		"delete":    `WITH _w AS (DELETE FROM "p_x"."users" t WHERE t."id" = $1 RETURNING t.*) SELECT row_to_json(_r)::text FROM (SELECT ` + proj + ` FROM _w t WHERE true) _r`,
-		"insert":    `WITH _w AS (INSERT INTO "p_x"."users" ("email", "password_hash") VALUES ($1, $2) RETURNING *) SELECT row_to_json(_r)::text FROM (SELECT ` + proj + ` FROM _w t) _r`,
-		"update":    `WITH _w AS (UPDATE "p_x"."users" t SET "email" = $1, "owner_id" = DEFAULT, "updated_at" = now() WHERE t."id" = $2 AND t."owner_id" = $3 RETURNING t.*) SELECT row_to_json(_r)::text FROM (SELECT ` + proj + ` FROM _w t) _r`,
+		"get":       `SELECT row_to_json(_r) FROM (SELECT ` + proj + ` FROM "p_x"."users" t WHERE t."id" = $1) _r`,
+		"get owned": `SELECT row_to_json(_r) FROM (SELECT ` + proj + ` FROM "p_x"."users" t WHERE t."id" = $1 AND t."owner_id" = $2) _r`,
+		"delete":    `WITH _w AS (DELETE FROM "p_x"."users" t WHERE t."id" = $1 RETURNING t.*) SELECT row_to_json(_r) FROM (SELECT ` + proj + ` FROM _w t WHERE true) _r`,
+		"insert":    `WITH _w AS (INSERT INTO "p_x"."users" ("email", "password_hash") VALUES ($1, $2) RETURNING *) SELECT row_to_json(_r) FROM (SELECT ` + proj + ` FROM _w t) _r`,
+		"update":    `WITH _w AS (UPDATE "p_x"."users" t SET "email" = $1, "owner_id" = DEFAULT, "updated_at" = now() WHERE t."id" = $2 AND t."owner_id" = $3 RETURNING t.*) SELECT row_to_json(_r) FROM (SELECT ` + proj + ` FROM _w t) _r`,
 	}
 	for name, got := range checks {
 		if got != want[name] {

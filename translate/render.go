@@ -26,7 +26,7 @@ func (r *renderer) arg(v any) string {
 // render turns a plan into the list statement. Its shape, with the count
 // and the page as two scalar sub-selects of one row:
 //
-//	SELECT (<count>), (SELECT coalesce(json_agg(_r), '[]')::text FROM (
+//	SELECT (<count>), (SELECT coalesce(json_agg(_r), '[]') FROM (
 //	    SELECT <columns>, (<embedded rows as JSON>) AS <relation> ...
 //	    FROM (<page of t>) t ORDER BY <order>) _r)
 //
@@ -67,7 +67,7 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") +
 			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + order
 	}
-	stmt := "SELECT " + count + " AS total, (SELECT coalesce(json_agg(_r), '[]')::text FROM (" + rows + ") _r) AS data"
+	stmt := "SELECT " + count + " AS total, (SELECT coalesce(json_agg(_r), '[]') FROM (" + rows + ") _r) AS data"
 
 	return &ListSQL{
 		SQL: stmt, Args: r.args,
