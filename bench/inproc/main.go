@@ -4,6 +4,12 @@
 // WithoutMetering). With the bench schema's public rules, a request
 // without an Authorization header also skips key verification, so the
 // load driver can measure what authentication and metering cost.
+//
+// The metered service applies a limited plan, so that the limiter counts
+// and sets its headers as it does for a paying customer: the benchmark's
+// account was made on the unlimited plan (the driver's Caddyfile default),
+// which this service does not define, and an account whose plan is not
+// defined gets the default plan's limits (plans.Set.Get).
 package main
 
 import (
@@ -19,8 +25,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
 )
+
+// meteredPlan is limited, but far beyond what a benchmark sends in an hour.
+var meteredPlan = plans.Plan{Name: "metered", RatePerHour: 1_000_000_000_000, Projects: plans.Unlimited}
 
 func main() {
 	dbURL := flag.String("db", "", "PostgreSQL URL of the benchmark database")
@@ -37,8 +47,8 @@ func main() {
 	var servers []*http.Server
 	var services []*service.Service
 	for _, metered := range []bool{true, false} {
-		svc, err := service.New(service.Config{DatabaseURL: *dbURL, DefaultPlan: "unlimited", MaxOpenConns: *conns,
-			Logger: logger, WithoutMetering: !metered})
+		svc, err := service.New(service.Config{DatabaseURL: *dbURL, MaxOpenConns: *conns, Logger: logger,
+			Plans: plans.Set{meteredPlan.Name: meteredPlan}, DefaultPlan: meteredPlan.Name, WithoutMetering: !metered})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
@@ -259,6 +261,9 @@ func (bn *bench) metering() error {
 	pr := bn.projects["main"]
 	full := target{name: "auth+limit+analytics", addr: addrs["metered"], prefix: "/v1/" + pr.id, key: pr.key, pid: p.pid()}
 	none := target{name: "none", addr: addrs["unmetered"], prefix: "/v1/" + pr.id, pid: p.pid()}
+	if err := checkLimited(full); err != nil {
+		return err
+	}
 	bn.printf("\n== in-process handler (no Caddy): key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
 	t := &table{}
 	t.add("scenario", "all on req/s", "p50 ms", "p99 ms", "all off req/s", "p50 ms", "p99 ms", "cost", "rounds (on÷off)", "server µs/req on | off", "cpu cost")
@@ -273,5 +278,26 @@ func (bn *bench) metering() error {
 			fmt.Sprintf("%.1f%%", 100*(1-cpuRatio(on, off))))
 	}
 	bn.printf("\n%s", t)
+	return nil
+}
+
+// checkLimited fails unless the metered server answers with the headers
+// of a limited plan: with the unlimited plan the limiter sets none, and
+// the measured cost would leave them out.
+func checkLimited(t target) error {
+	req, err := http.NewRequest("GET", "http://"+t.addr+t.prefix+"/users/1", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+t.key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	if res.StatusCode != http.StatusOK || res.Header.Get("X-RateLimit-Limit") == "" {
+		return fmt.Errorf("metering: the metered server answered %d without X-RateLimit-Limit; it must apply a limited plan", res.StatusCode)
+	}
 	return nil
 }

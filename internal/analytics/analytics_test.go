@@ -278,6 +278,34 @@ func TestRecorderDropsAndCountsSamplesWhenItsBufferIsFull(t *testing.T) {
 	}
 }
 
+func TestRecorderTakesSamplesAfterAnIdlePeriodWithoutAFlush(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	project := newProject(t, db)
+	now := time.Now()
+	// A buffer of 4: the 12 samples fit only if the aggregator keeps
+	// taking them, while they come and after it went idle.
+	rec := analytics.New(analytics.Config{DB: db, Buffer: 4, FoldEvery: time.Millisecond, FlushEvery: time.Hour, CompactEvery: -1})
+	rec.Start()
+	defer rec.Close()
+	for range 4 {
+		for range 3 {
+			rec.Record(analytics.Sample{ProjectID: project, Table: "items", Operation: "list", Method: "GET", Status: 200,
+				Latency: time.Millisecond, At: now})
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st := rec.Stats(); st.Recorded != 12 || st.Dropped != 0 {
+		t.Fatalf("stats = %+v, want 12 recorded and none dropped", st)
+	}
+	if err := rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := rec.Stats(); st.Written != 12 {
+		t.Fatalf("stats after flush = %+v, want 12 written", st)
+	}
+}
+
 func TestCompactRollsMinutesOlderThanADayIntoHoursAndExpiresOldRows(t *testing.T) {
 	t.Parallel()
 	// A database of its own: compaction works on every project's rows.
@@ -416,7 +444,9 @@ var benchSample = analytics.Sample{ProjectID: "abcdefghijkl", Table: "items", Op
 
 // BenchmarkRecorderRecord is what a request pays: one non-blocking send
 // on the buffer, drained by the aggregator as in production (without the
-// database writes).
+// database writes). One goroutine records faster than the aggregator
+// folds, so most samples are dropped (%dropped): the send's cost is the
+// in-process metering benchmark's business (bench/metering_test.go).
 func BenchmarkRecorderRecord(b *testing.B) {
 	rec := analytics.New(analytics.Config{FlushEvery: time.Hour, CompactEvery: -1, Buffer: 1 << 16})
 	stop := make(chan struct{})
@@ -426,6 +456,9 @@ func BenchmarkRecorderRecord(b *testing.B) {
 	for b.Loop() {
 		rec.Record(benchSample)
 	}
+	b.StopTimer()
+	st := rec.Stats()
+	b.ReportMetric(float64(st.Dropped)/float64(st.Recorded+st.Dropped)*100, "%dropped")
 }
 
 // BenchmarkRecorderRecordSaturated has every core record as fast as it

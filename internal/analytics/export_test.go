@@ -1,13 +1,17 @@
 package analytics
 
-// DrainForBenchmark folds queued samples into buckets as the aggregator
-// does, without writing them, until stop is closed.
+import "time"
+
+// DrainForBenchmark folds queued samples into buckets every FoldEvery, as
+// the aggregator does under load, without writing them, until stop is
+// closed.
 func (r *Recorder) DrainForBenchmark(stop chan struct{}) {
 	open := map[bucketKey]*bucketAgg{}
+	fold := time.NewTicker(r.cfg.FoldEvery)
+	defer fold.Stop()
 	for {
 		select {
-		case s := <-r.in:
-			r.fold(open, s)
+		case <-fold.C:
 			r.foldQueued(open)
 		case <-stop:
 			return

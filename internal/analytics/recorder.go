@@ -31,6 +31,11 @@ type Config struct {
 	// Buffer is how many samples may wait for the aggregator before new
 	// ones are dropped (default 16384).
 	Buffer int
+	// FoldEvery is how often the aggregator takes the samples waiting in
+	// the buffer while they keep coming (default 20ms). It polls rather
+	// than wait on the buffer: waking it for every sample cost each
+	// request a futex call.
+	FoldEvery time.Duration
 	// FlushEvery is how often buckets are written (default 5s).
 	FlushEvery time.Duration
 	// CompactEvery is how often minute buckets older than a day are rolled
@@ -98,6 +103,9 @@ func New(cfg Config) *Recorder {
 	if cfg.Buffer <= 0 {
 		cfg.Buffer = 16384
 	}
+	if cfg.FoldEvery <= 0 {
+		cfg.FoldEvery = 20 * time.Millisecond
+	}
 	if cfg.FlushEvery <= 0 {
 		cfg.FlushEvery = 5 * time.Second
 	}
@@ -120,7 +128,7 @@ func New(cfg Config) *Recorder {
 }
 
 // Record queues a sample, or drops and counts it when the buffer is full.
-// It never blocks.
+// It never blocks, and under load wakes no goroutine: the aggregator polls.
 func (r *Recorder) Record(s Sample) {
 	select {
 	case r.in <- s:
@@ -186,27 +194,34 @@ func (r *Recorder) Close() {
 	r.wg.Wait()
 }
 
-// aggregate owns the open buckets: it folds samples into them and hands
-// them to the writer every FlushEvery.
+// aggregate owns the open buckets: it folds the queued samples into them
+// and hands them to the writer every FlushEvery. While samples keep coming
+// it takes them every FoldEvery; when a turn finds none it waits on the
+// buffer instead, so that an idle server does not wake up every FoldEvery.
 func (r *Recorder) aggregate() {
 	defer r.wg.Done()
 	defer close(r.writes)
 	open := map[bucketKey]*bucketAgg{}
+	fold := time.NewTimer(r.cfg.FoldEvery)
+	defer fold.Stop()
+	var idle <-chan Sample // r.in while waiting for a sample, nil while polling
 	tick := time.NewTicker(r.cfg.FlushEvery)
 	defer tick.Stop()
-	// drain folds what was queued when it was called (not what arrives
-	// meanwhile, which could go on forever under load).
-	drain := func() {
-		for n := len(r.in); n > 0; n-- {
-			r.fold(open, <-r.in)
-		}
-	}
 	for {
 		select {
-		case s := <-r.in:
+		case s := <-idle:
 			r.fold(open, s)
+			idle = nil
+			fold.Reset(r.cfg.FoldEvery)
+		case <-fold.C:
+			if len(r.in) == 0 {
+				idle = r.in
+				continue
+			}
 			r.foldQueued(open)
+			fold.Reset(r.cfg.FoldEvery)
 		case <-tick.C:
+			r.foldQueued(open)
 			b := r.takeBatch(open)
 			select {
 			case r.writes <- b:
@@ -217,13 +232,13 @@ func (r *Recorder) aggregate() {
 				r.returnDrops(b.drops)
 			}
 		case reply := <-r.flushReq:
-			drain()
+			r.foldQueued(open)
 			b := r.takeBatch(open)
 			b.reply = reply
 			r.writes <- b
 			open = map[bucketKey]*bucketAgg{}
 		case <-r.stop:
-			drain()
+			r.foldQueued(open)
 			b := r.takeBatch(open)
 			b.reply, b.final = make(chan error, 1), true
 			r.writes <- b
@@ -356,15 +371,10 @@ func (r *Recorder) compactLoop() {
 	}
 }
 
-// foldQueued folds what else is queued (up to a batch) without going back
-// through a select per sample, which costs more than a fold.
+// foldQueued folds what was queued when it was called (not what arrives
+// meanwhile, which could go on forever under load).
 func (r *Recorder) foldQueued(open map[bucketKey]*bucketAgg) {
-	for range 512 {
-		select {
-		case s := <-r.in:
-			r.fold(open, s)
-		default:
-			return
-		}
+	for n := len(r.in); n > 0; n-- {
+		r.fold(open, <-r.in)
 	}
 }

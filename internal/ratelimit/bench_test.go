@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
@@ -20,7 +21,10 @@ func benchLimiter(b *testing.B, redisURL string) (*ratelimit.Limiter, []string) 
 		o.set(id, int64(i), "pro")
 		projects = append(projects, id)
 	}
-	l := newLimiter(b, o, ratelimit.Config{RedisURL: redisURL, Prefix: "tsbench:" + store.RandomID(8)})
+	// Built once, as the service's settings are: testPlans makes a map per call.
+	set, def := testPlans()
+	l := newLimiter(b, o, ratelimit.Config{RedisURL: redisURL, Prefix: "tsbench:" + store.RandomID(8),
+		Plans: func() (plans.Set, string) { return set, def }})
 	for _, p := range projects { // warm the owner cache
 		if _, err := l.Take(context.Background(), p); err != nil {
 			b.Fatal(err)

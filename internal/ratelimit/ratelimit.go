@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"github.com/ulule/limiter/v3"
+	"github.com/ulule/limiter/v3/drivers/store/common"
 	memorystore "github.com/ulule/limiter/v3/drivers/store/memory"
 	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
 
@@ -99,7 +100,10 @@ type Stats struct {
 type Limiter struct {
 	cfg    Config
 	owners *owners
-	memory limiter.Store
+	// memory counts on this node: the cache of ulule's memory store,
+	// called directly with the project id as its key, because the store
+	// builds a "prefix:key" string (an allocation) for every request.
+	memory *memorystore.CacheWrapper
 
 	client   *redis.Client
 	shared   atomic.Pointer[limiter.Store]
@@ -140,7 +144,7 @@ func New(cfg Config) (*Limiter, error) {
 	l := &Limiter{
 		cfg:    cfg,
 		owners: newOwners(cfg.Owner, cfg.OwnerTTL, cfg.Now),
-		memory: memorystore.NewStoreWithOptions(limiter.StoreOptions{Prefix: cfg.Prefix, CleanUpInterval: time.Minute}),
+		memory: memorystore.NewCache(time.Minute),
 		stop:   make(chan struct{}),
 	}
 	if cfg.RedisURL != "" {
@@ -290,17 +294,17 @@ func (l *Limiter) decide(ctx context.Context, projectID string, count bool) (Dec
 
 // count runs one store operation on Redis when it is up, else in memory.
 func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate, increment bool) (limiter.Context, error) {
-	key := "p:" + projectID
-	op := func(st limiter.Store, ctx context.Context) (limiter.Context, error) {
-		if increment {
-			return st.Get(ctx, key, rate)
-		}
-		return st.Peek(ctx, key, rate)
-	}
 	if l.client != nil {
 		if st := l.shared.Load(); st != nil && l.up.Load() {
+			key := "p:" + projectID
 			rctx, cancel := context.WithTimeout(ctx, l.cfg.RedisTimeout)
-			c, err := op(*st, rctx)
+			var c limiter.Context
+			var err error
+			if increment {
+				c, err = (*st).Get(rctx, key, rate)
+			} else {
+				c, err = (*st).Peek(rctx, key, rate)
+			}
 			cancel()
 			if err == nil {
 				return c, nil
@@ -313,7 +317,20 @@ func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate
 		}
 		l.fallbacks.Add(1)
 	}
-	return op(l.memory, ctx)
+	return l.countInMemory(projectID, rate, increment), nil
+}
+
+// countInMemory is what ulule's memory store does in Get (increment) and
+// Peek, on its cache.
+func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, increment bool) limiter.Context {
+	var n int64
+	var expires time.Time
+	if increment {
+		n, expires = l.memory.Increment(projectID, 1, rate.Period)
+	} else {
+		n, expires = l.memory.Get(projectID, rate.Period)
+	}
+	return common.GetContextFromState(time.Now(), rate, expires, n)
 }
 
 // PlanOf returns the plan of the account that owns a project, from the
