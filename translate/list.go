@@ -118,6 +118,9 @@ type ListSQL struct {
 
 	page, limit, offset int
 	count               string
+	// inlineEstimate: the statement's count is the table's estimated size
+	// when it passes the cap (an unfiltered estimated count).
+	inlineEstimate bool
 	// estimate is the EXPLAIN of the filtered rows; it takes the first
 	// condArgs of Args.
 	estimate string
@@ -139,6 +142,7 @@ func (l *ListSQL) Meta(count sql.NullInt64) Meta {
 	m := Meta{Page: l.page, Limit: l.limit, Offset: l.offset}
 	if count.Valid {
 		m.setTotal(count.Int64)
+		m.TotalEstimated = l.inlineEstimate && count.Int64 > ExactCountCap
 	}
 	return m
 }
@@ -175,7 +179,7 @@ func (m *Meta) setTotal(total int64) {
 // total must come from the planner: run Estimate and pass its result to
 // EstimatedMeta.
 func (l *ListSQL) NeedsEstimate(count sql.NullInt64) bool {
-	return l.count == CountEstimated && count.Valid && count.Int64 > ExactCountCap
+	return l.count == CountEstimated && !l.inlineEstimate && count.Valid && count.Int64 > ExactCountCap
 }
 
 // Estimate is the statement whose single JSON value is the planner's view

@@ -99,7 +99,7 @@ func TestBuildListMergesRepeatedIncludePaths(t *testing.T) {
 
 func TestListMetaFollowsTheCountMode(t *testing.T) {
 	pub := testPublished(t)
-	ls, err := build(t, pub, "posts", "page=2&limit=10")
+	ls, err := build(t, pub, "posts", "page=2&limit=10&"+url.Values{"filter[title][like]": {"a*"}}.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +121,22 @@ func TestListMetaFollowsTheCountMode(t *testing.T) {
 	}
 	if _, err := ls.EstimatedMeta([]byte(`not json`)); err == nil {
 		t.Fatal("a broken plan must be an error")
+	}
+
+	// Unfiltered, the statement itself turns a count past the cap into
+	// the table's estimated size: no EXPLAIN, and the meta says estimated.
+	plain, err := build(t, pub, "posts", "limit=10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.NeedsEstimate(sql.NullInt64{Int64: 250000, Valid: true}) {
+		t.Fatal("an unfiltered list needs no EXPLAIN")
+	}
+	if m := plain.Meta(sql.NullInt64{Int64: 250000, Valid: true}); !m.TotalEstimated || *m.Total != 250000 {
+		t.Fatalf("unfiltered meta past the cap = %+v", m)
+	}
+	if m := plain.Meta(sql.NullInt64{Int64: ExactCountCap, Valid: true}); m.TotalEstimated {
+		t.Fatalf("unfiltered meta at the cap = %+v", m)
 	}
 
 	for q, needs := range map[string]bool{"count=exact": false, "count=none": false} {

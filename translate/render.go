@@ -48,11 +48,20 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 	}
 
 	var count string
-	switch pl.count {
-	case CountNone:
+	inlineEstimate := false
+	switch {
+	case pl.count == CountNone:
 		count = "NULL::bigint"
-	case CountExact:
+	case pl.count == CountExact:
 		count = "(SELECT count(*) FROM " + rel + " t" + whereSQL + ")"
+	case whereSQL == "":
+		// Unfiltered, the planner's estimate is the table's size from its
+		// statistics, which the statement reads itself when the count
+		// passes the cap: a big table's plain list needs no EXPLAIN.
+		count = "(SELECT CASE WHEN _n.n <= " + strconv.Itoa(ExactCountCap) + " THEN _n.n ELSE greatest(" +
+			strconv.Itoa(ExactCountCap+1) + ", " + tableSizeEstimate(r.arg(rel)) + ") END FROM (SELECT count(*) AS n FROM (SELECT 1 FROM " +
+			rel + " t LIMIT " + strconv.Itoa(ExactCountCap+1) + ") _c) _n)"
+		inlineEstimate = true
 	default:
 		count = "(SELECT count(*) FROM (SELECT 1 FROM " + rel + " t" + whereSQL +
 			" LIMIT " + strconv.Itoa(ExactCountCap+1) + ") _c)"
@@ -71,10 +80,20 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 
 	return &ListSQL{
 		SQL: stmt, Args: r.args,
-		page: q.Page, limit: pl.limit, offset: pl.offset, count: pl.count,
+		page: q.Page, limit: pl.limit, offset: pl.offset, count: pl.count, inlineEstimate: inlineEstimate,
 		estimate: "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + rel + " t" + whereSQL,
 		condArgs: condArgs,
 	}
+}
+
+// tableSizeEstimate is the planner's estimate of a table's rows, as
+// PostgreSQL makes it for a scan without conditions: the tuple density
+// of the last ANALYZE or VACUUM times the table's current pages. It is
+// NULL for a table never analysed. relParam is the bound parameter that
+// holds the table's quoted name.
+func tableSizeEstimate(relParam string) string {
+	return "(SELECT (c.reltuples / c.relpages * (pg_relation_size(c.oid) / current_setting('block_size')::float8))::bigint" +
+		" FROM pg_class c WHERE c.oid = " + relParam + "::regclass AND c.reltuples >= 0 AND c.relpages > 0)"
 }
 
 // embeds renders the embedded relations of the rows of alias parent as

@@ -765,17 +765,25 @@ func TestListIncludeRunsOneStatementWhateverThePageSize(t *testing.T) {
 		}
 	}
 
-	// an estimated count over the cap adds exactly one EXPLAIN
+	// a filtered estimated count over the cap adds exactly one EXPLAIN
 	log.take()
-	if status, body := getJSON(t, srv, base+"/scores?limit=5&include=", p.Key); status != 200 {
+	if status, body := getJSON(t, srv, base+"/scores?limit=5&include=&"+query("filter[n][gt]", "5"), p.Key); status != 200 {
 		t.Fatalf("GET /scores: %d %v", status, body)
 	}
 	if stmts := log.take(); len(stmts) != 2 || !strings.HasPrefix(stmts[1], "EXPLAIN (FORMAT JSON) ") {
 		t.Fatalf("GET /scores over the count cap ran %d statements, want the list and one EXPLAIN:\n%s", len(stmts), strings.Join(stmts, "\n"))
 	}
+	// unfiltered, the statement reads the estimate itself
+	status, body := getJSON(t, srv, base+"/scores?limit=5", p.Key)
+	if stmts := log.take(); status != 200 || len(stmts) != 1 {
+		t.Fatalf("GET /scores unfiltered over the count cap: %d, %d statements, want 1:\n%s", status, len(stmts), strings.Join(stmts, "\n"))
+	}
+	if m, _ := body["meta"].(map[string]any); m["total_estimated"] != true || m["total"] != float64(translate.ExactCountCap+50) {
+		t.Fatalf("unfiltered estimate of an analysed table: meta %v, want %d estimated", body["meta"], translate.ExactCountCap+50)
+	}
 
 	// and the one statement did embed everything
-	_, body := getJSON(t, srv, base+"/authors?limit=40&include="+url.QueryEscape("posts.comments"), p.Key)
+	_, body = getJSON(t, srv, base+"/authors?limit=40&include="+url.QueryEscape("posts.comments"), p.Key)
 	rows := body["data"].([]any)
 	if len(rows) != 40 {
 		t.Fatalf("%d authors", len(rows))
