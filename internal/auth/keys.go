@@ -45,6 +45,7 @@ func (k *Keys) Verify(ctx context.Context, key string) (KeyRecord, error) {
 	prefix := KeyPrefix(key)
 	k.mu.RLock()
 	rec, ok := k.cache[prefix]
+	lastUse, seen := k.used[prefix]
 	k.mu.RUnlock()
 	if !ok {
 		var err error
@@ -65,12 +66,16 @@ func (k *Keys) Verify(ctx context.Context, key string) (KeyRecord, error) {
 	if rec.Revoked || !KeyMatches(key, rec.Hash) {
 		return KeyRecord{}, ErrInvalidToken
 	}
-	k.mu.Lock()
-	if k.used == nil {
-		k.used = map[string]time.Time{}
+	// Last use is kept to the second: a busy key takes the exclusive lock
+	// once a second, not on every request.
+	if now := k.Now(); !seen || now.Sub(lastUse) >= time.Second {
+		k.mu.Lock()
+		if k.used == nil {
+			k.used = map[string]time.Time{}
+		}
+		k.used[prefix] = now
+		k.mu.Unlock()
 	}
-	k.used[prefix] = k.Now()
-	k.mu.Unlock()
 	return rec, nil
 }
 
