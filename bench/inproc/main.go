@@ -1,7 +1,9 @@
 // Command inproc serves the generated API of one database twice, without
 // Caddy: on one address with the rate limiter and analytics recorder
 // (as the module runs), on another without them (service option
-// WithoutMetering). With the bench schema's public rules, a request
+// WithoutMetering). With -only metered or -only unmetered it serves one
+// of the two, so that the driver can run them as two processes whose
+// CPU times and garbage collectors do not mix. With the bench schema's public rules, a request
 // without an Authorization header also skips key verification, so the
 // load driver can measure what authentication and metering cost.
 //
@@ -36,6 +38,7 @@ func main() {
 	dbURL := flag.String("db", "", "PostgreSQL URL of the benchmark database")
 	conns := flag.Int("conns", 20, "database pool size of each service")
 	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address")
+	only := flag.String("only", "", "serve only the metered or only the unmetered service, so each has a process of its own")
 	flag.Parse()
 	if *pprofAddr != "" {
 		go func() { log.Println(http.ListenAndServe(*pprofAddr, nil)) }()
@@ -47,6 +50,9 @@ func main() {
 	var servers []*http.Server
 	var services []*service.Service
 	for _, metered := range []bool{true, false} {
+		if (*only == "metered" && !metered) || (*only == "unmetered" && metered) {
+			continue
+		}
 		svc, err := service.New(service.Config{DatabaseURL: *dbURL, MaxOpenConns: *conns, Logger: logger,
 			Plans: plans.Set{meteredPlan.Name: meteredPlan}, DefaultPlan: meteredPlan.Name, WithoutMetering: !metered})
 		if err != nil {
