@@ -77,22 +77,22 @@ func TestGeneratedStatementsRunPrepared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entry.Statements == nil || !entry.Statements.Enabled() {
+	if entry.Tables == nil || !entry.Tables.Enabled() {
 		t.Fatal("the project's statements are not prepared")
 	}
-	before := entry.Statements.Len()
+	before := entry.Tables.Len()
 	round := func() {
 		s.API(p, "POST", "/items", map[string]any{"title": "x"}).Must(t, 201)
 		s.API(p, "GET", "/items/1", nil).Must(t, 200)
 		s.API(p, "GET", "/items?sort=-title", nil).Must(t, 200)
 	}
 	round()
-	after := entry.Statements.Len()
+	after := entry.Tables.Len()
 	if after-before != 3 {
 		t.Fatalf("statements held went from %d to %d, want three more", before, after)
 	}
 	round()
-	if again := entry.Statements.Len(); again != after {
+	if again := entry.Tables.Len(); again != after {
 		t.Fatalf("running the same requests again changed the statements held from %d to %d", after, again)
 	}
 }

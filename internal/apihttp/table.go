@@ -188,13 +188,8 @@ func (h *Handler) one(r *http.Request, rt *Route, plain, owned string, owner, id
 // db is where the route's project statements run: the prepared
 // statements of the pool that holds its tables.
 func (h *Handler) db(rt *Route) pgexec.Querier {
-	switch {
-	case rt.Entry == nil:
-		return h.d.DB
-	case rt.Entry.Statements != nil:
-		return rt.Entry.Statements
-	case rt.Entry.DB != nil:
-		return rt.Entry.DB
+	if rt.Entry != nil && rt.Entry.Tables != nil {
+		return rt.Entry.Tables
 	}
 	return h.d.DB
 }

@@ -51,9 +51,9 @@ func (a *Auth) queriesFor(entry *registry.Entry) *userQueries {
 		return q
 	}
 	q := buildUserQueries(pub)
-	q.db = entry.DB
-	if q.db == nil {
-		q.db = a.cfg.DB
+	q.db = a.cfg.DB
+	if entry.Tables != nil {
+		q.db = entry.Tables.DB()
 	}
 	a.queries[entry.ProjectID] = q
 	return q

@@ -36,11 +36,7 @@ var ErrNoRow = errors.New("no row")
 // bytes; ErrNoRow when it selects no row or NULL.
 func JSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, error) {
 	var out []byte
-	err := q.QueryRowContext(ctx, query, args...).Scan(&out)
-	if s, ok := q.(*Statements); ok && s.retry(err, query) {
-		out = nil
-		err = s.db.QueryRowContext(ctx, query, args...).Scan(&out)
-	}
+	err := scanRow(ctx, q, query, args, &out)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && out == nil) {
 		return nil, ErrNoRow
 	}
@@ -50,11 +46,19 @@ func JSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, er
 // CountAndJSON runs a list statement selecting a count (or NULL) and a
 // JSON array.
 func CountAndJSON(ctx context.Context, q Querier, query string, args ...any) (count sql.NullInt64, data []byte, err error) {
-	err = q.QueryRowContext(ctx, query, args...).Scan(&count, &data)
-	if s, ok := q.(*Statements); ok && s.retry(err, query) {
-		err = s.db.QueryRowContext(ctx, query, args...).Scan(&count, &data)
-	}
+	err = scanRow(ctx, q, query, args, &count, &data)
 	return count, data, err
+}
+
+// scanRow runs a one-row statement and scans it into dest. A statement
+// whose prepared form the connection could not use runs once more,
+// unprepared (Statements.retry says when that is safe).
+func scanRow(ctx context.Context, q Querier, query string, args []any, dest ...any) error {
+	err := q.QueryRowContext(ctx, query, args...).Scan(dest...)
+	if s, ok := q.(*Statements); ok && s.retry(err, query) {
+		err = s.db.QueryRowContext(ctx, query, args...).Scan(dest...)
+	}
+	return err
 }
 
 // Op is the operation a statement served, for error wording.

@@ -201,10 +201,12 @@ func (s *Statements) Close() {
 // retry reports whether a statement that failed with err should run
 // again unprepared, and adjusts the cache: err says the prepared form is
 // unusable, which PostgreSQL reports before the statement does anything,
-// so running it again is safe for writes too.
+// so running it again is safe for writes too. It does not ask whether
+// preparing is still on: a concurrent request may have just turned it
+// off because of the same kind of error.
 func (s *Statements) retry(err error, query string) bool {
 	var pe *pq.Error
-	if err == nil || !s.Enabled() || !errors.As(err, &pe) {
+	if err == nil || !errors.As(err, &pe) {
 		return false
 	}
 	switch pe.Code {

@@ -116,7 +116,7 @@ func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc sto
 			return
 		}
 		if n >= plan.Projects {
-			h.fail(w, r, envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", acc.Plan, plan.Projects))
+			h.fail(w, r, planLimitError(acc.Plan, plan.Projects))
 			return
 		}
 	}
@@ -138,7 +138,7 @@ func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc sto
 	p, err := h.d.Store.CreateExternalProject(ctx, acc.ID, name,
 		store.ExternalConnection{Schema: conn.Schema, MaskedURL: extdb.MaskURL(conn.URL), SealedURL: sealed}, doc, report, plan.Projects)
 	if errors.Is(err, store.ErrLimit) {
-		h.fail(w, r, envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", acc.Plan, plan.Projects))
+		h.fail(w, r, planLimitError(acc.Plan, plan.Projects))
 		return
 	}
 	if err != nil {

@@ -141,7 +141,7 @@ func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc stor
 	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
 	p, err := h.d.Store.CreateProject(r.Context(), acc.ID, name, in.Engine, nil, nil, plan.Projects)
 	if errors.Is(err, store.ErrLimit) {
-		h.fail(w, r, envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", acc.Plan, plan.Projects))
+		h.fail(w, r, planLimitError(acc.Plan, plan.Projects))
 		return
 	}
 	if err != nil {
@@ -217,4 +217,10 @@ func (h *Handler) deleteProject(w http.ResponseWriter, r *http.Request, acc stor
 	}
 	h.d.Registry.Invalidate(p.ID)
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: h.projectView(r, acc, p), Message: "Project deleted"})
+}
+
+// planLimitError is the answer to a project the account's plan does not
+// allow, whether it is created managed or fronting a database.
+func planLimitError(plan string, projects int) error {
+	return envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", plan, projects)
 }

@@ -5,7 +5,6 @@ package registry
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync"
 
@@ -26,12 +25,10 @@ type Entry struct {
 	// OpenAPI is the project's OpenAPI document, set at load and rendered
 	// on first use (JSON and YAML with a per-request server URL).
 	OpenAPI *openapi.Document
-	// DB is the pool that holds the project's tables: the service's own
-	// for managed projects, the fronted database's for external ones.
-	DB *sql.DB
-	// Statements runs the generated API's statements on DB, prepared;
-	// nil runs them on DB directly.
-	Statements *pgexec.Statements
+	// Tables is the pool that holds the project's tables (the service's
+	// data pool for managed projects, the fronted database's for external
+	// ones) with its prepared statements; Tables.DB() is the pool itself.
+	Tables *pgexec.Statements
 }
 
 // Loader loads the newest published version of a project.

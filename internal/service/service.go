@@ -414,11 +414,11 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	}
 	// A project that fronts an existing database (wire_external.go) has
 	// its tables in that database's pool and the user's schema.
-	schemaName, db, stmts, err := s.projectTables(ctx, projectID)
+	schemaName, tables, err := s.projectTables(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
-	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), DB: db, Statements: stmts}
+	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), Tables: tables}
 	s.renderDocs(e)
 	return e, nil
 }

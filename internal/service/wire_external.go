@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"github.com/tablesmith/tablesmith/internal/envelope"
@@ -35,23 +34,23 @@ func (s *Service) wireExternal() error {
 // projectTables says where a project's tables are: the service's data
 // pool and p_<id> for a managed project, the fronted database's shared
 // pool and the user's schema for one that fronts a database.
-func (s *Service) projectTables(ctx context.Context, projectID string) (string, *sql.DB, *pgexec.Statements, error) {
+func (s *Service) projectTables(ctx context.Context, projectID string) (string, *pgexec.Statements, error) {
 	p, err := s.Store.Project(ctx, projectID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && p.Engine != store.EngineExternal) {
-		return store.SchemaName(projectID), s.dataDB, s.dataStmts, nil
+		return store.SchemaName(projectID), s.dataStmts, nil
 	}
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, err
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok || s.external == nil {
-		return "", nil, nil, envelope.New(envelope.CodeUnavailable, "The project's database connection is not available on this server")
+		return "", nil, envelope.New(envelope.CodeUnavailable, "The project's database connection is not available on this server")
 	}
 	pool, err := s.external.Pool(ctx, conn.SealedURL)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, err
 	}
-	return conn.Schema, pool.DB, pool.Statements, nil
+	return conn.Schema, pool.Statements, nil
 }
 
 // ExternalPools are the pools of fronted databases (tests and metrics).
