@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d "${TMPDIR:-/tmp}/tablesmith-bench-bin.XXXXXX")
 trap 'rm -rf "$bin"' EXIT
 echo "building Caddy with the module, bare, inproc and the driver..." >&2
-go build -o "$bin/caddy" ./cmd/caddy
+# -tags bench: the metering phase runs a second Caddy without metering.
+go build -tags bench -o "$bin/caddy" ./cmd/caddy
 go build -o "$bin/bare" ./bench/bare
 go build -o "$bin/inproc" ./bench/inproc
 go build -o "$bin/load" ./bench/load

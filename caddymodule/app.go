@@ -85,7 +85,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		svc, err := service.New(service.Config{
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
 			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxOpenConns: a.MaxConnections,
-			PreparedStatements: a.PreparedStatements, Logger: logger,
+			PreparedStatements: a.PreparedStatements, Logger: logger, WithoutMetering: withoutMetering(),
 		})
 		if err != nil {
 			return nil, err

@@ -58,8 +58,12 @@ type group struct {
 // first in each round so drift in the machine's load favours none, and
 // merges the rounds.
 func (bn *bench) runGroup(ts []target, s []*scenario, conns int) group {
+	return bn.runRounds(bn.c.rounds, ts, s, conns)
+}
+
+func (bn *bench) runRounds(rounds int, ts []target, s []*scenario, conns int) group {
 	g := group{res: make([]result, len(ts)), ratios: make([][]float64, len(ts))}
-	for round := range bn.c.rounds {
+	for round := range rounds {
 		rs := make([]result, len(ts))
 		for k := range ts {
 			i := (k + round) % len(ts)
@@ -217,11 +221,15 @@ func (bn *bench) scale() {
 	t := &table{}
 	t.add("list", "posts", "1 conn p50 ms", "p99 ms", fmt.Sprintf("%d conns req/s", bn.c.conns), "p50 ms", "p99 ms", "1-conn p50 ÷ 10k")
 	// The first list matches 0.5% of the rows at every size, so its count
-	// grows with the table up to the exact-count cap; the second matches
-	// the same ~50 rows (the most viewed) at every size, so the same
-	// answer is read from a bigger table.
-	same50 := func(posts int) string {
-		return fmt.Sprintf("filter%%5Bviews%%5D%%5Bgte%%5D=%d&sort=-views&page=2&limit=20", fixture.ViewsRange-50*fixture.ViewsRange/posts)
+	// grows with the table up to the exact-count cap. The next two match
+	// the same number of rows at every size (the 50, or the 5,000, most
+	// viewed): the same answer, and the same count, from a bigger table.
+	// 5,000 is what the first matches at 1M, so the 1M figures of the
+	// first and third rows run the same query.
+	mostViewed := func(rows int) func(posts int) string {
+		return func(posts int) string {
+			return fmt.Sprintf("filter%%5Bviews%%5D%%5Bgte%%5D=%d&sort=-views&page=2&limit=20", fixture.ViewsRange-rows*fixture.ViewsRange/posts)
+		}
 	}
 	for _, q := range []struct {
 		name  string
@@ -229,7 +237,8 @@ func (bn *bench) scale() {
 	}{
 		{"filtered to 0.5%, sorted (count estimated)", func(int) string { return listQuery }},
 		{"filtered to 0.5%, sorted, count=none", func(int) string { return listQuery + "&count=none" }},
-		{"filtered to the top 50, sorted (count estimated)", same50},
+		{"filtered to the top 5,000, sorted (count estimated)", mostViewed(5000)},
+		{"filtered to the top 50, sorted (count estimated)", mostViewed(50)},
 		{"unfiltered, sort=-views (count over cap)", func(int) string { return "sort=-views&limit=20" }},
 	} {
 		var base time.Duration
@@ -256,12 +265,54 @@ func (bn *bench) scale() {
 	bn.printf("\n%s", t)
 }
 
-// metering measures the in-process handler with and without key
-// verification, rate limiting and analytics.
+// meteredPlan is a limited plan that a benchmark never exhausts, so that
+// the limiter counts and sets its headers as for a paying customer (the
+// unlimited plan sets none).
+const meteredPlan = "\n\t\tplan metered {\n\t\t\trate 1000000000000/hour\n\t\t\tprojects unlimited\n\t\t}"
+
+// metering measures what key verification, the rate limiter and analytics
+// cost, with them on and off: through Caddy, as the module is deployed,
+// and in the handler without Caddy, where the same cost is a larger share.
 func (bn *bench) metering() error {
-	// One process per service: in one process the two shared a garbage
-	// collector, and the metered one's analytics writes were charged to
-	// whichever run was under way.
+	if err := bn.meteringCaddy(); err != nil {
+		return err
+	}
+	return bn.meteringInproc()
+}
+
+// meteringCaddy runs two Caddy processes on the benchmark database: one as
+// deployed, its account moved to the metered plan, and one built with the
+// benchmark's switch that leaves the limiter and the recorder out.
+func (bn *bench) meteringCaddy() error {
+	if _, err := bn.db.Exec(`UPDATE tablesmith.accounts SET plan = 'metered'`); err != nil {
+		return err
+	}
+	on, onSite, _, err := bn.launchCaddy("caddy-metered", meteredPlan, nil)
+	defer on.stop()
+	if err != nil {
+		return err
+	}
+	off, offSite, _, err := bn.launchCaddy("caddy-unmetered", meteredPlan, []string{"TABLESMITH_BENCH_WITHOUT_METERING=1"})
+	defer off.stop()
+	if err != nil {
+		return err
+	}
+	pr := bn.projects["main"]
+	full := target{name: "auth+limit+analytics", addr: onSite, prefix: "/v1/" + pr.id, key: pr.key, pid: on.pid()}
+	none := target{name: "none", addr: offSite, prefix: "/v1/" + pr.id, pid: off.pid()}
+	if err := checkLimited(full); err != nil {
+		return err
+	}
+	bn.printf("\n== metering through Caddy: key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
+	bn.meteringTable(full, none)
+	return nil
+}
+
+// meteringInproc runs the handler without Caddy (bench/inproc), each
+// service in a process of its own: in one process the two shared a
+// garbage collector, and the metered one's analytics writes were charged
+// to whichever run was under way.
+func (bn *bench) meteringInproc() error {
 	addrs, pids := map[string]string{}, map[string]int{}
 	for _, side := range []string{"metered", "unmetered"} {
 		p, lines, err := start("inproc-"+side, bn.tmp, nil, 1, bn.c.inproc, "-db", bn.dbURL, "-conns", strconv.Itoa(bn.c.poolSize()), "-only", side)
@@ -283,11 +334,17 @@ func (bn *bench) metering() error {
 		return err
 	}
 	bn.printf("\n== in-process handler (no Caddy): key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
+	bn.meteringTable(full, none)
+	return nil
+}
+
+// meteringTable compares full and none on GET by id, list page and create.
+func (bn *bench) meteringTable(full, none target) {
 	t := &table{}
 	t.add("scenario", "all on req/s", "p50 ms", "p99 ms", "all off req/s", "p50 ms", "p99 ms", "cost", "rounds (on÷off)", "server µs/req on | off", "cpu cost")
-	all := compareScenarios(pr.sizes)
+	all := compareScenarios(bn.projects["main"].sizes)
 	for _, s := range []*scenario{all[0], all[1], all[5]} {
-		g := bn.runGroup([]target{full, none}, []*scenario{s}, bn.c.conns)
+		g := bn.runRounds(bn.c.meteringRounds, []target{full, none}, []*scenario{s}, bn.c.conns)
 		on, off := g.res[0], g.res[1]
 		_, rounds := g.ratio(1)
 		t.add(s.name, rps(on), ms(on.quantile(.5)), ms(on.quantile(.99)), rps(off), ms(off.quantile(.5)), ms(off.quantile(.99)),
@@ -296,7 +353,6 @@ func (bn *bench) metering() error {
 			fmt.Sprintf("%.1f%%", 100*(1-cpuRatio(on, off))))
 	}
 	bn.printf("\n%s", t)
-	return nil
 }
 
 // checkLimited fails unless the metered server answers with the headers

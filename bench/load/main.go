@@ -49,6 +49,7 @@ type config struct {
 	conns               int
 	warmup, measure     time.Duration
 	rounds              int
+	meteringRounds      int
 	results             string
 	quick               bool
 	only                string
@@ -73,6 +74,7 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
 	flag.DurationVar(&c.measure, "d", 5*time.Second, "measured time of each run")
 	flag.IntVar(&c.rounds, "rounds", 2, "rounds per comparison (module and bare alternate)")
+	flag.IntVar(&c.meteringRounds, "metering-rounds", 4, "rounds of each metering comparison (its effect is a few percent, so it needs more)")
 	flag.StringVar(&c.results, "results", "bench/results", "directory for the report (latest.txt) and the profiles")
 	flag.BoolVar(&c.quick, "quick", false, "small tables and short runs, to try the harness")
 	flag.StringVar(&c.only, "only", "", "comma-separated phases: compare,include,scale,profile,metering (default all)")
@@ -88,7 +90,7 @@ func main() {
 		log.Fatal("load: -caddy, -bare and -inproc are required (make bench builds them)")
 	}
 	if c.quick {
-		c.warmup, c.measure, c.rounds = time.Second, 3*time.Second, 1
+		c.warmup, c.measure, c.rounds, c.meteringRounds = time.Second, 3*time.Second, 1, 1
 	}
 	if err := run(c); err != nil {
 		log.Fatal(err)
@@ -294,46 +296,61 @@ func (b *bench) machine() {
 			pg = pg[:i]
 		}
 	}
-	b.printf("machine: %d cores (%s), %s, %s; load: %d connections, %s warm-up + %s per run, %d round(s); database pools of %d\n",
-		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds, b.c.poolSize())
+	b.printf("machine: %d cores (%s), %s, %s; load: %d connections, %s warm-up + %s per run, %d round(s), %d of metering; database pools of %d\n",
+		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds, b.c.meteringRounds, b.c.poolSize())
 }
 
 // startCaddy runs Caddy on Caddyfile.example with the admin endpoint on
 // a private port (for /debug/pprof), the unlimited plan for new accounts
 // and a throwaway config directory.
 func (b *bench) startCaddy() error {
+	var err error
+	b.caddy, b.site, b.admin, err = b.launchCaddy("caddy", "", nil)
+	return err
+}
+
+// launchCaddy starts a Caddy named name on Caddyfile.example, with plans
+// (Caddyfile plan blocks) added to the tablesmith options and env added to
+// its environment, and waits until it serves.
+func (b *bench) launchCaddy(name, plans string, env []string) (p *process, site, admin string, err error) {
 	raw, err := os.ReadFile(b.c.caddyfile)
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
 	text := string(raw)
+	const anchor = "max_body 1MiB"
+	if !strings.Contains(text, anchor) {
+		return nil, "", "", fmt.Errorf("%s has no %q line to put options after", b.c.caddyfile, anchor)
+	}
+	extra := plans
 	if b.c.pool > 0 {
-		const anchor = "max_body 1MiB"
-		if !strings.Contains(text, anchor) {
-			return fmt.Errorf("-pool: %s has no %q line to put max_connections after", b.c.caddyfile, anchor)
-		}
-		text = strings.Replace(text, anchor, fmt.Sprintf("%s\n\t\tmax_connections %d", anchor, b.c.pool), 1)
+		extra += fmt.Sprintf("\n\t\tmax_connections %d", b.c.pool)
 	}
-	cf := filepath.Join(b.tmp, "Caddyfile")
+	text = strings.Replace(text, anchor, anchor+extra, 1)
+	dir := filepath.Join(b.tmp, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", "", err
+	}
+	cf := filepath.Join(dir, "Caddyfile")
 	if err := os.WriteFile(cf, []byte(text), 0o644); err != nil {
-		return err
+		return nil, "", "", err
 	}
-	b.admin, b.site = freeAddr(), freeAddr()
-	env := []string{
-		"TABLESMITH_ADDR=http://" + b.site,
+	admin, site = freeAddr(), freeAddr()
+	env = append([]string{
+		"TABLESMITH_ADDR=http://" + site,
 		"TABLESMITH_DATABASE_URL=" + b.dbURL,
-		"TABLESMITH_CADDY_ADMIN=" + b.admin,
+		"TABLESMITH_CADDY_ADMIN=" + admin,
 		"TABLESMITH_DEFAULT_PLAN=unlimited",
 		"TABLESMITH_SECRET=benchmark-secret",
 		"TABLESMITH_REDIS_URL=",
-		"TABLESMITH_DASHBOARD_DIR=" + b.tmp,
-		"HOME=" + b.tmp, "XDG_CONFIG_HOME=" + b.tmp, "XDG_DATA_HOME=" + b.tmp,
-	}
-	b.caddy, _, err = start("caddy", b.tmp, env, 0, b.c.caddy, "run", "--config", cf, "--adapter", "caddyfile")
+		"TABLESMITH_DASHBOARD_DIR=" + dir,
+		"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir,
+	}, env...)
+	p, _, err = start(name, dir, env, 0, b.c.caddy, "run", "--config", cf, "--adapter", "caddyfile")
 	if err != nil {
-		return err
+		return p, site, admin, err
 	}
-	return waitHTTP("http://"+b.site+"/api/engines", 200, b.caddy, time.Minute)
+	return p, site, admin, waitHTTP("http://"+site+"/api/engines", 200, p, time.Minute)
 }
 
 // setup creates the three projects through the platform API and seeds them.

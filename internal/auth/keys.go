@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,13 +29,29 @@ type KeyLookup func(ctx context.Context, prefix string) (KeyRecord, error)
 
 // Keys verifies API keys, caching what it looked up so a request costs no
 // database round trip; Forget drops a revoked key (called on this node by
-// the revoke, on others from LISTEN/NOTIFY).
+// the revoke, on others from LISTEN/NOTIFY). A verification takes no lock:
+// the cache is a sync.Map, and a key's last use is recorded at most once a
+// second.
 type Keys struct {
 	Lookup KeyLookup
 	Now    func() time.Time
-	mu     sync.RWMutex
-	cache  map[string]KeyRecord
-	used   map[string]time.Time
+
+	cache sync.Map // prefix → *cachedKey
+	// mu orders cache writes with gen, and guards used.
+	mu   sync.Mutex
+	gen  uint64 // bumped by every Forget; a lookup that started before is not cached
+	used map[string]time.Time
+	// takes counts TakeUsed calls: a key's first use after one is
+	// recorded at once.
+	takes atomic.Uint64
+}
+
+type cachedKey struct {
+	rec KeyRecord
+	// The last use recorded in Keys.used: when (Unix nanoseconds) and in
+	// which TakeUsed period.
+	usedAt   atomic.Int64
+	usedTake atomic.Uint64
 }
 
 // Verify returns the record of a valid, unrevoked key.
@@ -43,53 +60,71 @@ func (k *Keys) Verify(ctx context.Context, key string) (KeyRecord, error) {
 		return KeyRecord{}, ErrInvalidToken
 	}
 	prefix := KeyPrefix(key)
-	k.mu.RLock()
-	rec, ok := k.cache[prefix]
-	lastUse, seen := k.used[prefix]
-	k.mu.RUnlock()
-	if !ok {
+	var e *cachedKey
+	if v, ok := k.cache.Load(prefix); ok {
+		e = v.(*cachedKey)
+	} else {
 		var err error
-		rec, err = k.Lookup(ctx, prefix)
-		if errors.Is(err, ErrUnknownKey) {
-			return KeyRecord{}, ErrInvalidToken
-		}
-		if err != nil {
+		if e, err = k.load(ctx, prefix); err != nil {
 			return KeyRecord{}, err
 		}
-		k.mu.Lock()
-		if k.cache == nil {
-			k.cache = map[string]KeyRecord{}
-		}
-		k.cache[prefix] = rec
-		k.mu.Unlock()
 	}
-	if rec.Revoked || !KeyMatches(key, rec.Hash) {
+	if e.rec.Revoked || !KeyMatches(key, e.rec.Hash) {
 		return KeyRecord{}, ErrInvalidToken
 	}
-	// Last use is kept to the second: a busy key takes the exclusive lock
-	// once a second, not on every request.
-	if now := k.Now(); !seen || now.Sub(lastUse) >= time.Second {
+	// Last use is kept to the second: a busy key takes the lock once a
+	// second, not on every request.
+	now := k.Now()
+	if e.usedTake.Load() != k.takes.Load() || now.UnixNano()-e.usedAt.Load() >= int64(time.Second) {
 		k.mu.Lock()
 		if k.used == nil {
 			k.used = map[string]time.Time{}
 		}
 		k.used[prefix] = now
+		e.usedAt.Store(now.UnixNano())
+		e.usedTake.Store(k.takes.Load())
 		k.mu.Unlock()
 	}
-	return rec, nil
+	return e.rec, nil
+}
+
+// load reads a key from the control schema and caches it, unless a Forget
+// came while it was read.
+func (k *Keys) load(ctx context.Context, prefix string) (*cachedKey, error) {
+	k.mu.Lock()
+	gen := k.gen
+	k.mu.Unlock()
+	rec, err := k.Lookup(ctx, prefix)
+	if errors.Is(err, ErrUnknownKey) {
+		return nil, ErrInvalidToken
+	}
+	if err != nil {
+		return nil, err
+	}
+	e := &cachedKey{rec: rec}
+	k.mu.Lock()
+	if k.gen == gen {
+		if v, loaded := k.cache.LoadOrStore(prefix, e); loaded {
+			e = v.(*cachedKey)
+		}
+	}
+	k.mu.Unlock()
+	return e, nil
 }
 
 // Forget drops a cached key.
 func (k *Keys) Forget(prefix string) {
 	k.mu.Lock()
-	delete(k.cache, prefix)
+	k.gen++
+	k.cache.Delete(prefix)
 	k.mu.Unlock()
 }
 
 // ForgetAll drops every cached key (after a missed notification).
 func (k *Keys) ForgetAll() {
 	k.mu.Lock()
-	k.cache = nil
+	k.gen++
+	k.cache.Clear()
 	k.mu.Unlock()
 }
 
@@ -99,6 +134,7 @@ func (k *Keys) TakeUsed() map[string]time.Time {
 	k.mu.Lock()
 	u := k.used
 	k.used = nil
+	k.takes.Add(1)
 	k.mu.Unlock()
 	return u
 }

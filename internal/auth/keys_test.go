@@ -47,3 +47,33 @@ func TestKeysRecordLastUseToTheSecond(t *testing.T) {
 		t.Fatal("a key with the right prefix and a wrong secret was accepted")
 	}
 }
+
+// A key revoked while its record was being read is not cached: the next
+// verification reads it again and sees the revocation.
+func TestKeysDoNotCacheALookupThatAForgetOvertook(t *testing.T) {
+	key, prefix := NewAPIKey(func(n int) string { return strings.Repeat("c", n) })
+	revoked := false
+	lookups := 0
+	var k *Keys
+	k = &Keys{
+		Lookup: func(_ context.Context, p string) (KeyRecord, error) {
+			lookups++
+			rec := KeyRecord{ID: "k1", Prefix: prefix, Hash: HashAPIKey(key), Revoked: revoked}
+			if lookups == 1 {
+				revoked = true // the revoke commits and notifies while this read is under way
+				k.Forget(prefix)
+			}
+			return rec, nil
+		},
+		Now: time.Now,
+	}
+	if _, err := k.Verify(context.Background(), key); err != nil {
+		t.Fatalf("first verification (read before the revoke): %v", err)
+	}
+	if _, err := k.Verify(context.Background(), key); err == nil || lookups != 2 {
+		t.Fatalf("after the revoke: err %v after %d lookups, want rejected after a second lookup", err, lookups)
+	}
+	if _, err := k.Verify(context.Background(), key); err == nil || lookups != 2 {
+		t.Fatalf("the revoked record is not cached: err %v, %d lookups", err, lookups)
+	}
+}

@@ -23,10 +23,11 @@ type OwnerLookup func(ctx context.Context, projectID string) (Owner, error)
 type owners struct {
 	lookup OwnerLookup
 	ttl    time.Duration
-	now    func() time.Time
 
-	mu      sync.RWMutex
-	entries map[string]ownerEntry
+	// entries (project id → *ownerEntry) is read without a lock on every
+	// request; mu orders its writes with gen and loading.
+	entries sync.Map
+	mu      sync.Mutex
 	loading map[string]*ownerCall
 	gen     uint64 // bumped by every invalidation; an older load is not cached
 }
@@ -42,18 +43,17 @@ type ownerCall struct {
 	err   error
 }
 
-func newOwners(lookup OwnerLookup, ttl time.Duration, now func() time.Time) *owners {
-	return &owners{lookup: lookup, ttl: ttl, now: now, entries: map[string]ownerEntry{}, loading: map[string]*ownerCall{}}
+func newOwners(lookup OwnerLookup, ttl time.Duration) *owners {
+	return &owners{lookup: lookup, ttl: ttl, loading: map[string]*ownerCall{}}
 }
 
-// get returns the project's owner; concurrent misses share one lookup.
-func (o *owners) get(ctx context.Context, projectID string) (Owner, error) {
-	now := o.now()
-	o.mu.RLock()
-	e, ok := o.entries[projectID]
-	o.mu.RUnlock()
-	if ok && now.Before(e.expires) {
-		return e.owner, nil
+// get returns the project's owner at now; concurrent misses share one
+// lookup.
+func (o *owners) get(ctx context.Context, projectID string, now time.Time) (Owner, error) {
+	if v, ok := o.entries.Load(projectID); ok {
+		if e := v.(*ownerEntry); now.Before(e.expires) {
+			return e.owner, nil
+		}
 	}
 	o.mu.Lock()
 	if c, ok := o.loading[projectID]; ok {
@@ -76,7 +76,7 @@ func (o *owners) get(ctx context.Context, projectID string) (Owner, error) {
 	o.mu.Lock()
 	delete(o.loading, projectID)
 	if c.err == nil && o.gen == gen {
-		o.entries[projectID] = ownerEntry{owner: c.owner, expires: now.Add(o.ttl)}
+		o.entries.Store(projectID, &ownerEntry{owner: c.owner, expires: now.Add(o.ttl)})
 	}
 	o.mu.Unlock()
 	close(c.done)
@@ -88,11 +88,12 @@ func (o *owners) forgetAccount(accountID int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.gen++
-	for id, e := range o.entries {
-		if e.owner.AccountID == accountID {
-			delete(o.entries, id)
+	o.entries.Range(func(id, v any) bool {
+		if v.(*ownerEntry).owner.AccountID == accountID {
+			o.entries.Delete(id)
 		}
-	}
+		return true
+	})
 }
 
 // forgetAll drops every entry.
@@ -100,7 +101,7 @@ func (o *owners) forgetAll() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.gen++
-	o.entries = map[string]ownerEntry{}
+	o.entries.Clear()
 }
 
 // PlanEvent is the payload, on the tablesmith_events channel, that tells

@@ -19,7 +19,6 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/common"
-	memorystore "github.com/ulule/limiter/v3/drivers/store/memory"
 	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
 
 	"github.com/tablesmith/tablesmith/internal/plans"
@@ -100,10 +99,9 @@ type Stats struct {
 type Limiter struct {
 	cfg    Config
 	owners *owners
-	// memory counts on this node: the cache of ulule's memory store,
-	// called directly with the project id as its key, because the store
-	// builds a "prefix:key" string (an allocation) for every request.
-	memory *memorystore.CacheWrapper
+	// local counts on this node, keyed by project id: without Redis, and
+	// while Redis is unreachable.
+	local localCounts
 
 	client   *redis.Client
 	shared   atomic.Pointer[limiter.Store]
@@ -143,8 +141,7 @@ func New(cfg Config) (*Limiter, error) {
 	}
 	l := &Limiter{
 		cfg:    cfg,
-		owners: newOwners(cfg.Owner, cfg.OwnerTTL, cfg.Now),
-		memory: memorystore.NewCache(time.Minute),
+		owners: newOwners(cfg.Owner, cfg.OwnerTTL),
 		stop:   make(chan struct{}),
 	}
 	if cfg.RedisURL != "" {
@@ -179,8 +176,11 @@ func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
 
 // Start connects to Redis, if configured, and keeps trying in the
 // background while it is unreachable. It never fails: without Redis the
-// limiter counts in memory and says so.
+// limiter counts in memory and says so. It also starts the sweep of
+// ended windows in memory.
 func (l *Limiter) Start(ctx context.Context) {
+	l.wg.Add(1)
+	go l.sweepLocal()
 	if l.client == nil {
 		return
 	}
@@ -220,6 +220,21 @@ func (l *Limiter) connect(ctx context.Context) error {
 	}
 	l.up.Store(true)
 	return nil
+}
+
+// sweepLocal drops ended windows from memory once a minute.
+func (l *Limiter) sweepLocal() {
+	defer l.wg.Done()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			l.local.sweep(l.cfg.Now())
+		}
+	}
 }
 
 func (l *Limiter) probe() {
@@ -271,7 +286,10 @@ func (l *Limiter) Peek(ctx context.Context, projectID string) (Decision, error) 
 }
 
 func (l *Limiter) decide(ctx context.Context, projectID string, count bool) (Decision, error) {
-	plan, err := l.PlanOf(ctx, projectID)
+	// One clock reading for the owner's expiry and the window: the clock
+	// is a measurable part of a request this cheap.
+	now := l.cfg.Now()
+	plan, err := l.planAt(ctx, projectID, now)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -280,7 +298,7 @@ func (l *Limiter) decide(ctx context.Context, projectID string, count bool) (Dec
 		// Unlimited projects are counted too, for the usage meter.
 		rate.Limit = math.MaxInt64
 	}
-	c, err := l.count(ctx, projectID, rate, count)
+	c, err := l.count(ctx, projectID, rate, count, now)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -293,7 +311,7 @@ func (l *Limiter) decide(ctx context.Context, projectID string, count bool) (Dec
 }
 
 // count runs one store operation on Redis when it is up, else in memory.
-func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate, increment bool) (limiter.Context, error) {
+func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate, increment bool, now time.Time) (limiter.Context, error) {
 	if l.client != nil {
 		if st := l.shared.Load(); st != nil && l.up.Load() {
 			key := "p:" + projectID
@@ -317,26 +335,30 @@ func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate
 		}
 		l.fallbacks.Add(1)
 	}
-	return l.countInMemory(projectID, rate, increment), nil
+	return l.countInMemory(projectID, rate, increment, now), nil
 }
 
 // countInMemory is what ulule's memory store does in Get (increment) and
-// Peek, on its cache.
-func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, increment bool) limiter.Context {
+// Peek, on this node's windows.
+func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, increment bool, now time.Time) limiter.Context {
 	var n int64
 	var expires time.Time
 	if increment {
-		n, expires = l.memory.Increment(projectID, 1, rate.Period)
+		n, expires = l.local.increment(projectID, 1, rate.Period, now)
 	} else {
-		n, expires = l.memory.Get(projectID, rate.Period)
+		n, expires = l.local.get(projectID, rate.Period, now)
 	}
-	return common.GetContextFromState(time.Now(), rate, expires, n)
+	return common.GetContextFromState(now, rate, expires, n)
 }
 
 // PlanOf returns the plan of the account that owns a project, from the
 // cached owner and the current plan definitions.
 func (l *Limiter) PlanOf(ctx context.Context, projectID string) (plans.Plan, error) {
-	o, err := l.owners.get(ctx, projectID)
+	return l.planAt(ctx, projectID, l.cfg.Now())
+}
+
+func (l *Limiter) planAt(ctx context.Context, projectID string, now time.Time) (plans.Plan, error) {
+	o, err := l.owners.get(ctx, projectID, now)
 	if err != nil {
 		return plans.Plan{}, fmt.Errorf("owner of project %s: %w", projectID, err)
 	}
