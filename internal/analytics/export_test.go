@@ -12,7 +12,7 @@ func (r *Recorder) DrainForBenchmark(stop chan struct{}) {
 	for {
 		select {
 		case <-fold.C:
-			r.foldQueued(open)
+			r.foldQueued(open, false)
 		case <-stop:
 			return
 		}

@@ -58,7 +58,7 @@ type Stats struct {
 // aggregates them on one goroutine of its own.
 type Recorder struct {
 	cfg      Config
-	in       chan Sample
+	queue    *sampleQueue
 	flushReq chan chan error
 	writes   chan *batch
 	stop     chan struct{}
@@ -120,7 +120,7 @@ func New(cfg Config) *Recorder {
 	}
 	return &Recorder{
 		cfg:      cfg,
-		in:       make(chan Sample, cfg.Buffer),
+		queue:    newSampleQueue(cfg.Buffer),
 		flushReq: make(chan chan error),
 		writes:   make(chan *batch, 1),
 		stop:     make(chan struct{}),
@@ -130,17 +130,16 @@ func New(cfg Config) *Recorder {
 // Record queues a sample, or drops and counts it when the buffer is full.
 // It never blocks, and under load wakes no goroutine: the aggregator polls.
 func (r *Recorder) Record(s Sample) {
-	select {
-	case r.in <- s:
+	if r.queue.push(s) {
 		r.recorded.Add(1)
-	default:
-		r.dropped.Add(1)
-		c, ok := r.drops.Load(s.ProjectID)
-		if !ok {
-			c, _ = r.drops.LoadOrStore(s.ProjectID, new(atomic.Int64))
-		}
-		c.(*atomic.Int64).Add(1)
+		return
 	}
+	r.dropped.Add(1)
+	c, ok := r.drops.Load(s.ProjectID)
+	if !ok {
+		c, _ = r.drops.LoadOrStore(s.ProjectID, new(atomic.Int64))
+	}
+	c.(*atomic.Int64).Add(1)
 }
 
 // Stats returns the counters.
@@ -204,24 +203,23 @@ func (r *Recorder) aggregate() {
 	open := map[bucketKey]*bucketAgg{}
 	fold := time.NewTimer(r.cfg.FoldEvery)
 	defer fold.Stop()
-	var idle <-chan Sample // r.in while waiting for a sample, nil while polling
+	var idle <-chan struct{} // the queue's wake-up while waiting for a sample, nil while polling
 	tick := time.NewTicker(r.cfg.FlushEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case s := <-idle:
-			r.fold(open, s)
+		case <-idle:
+			r.foldQueued(open, false)
 			idle = nil
 			fold.Reset(r.cfg.FoldEvery)
 		case <-fold.C:
-			if len(r.in) == 0 {
-				idle = r.in
+			if !r.foldQueued(open, true) {
+				idle = r.queue.wake
 				continue
 			}
-			r.foldQueued(open)
 			fold.Reset(r.cfg.FoldEvery)
 		case <-tick.C:
-			r.foldQueued(open)
+			r.foldQueued(open, false)
 			b := r.takeBatch(open)
 			select {
 			case r.writes <- b:
@@ -232,13 +230,13 @@ func (r *Recorder) aggregate() {
 				r.returnDrops(b.drops)
 			}
 		case reply := <-r.flushReq:
-			r.foldQueued(open)
+			r.foldQueued(open, false)
 			b := r.takeBatch(open)
 			b.reply = reply
 			r.writes <- b
 			open = map[bucketKey]*bucketAgg{}
 		case <-r.stop:
-			r.foldQueued(open)
+			r.foldQueued(open, false)
 			b := r.takeBatch(open)
 			b.reply, b.final = make(chan error, 1), true
 			r.writes <- b
@@ -372,9 +370,14 @@ func (r *Recorder) compactLoop() {
 }
 
 // foldQueued folds what was queued when it was called (not what arrives
-// meanwhile, which could go on forever under load).
-func (r *Recorder) foldQueued(open map[bucketKey]*bucketAgg) {
-	for n := len(r.in); n > 0; n-- {
-		r.fold(open, <-r.in)
+// meanwhile, which could go on forever under load) and reports whether
+// there was any. With none and wait set, the next sample wakes the
+// aggregator.
+func (r *Recorder) foldQueued(open map[bucketKey]*bucketAgg, wait bool) bool {
+	samples := r.queue.take(wait)
+	for _, s := range samples {
+		r.fold(open, s)
 	}
+	r.queue.done(samples)
+	return len(samples) > 0
 }

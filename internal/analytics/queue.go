@@ -1,0 +1,82 @@
+package analytics
+
+import "sync"
+
+// sampleQueue is the bounded buffer between request goroutines and the
+// aggregator: two slices that swap. A push appends under a mutex; the
+// aggregator takes everything queued with one swap. It replaces a
+// buffered channel of samples for two measured reasons (bench/RESULTS.md,
+// "Metering"): the channel's 16,384 slots were allocated up front, about
+// 2 MB of string pointers that the garbage collector scanned in every
+// cycle, while these slices hold only what one fold interval brings; and
+// draining the channel took its lock once per sample, against the
+// requests pushing meanwhile, where a swap takes it once per fold.
+type sampleQueue struct {
+	max int
+
+	mu      sync.Mutex
+	queued  []Sample
+	spare   []Sample      // the slice the aggregator folded last, to fill next
+	waiting bool          // the aggregator waits on wake for the next push
+	wake    chan struct{} // capacity 1
+}
+
+func newSampleQueue(max int) *sampleQueue {
+	return &sampleQueue{max: max, wake: make(chan struct{}, 1)}
+}
+
+// push queues s and reports whether there was room. It never blocks, and
+// wakes the aggregator only when it waits for a first sample.
+func (q *sampleQueue) push(s Sample) bool {
+	q.mu.Lock()
+	if len(q.queued) >= q.max {
+		q.mu.Unlock()
+		return false
+	}
+	q.queued = append(q.queued, s)
+	wake := q.waiting
+	q.waiting = false
+	q.mu.Unlock()
+	if wake {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+	return true
+}
+
+// take returns what is queued; the caller gives the slice back with
+// done once it has folded it. With nothing queued and wait set, the next
+// push signals q.wake.
+func (q *sampleQueue) take(wait bool) []Sample {
+	q.mu.Lock()
+	taken := q.queued
+	q.queued, q.spare = q.spare[:0], nil
+	if len(taken) == 0 && wait {
+		q.waiting = true
+	}
+	q.mu.Unlock()
+	return taken
+}
+
+// done gives back a slice that take returned, to be filled again. Its
+// samples are cleared so that it holds no strings alive while it waits.
+func (q *sampleQueue) done(s []Sample) {
+	// A slice that a burst made big is let go, so that a quiet server
+	// does not keep it for the collector to scan.
+	keep := cap(s) <= 4096 || len(s) > cap(s)/4
+	clear(s)
+	q.mu.Lock()
+	if keep && q.spare == nil {
+		q.spare = s[:0]
+	}
+	q.mu.Unlock()
+}
+
+// len is how many samples wait.
+func (q *sampleQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.queued)
+}
