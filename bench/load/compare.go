@@ -58,16 +58,16 @@ type group struct {
 // first in each round so drift in the machine's load favours none, and
 // merges the rounds.
 func (bn *bench) runGroup(ts []target, s []*scenario, conns int) group {
-	return bn.runRounds(bn.c.rounds, ts, s, conns)
+	return bn.runRounds(bn.c.rounds, bn.c.warmup, bn.c.measure, ts, s, conns)
 }
 
-func (bn *bench) runRounds(rounds int, ts []target, s []*scenario, conns int) group {
+func (bn *bench) runRounds(rounds int, warmup, measure time.Duration, ts []target, s []*scenario, conns int) group {
 	g := group{res: make([]result, len(ts)), ratios: make([][]float64, len(ts))}
 	for round := range rounds {
 		rs := make([]result, len(ts))
 		for k := range ts {
 			i := (k + round) % len(ts)
-			r := load(ts[i], s, conns, bn.c.warmup, bn.c.measure)
+			r := load(ts[i], s, conns, warmup, measure)
 			if r.errors > 0 {
 				bn.printf("   ! %s %s: %d errors of %d, first: %s\n", s[0].name, ts[i].name, r.errors, r.requests, r.firstErr)
 			}
@@ -347,7 +347,11 @@ func (bn *bench) meteringTable(full, none target) {
 	t.add("scenario", "all on req/s", "p50 ms", "p99 ms", "all off req/s", "p50 ms", "p99 ms", "cost", "rounds (on÷off)", "server µs/req on | off", "cpu cost")
 	all := compareScenarios(bn.projects["main"].sizes)
 	for _, s := range []*scenario{all[0], all[1], all[5]} {
-		g := bn.runRounds(bn.c.meteringRounds, []target{full, none}, []*scenario{s}, bn.c.conns)
+		// Many short rounds: the effect is a few percent, about one
+		// round's spread, and alternating often cancels the machine's
+		// drift better than long runs.
+		g := bn.runRounds(bn.c.meteringRounds, min(bn.c.warmup, time.Second), min(bn.c.measure, 3*time.Second),
+			[]target{full, none}, []*scenario{s}, bn.c.conns)
 		on, off := g.res[0], g.res[1]
 		_, rounds := g.ratio(1)
 		t.add(s.name, rps(on), ms(on.quantile(.5)), ms(on.quantile(.99)), rps(off), ms(off.quantile(.5)), ms(off.quantile(.99)),

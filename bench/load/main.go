@@ -74,7 +74,7 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
 	flag.DurationVar(&c.measure, "d", 5*time.Second, "measured time of each run")
 	flag.IntVar(&c.rounds, "rounds", 2, "rounds per comparison (module and bare alternate)")
-	flag.IntVar(&c.meteringRounds, "metering-rounds", 4, "rounds of each metering comparison (its effect is a few percent, so it needs more)")
+	flag.IntVar(&c.meteringRounds, "metering-rounds", 8, "rounds of each metering comparison, each at most 1s warm-up + 3s (its effect is a few percent, so it needs more)")
 	flag.StringVar(&c.results, "results", "bench/results", "directory for the report (latest.txt) and the profiles")
 	flag.BoolVar(&c.quick, "quick", false, "small tables and short runs, to try the harness")
 	flag.StringVar(&c.only, "only", "", "comma-separated phases: compare,include,scale,profile,metering (default all)")
@@ -296,7 +296,7 @@ func (b *bench) machine() {
 			pg = pg[:i]
 		}
 	}
-	b.printf("machine: %d cores (%s), %s, %s; load: %d connections, %s warm-up + %s per run, %d round(s), %d of metering; database pools of %d\n",
+	b.printf("machine: %d cores (%s), %s, %s; load: %d connections, %s warm-up + %s per run, %d round(s), %d of metering (≤1s + ≤3s); database pools of %d\n",
 		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds, b.c.meteringRounds, b.c.poolSize())
 }
 
