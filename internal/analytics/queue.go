@@ -19,6 +19,7 @@ type sampleQueue struct {
 	spare   []Sample      // the slice the aggregator folded last, to fill next
 	waiting bool          // the aggregator waits on wake for the next push
 	wake    chan struct{} // capacity 1
+	pushed  uint64        // samples accepted since the start (counted under mu, no extra atomic)
 }
 
 func newSampleQueue(max int) *sampleQueue {
@@ -34,6 +35,7 @@ func (q *sampleQueue) push(s Sample) bool {
 		return false
 	}
 	q.queued = append(q.queued, s)
+	q.pushed++
 	wake := q.waiting
 	q.waiting = false
 	q.mu.Unlock()
@@ -79,4 +81,11 @@ func (q *sampleQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.queued)
+}
+
+// accepted is how many samples push has taken since the start.
+func (q *sampleQueue) accepted() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.pushed
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/analytics"
@@ -23,8 +22,6 @@ type limits struct {
 	recorder *analytics.Recorder
 	report   *analytics.API
 	now      func() time.Time
-	// observer also receives every sample (Prometheus metrics).
-	observer atomic.Pointer[func(analytics.Sample)]
 }
 
 // wireLimits adds rate limiting, analytics and metrics (issue 6).
@@ -104,9 +101,6 @@ func (l *limits) Record(s apihttp.Sample) {
 	a := analytics.Sample{ProjectID: s.ProjectID, Table: s.Table, Operation: s.Operation, Method: s.Method,
 		Credential: s.Credential, Status: s.Status, Latency: s.Latency, At: s.At}
 	l.recorder.Record(a)
-	if f := l.observer.Load(); f != nil {
-		(*f)(a)
-	}
 }
 
 func (l *limits) serveAnalytics(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) {
@@ -131,12 +125,12 @@ func (s *Service) limitsOf() *limits {
 	return l
 }
 
-// ObserveRequests makes f receive every generated-API sample, on the
-// request's goroutine after the answer; f must be fast and must not block.
-// A later call replaces f.
+// ObserveRequests makes f receive every recorded generated-API sample, on
+// the analytics aggregator's goroutine within 20 ms of the answer (not on
+// the request's); f must not block. A later call replaces f.
 func (s *Service) ObserveRequests(f func(analytics.Sample)) {
 	if l := s.limitsOf(); l != nil {
-		l.observer.Store(&f)
+		l.recorder.Observe(f)
 	}
 }
 
