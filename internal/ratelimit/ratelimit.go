@@ -180,7 +180,7 @@ func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
 // ended windows in memory.
 func (l *Limiter) Start(ctx context.Context) {
 	l.wg.Add(1)
-	go l.sweepLocal()
+	go l.every(time.Minute, l.sweepLocal)
 	if l.client == nil {
 		return
 	}
@@ -192,7 +192,7 @@ func (l *Limiter) Start(ctx context.Context) {
 		l.cfg.Logger.Info("rate limits: counting in Redis, shared by every node", "redis", redactURL(l.cfg.RedisURL))
 	}
 	l.wg.Add(1)
-	go l.probe()
+	go l.every(l.cfg.ProbeEvery, l.probe)
 }
 
 // Close stops the probe and closes the Redis client.
@@ -222,37 +222,32 @@ func (l *Limiter) connect(ctx context.Context) error {
 	return nil
 }
 
-// sweepLocal drops ended windows from memory once a minute.
-func (l *Limiter) sweepLocal() {
+// every runs f every d until Close; Start runs it on a goroutine of the
+// limiter's wait group.
+func (l *Limiter) every(d time.Duration, f func()) {
 	defer l.wg.Done()
-	t := time.NewTicker(time.Minute)
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-l.stop:
 			return
 		case <-t.C:
-			l.local.sweep(l.cfg.Now())
+			f()
 		}
 	}
 }
 
+// sweepLocal drops ended windows from memory.
+func (l *Limiter) sweepLocal() { l.local.sweep(l.cfg.Now()) }
+
+// probe tries an unreachable Redis again.
 func (l *Limiter) probe() {
-	defer l.wg.Done()
-	t := time.NewTicker(l.cfg.ProbeEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-			if l.up.Load() {
-				continue
-			}
-			if err := l.connect(context.Background()); err == nil {
-				l.cfg.Logger.Info("rate limits: Redis answers again; counts are shared by every node", "redis", redactURL(l.cfg.RedisURL))
-			}
-		}
+	if l.up.Load() {
+		return
+	}
+	if err := l.connect(context.Background()); err == nil {
+		l.cfg.Logger.Info("rate limits: Redis answers again; counts are shared by every node", "redis", redactURL(l.cfg.RedisURL))
 	}
 }
 
