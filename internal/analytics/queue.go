@@ -76,13 +76,6 @@ func (q *sampleQueue) done(s []Sample) {
 	q.mu.Unlock()
 }
 
-// len is how many samples wait.
-func (q *sampleQueue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.queued)
-}
-
 // accepted is how many samples push has taken since the start.
 func (q *sampleQueue) accepted() uint64 {
 	q.mu.Lock()

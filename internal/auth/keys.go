@@ -41,17 +41,13 @@ type Keys struct {
 	mu   sync.Mutex
 	gen  uint64 // bumped by every Forget; a lookup that started before is not cached
 	used map[string]time.Time
-	// takes counts TakeUsed calls: a key's first use after one is
-	// recorded at once.
-	takes atomic.Uint64
 }
 
 type cachedKey struct {
 	rec KeyRecord
-	// The last use recorded in Keys.used: when (Unix nanoseconds) and in
-	// which TakeUsed period.
-	usedAt   atomic.Int64
-	usedTake atomic.Uint64
+	// usedAt is the last use recorded in Keys.used (Unix nanoseconds), 0
+	// when none is waiting there.
+	usedAt atomic.Int64
 }
 
 // Verify returns the record of a valid, unrevoked key.
@@ -75,14 +71,13 @@ func (k *Keys) Verify(ctx context.Context, key string) (KeyRecord, error) {
 	// Last use is kept to the second: a busy key takes the lock once a
 	// second, not on every request.
 	now := k.Now()
-	if e.usedTake.Load() != k.takes.Load() || now.UnixNano()-e.usedAt.Load() >= int64(time.Second) {
+	if now.UnixNano()-e.usedAt.Load() >= int64(time.Second) {
 		k.mu.Lock()
 		if k.used == nil {
 			k.used = map[string]time.Time{}
 		}
 		k.used[prefix] = now
 		e.usedAt.Store(now.UnixNano())
-		e.usedTake.Store(k.takes.Load())
 		k.mu.Unlock()
 	}
 	return e.rec, nil
@@ -129,12 +124,15 @@ func (k *Keys) ForgetAll() {
 }
 
 // TakeUsed returns and clears the last-use times gathered since the last
-// call, for a background writer.
+// call, for a background writer; each key's next use is recorded at once.
 func (k *Keys) TakeUsed() map[string]time.Time {
 	k.mu.Lock()
 	u := k.used
 	k.used = nil
-	k.takes.Add(1)
+	k.cache.Range(func(_, v any) bool {
+		v.(*cachedKey).usedAt.Store(0)
+		return true
+	})
 	k.mu.Unlock()
 	return u
 }

@@ -339,7 +339,7 @@ func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, increment b
 	var n int64
 	var expires time.Time
 	if increment {
-		n, expires = l.local.increment(projectID, 1, rate.Period, now)
+		n, expires = l.local.increment(projectID, rate.Period, now)
 	} else {
 		n, expires = l.local.get(projectID, rate.Period, now)
 	}
