@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
@@ -274,55 +275,113 @@ const meteredPlan = "\n\t\tplan metered {\n\t\t\trate 1000000000000/hour\n\t\t\t
 // cost, with them on and off: through Caddy, as the module is deployed,
 // and in the handler without Caddy, where the same cost is a larger share.
 func (bn *bench) metering() error {
-	if err := bn.meteringCaddy(); err != nil {
+	if _, err := bn.db.Exec(`UPDATE tablesmith.accounts SET plan = 'metered'`); err != nil {
+		return err
+	}
+	bn.printf("\n== metering through Caddy: key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
+	if err := bn.meteringPairs(bn.meteringCaddy); err != nil {
 		return err
 	}
 	// The creates above clear the visibility map that the list's count
 	// reads (an index-only scan); both phases start from a vacuumed table.
 	bn.vacuum()
-	return bn.meteringInproc()
+	bn.printf("\n== in-process handler (no Caddy): key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
+	return bn.meteringPairs(bn.meteringInproc)
 }
 
-// meteringCaddy runs two Caddy processes on the benchmark database: one as
-// deployed, its account moved to the metered plan, and one built with the
-// benchmark's switch that leaves the limiter and the recorder out.
-func (bn *bench) meteringCaddy() error {
-	if _, err := bn.db.Exec(`UPDATE tablesmith.accounts SET plan = 'metered'`); err != nil {
-		return err
+// meteringPairs measures metering on -metering-pairs pairs of freshly
+// started servers, -metering-rounds rounds each, and reports them
+// together. Each round loads the metered and the unmetered server at the
+// same time, half the connections each: on this machine two runs of the
+// same server a few seconds apart differ by up to 15%, several times the
+// effect, while two servers loaded together see the same machine. Fresh
+// processes, not only more rounds, because part of the spread belongs to
+// the process (its heap layout, its garbage collector's pacing): two
+// runs of one code once gave 1.8% and 7.1% on GET by id.
+func (bn *bench) meteringPairs(launch func() (full, none target, stop func(), err error)) error {
+	scenarios := meteringScenarios(bn.projects["main"].sizes)
+	rounds := make([][]meteringRound, len(scenarios))
+	for range bn.c.meteringPairs {
+		full, none, stop, err := launch()
+		if err != nil {
+			stop()
+			return err
+		}
+		if err := checkLimited(full); err != nil {
+			stop()
+			return err
+		}
+		for i, s := range scenarios {
+			for range bn.c.meteringRounds {
+				rs := loadSideBySide([]target{full, none}, []*scenario{s}, max(1, bn.c.conns/2),
+					min(bn.c.warmup, time.Second), min(bn.c.measure, 3*time.Second))
+				for k, r := range rs {
+					if r.errors > 0 {
+						bn.printf("   ! %s %s: %d errors of %d, first: %s\n", s.name, []string{full.name, none.name}[k], r.errors, r.requests, r.firstErr)
+					}
+				}
+				rounds[i] = append(rounds[i], meteringRound{on: rs[0], off: rs[1]})
+			}
+		}
+		stop()
 	}
-	on, onSite, _, err := bn.launchCaddy("caddy-metered", meteredPlan, nil)
-	defer on.stop()
-	if err != nil {
-		return err
-	}
-	off, offSite, _, err := bn.launchCaddy("caddy-unmetered", meteredPlan, []string{"TABLESMITH_BENCH_WITHOUT_METERING=1"})
-	defer off.stop()
-	if err != nil {
-		return err
-	}
-	pr := bn.projects["main"]
-	full := target{name: "auth+limit+analytics", addr: onSite, prefix: "/v1/" + pr.id, key: pr.key, pid: on.pid()}
-	none := target{name: "none", addr: offSite, prefix: "/v1/" + pr.id, pid: off.pid()}
-	if err := checkLimited(full); err != nil {
-		return err
-	}
-	bn.printf("\n== metering through Caddy: key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
-	bn.meteringTable(full, none)
+	bn.printf("\n%s", meteringTable(scenarios, rounds, bn.c.meteringRounds))
 	return nil
 }
 
-// meteringInproc runs the handler without Caddy (bench/inproc), each
+// meteringRound is one side-by-side run of the metered (on) and the
+// unmetered (off) server.
+type meteringRound struct{ on, off result }
+
+// serviceCPU is the CPU time per request of the server and its
+// PostgreSQL backends: the work a request costs, whatever else shares the
+// cores.
+func serviceCPU(r result) float64 {
+	if r.requests == 0 {
+		return math.NaN()
+	}
+	return float64(r.cpu.server+r.cpu.postgres) / float64(r.requests)
+}
+
+// meteringCaddy starts two Caddy processes on the benchmark database: one
+// as deployed, its account on the metered plan, and one built with the
+// benchmark's switch that leaves the limiter and the recorder out.
+func (bn *bench) meteringCaddy() (full, none target, stop func(), err error) {
+	on, onSite, _, err := bn.launchCaddy("caddy-metered", meteredPlan, nil)
+	stop = on.stop
+	if err != nil {
+		return full, none, stop, err
+	}
+	off, offSite, _, err := bn.launchCaddy("caddy-unmetered", meteredPlan, []string{"TABLESMITH_BENCH_WITHOUT_METERING=1"})
+	stop = func() { on.stop(); off.stop() }
+	if err != nil {
+		return full, none, stop, err
+	}
+	pr := bn.projects["main"]
+	full = target{name: "auth+limit+analytics", addr: onSite, prefix: "/v1/" + pr.id, key: pr.key, pid: on.pid(), app: "caddy-metered"}
+	none = target{name: "none", addr: offSite, prefix: "/v1/" + pr.id, pid: off.pid(), app: "caddy-unmetered"}
+	return full, none, stop, nil
+}
+
+// meteringInproc starts the handler without Caddy (bench/inproc), each
 // service in a process of its own: in one process the two shared a
 // garbage collector, and the metered one's analytics writes were charged
 // to whichever run was under way.
-func (bn *bench) meteringInproc() error {
+func (bn *bench) meteringInproc() (full, none target, stop func(), err error) {
 	addrs, pids := map[string]string{}, map[string]int{}
-	for _, side := range []string{"metered", "unmetered"} {
-		p, lines, err := start("inproc-"+side, bn.tmp, nil, 1, bn.c.inproc, "-db", bn.dbURL, "-conns", strconv.Itoa(bn.c.poolSize()), "-only", side)
-		if err != nil {
-			return err
+	var procs []*process
+	stop = func() {
+		for _, p := range procs {
+			p.stop()
 		}
-		defer p.stop()
+	}
+	for _, side := range []string{"metered", "unmetered"} {
+		p, lines, err := start("inproc-"+side, bn.tmp, nil, 1, bn.c.inproc, "-db", withAppName(bn.dbURL, "inproc-"+side),
+			"-conns", strconv.Itoa(bn.c.poolSize()), "-only", side)
+		if err != nil {
+			return full, none, stop, err
+		}
+		procs = append(procs, p)
 		for _, l := range lines {
 			if k, v, ok := strings.Cut(l, " "); ok {
 				addrs[k] = v
@@ -331,35 +390,92 @@ func (bn *bench) meteringInproc() error {
 		pids[side] = p.pid()
 	}
 	pr := bn.projects["main"]
-	full := target{name: "auth+limit+analytics", addr: addrs["metered"], prefix: "/v1/" + pr.id, key: pr.key, pid: pids["metered"]}
-	none := target{name: "none", addr: addrs["unmetered"], prefix: "/v1/" + pr.id, pid: pids["unmetered"]}
-	if err := checkLimited(full); err != nil {
-		return err
-	}
-	bn.printf("\n== in-process handler (no Caddy): key auth + rate limit + analytics on vs off (%d connections) ==\n", bn.c.conns)
-	bn.meteringTable(full, none)
-	return nil
+	full = target{name: "auth+limit+analytics", addr: addrs["metered"], prefix: "/v1/" + pr.id, key: pr.key, pid: pids["metered"], app: "inproc-metered"}
+	none = target{name: "none", addr: addrs["unmetered"], prefix: "/v1/" + pr.id, pid: pids["unmetered"], app: "inproc-unmetered"}
+	return full, none, stop, nil
 }
 
-// meteringTable compares full and none on GET by id, list page and create.
-func (bn *bench) meteringTable(full, none target) {
+// meteringScenarios are GET by id, the list page and create.
+func meteringScenarios(n fixture.Sizes) []*scenario {
+	all := compareScenarios(n)
+	return []*scenario{all[0], all[1], all[5]}
+}
+
+// meteringTable reports, per scenario, what metering costs over every
+// round of every pair: in CPU time per request of the server and its
+// PostgreSQL backends (the steadier measure), with its 95% confidence
+// interval and each pair's own figure, and in requests per second served
+// side by side.
+func meteringTable(scenarios []*scenario, rounds [][]meteringRound, perPair int) *table {
 	t := &table{}
-	t.add("scenario", "all on req/s", "p50 ms", "p99 ms", "all off req/s", "p50 ms", "p99 ms", "cost", "rounds (on÷off)", "server µs/req on | off", "cpu cost")
-	all := compareScenarios(bn.projects["main"].sizes)
-	for _, s := range []*scenario{all[0], all[1], all[5]} {
-		// Many short rounds: the effect is a few percent, about one
-		// round's spread, and alternating often cancels the machine's
-		// drift better than long runs.
-		g := bn.runRounds(bn.c.meteringRounds, min(bn.c.warmup, time.Second), min(bn.c.measure, 3*time.Second),
-			[]target{full, none}, []*scenario{s}, bn.c.conns)
-		on, off := g.res[0], g.res[1]
-		_, rounds := g.ratio(1)
+	t.add("scenario", "on req/s", "p50 ms", "p99 ms", "off req/s", "p50 ms", "p99 ms", "server µs/req on | off", "PostgreSQL µs/req on | off",
+		"cpu cost", "95% CI", "per pair", "req/s cost", "95% CI")
+	for i, s := range scenarios {
+		var on, off result
+		var cpuLogs, rpsLogs []float64
+		var pairs []string
+		var pairOn, pairOff result
+		for k, r := range rounds[i] {
+			on, off = merge(on, r.on), merge(off, r.off)
+			pairOn, pairOff = merge(pairOn, r.on), merge(pairOff, r.off)
+			cpuLogs = append(cpuLogs, math.Log(serviceCPU(r.off)/serviceCPU(r.on)))
+			rpsLogs = append(rpsLogs, math.Log(r.on.rps()/r.off.rps()))
+			if (k+1)%perPair == 0 {
+				pairs = append(pairs, fmt.Sprintf("%.1f%%", 100*(1-serviceCPU(pairOff)/serviceCPU(pairOn))))
+				pairOn, pairOff = result{}, result{}
+			}
+		}
 		t.add(s.name, rps(on), ms(on.quantile(.5)), ms(on.quantile(.99)), rps(off), ms(off.quantile(.5)), ms(off.quantile(.99)),
-			fmt.Sprintf("%.1f%%", 100*(1-on.rps()/off.rps())), rounds,
 			perRequest(on.cpu.server, on.requests)+" | "+perRequest(off.cpu.server, off.requests),
-			fmt.Sprintf("%.1f%%", 100*(1-cpuRatio(on, off))))
+			perRequest(on.cpu.postgres, on.requests)+" | "+perRequest(off.cpu.postgres, off.requests),
+			fmt.Sprintf("%.1f%%", 100*(1-serviceCPU(off)/serviceCPU(on))), costInterval(cpuLogs), strings.Join(pairs, " "),
+			fmt.Sprintf("%.1f%%", 100*(1-on.rps()/off.rps())), costInterval(rpsLogs))
 	}
-	bn.printf("\n%s", t)
+	return t
+}
+
+// costInterval is the 95% confidence interval of a cost from the rounds'
+// log ratios ln(off cost ÷ on cost), i.e. the cost is 1 − exp(mean).
+func costInterval(logs []float64) string {
+	mean, half := meanCI95(logs)
+	if math.IsInf(half, 1) || math.IsNaN(half) {
+		return "-" // one round has no interval
+	}
+	return fmt.Sprintf("%.1f–%.1f%%", 100*(1-math.Exp(mean+half)), 100*(1-math.Exp(mean-half)))
+}
+
+// meanCI95 returns the mean of xs and the half-width of its 95%
+// confidence interval (Student's t, since there are few rounds).
+func meanCI95(xs []float64) (mean, half float64) {
+	n := len(xs)
+	if n == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(n)
+	if n < 2 {
+		return mean, math.Inf(1)
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	return mean, studentT975(n-1) * sd / math.Sqrt(float64(n))
+}
+
+// studentT975 is the 97.5th percentile of Student's t distribution with
+// df degrees of freedom (from the standard tables; 1.96 beyond 30).
+func studentT975(df int) float64 {
+	table := []float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+	if df >= 1 && df <= len(table) {
+		return table[df-1]
+	}
+	return 1.96
 }
 
 // checkLimited fails unless the metered server answers with the headers

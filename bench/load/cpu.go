@@ -31,21 +31,24 @@ func (c cpuUse) add(d cpuUse) cpuUse {
 type cpuMeter struct {
 	db                      *sql.DB
 	pid                     int
+	app                     string
 	server, driver, machine int64
 	postgres                map[int]int64
 }
 
-func startCPU(db *sql.DB, serverPid int) *cpuMeter {
-	m := &cpuMeter{db: db, pid: serverPid}
+// startCPU starts measuring; app, when not empty, limits the PostgreSQL
+// time to the backends of connections with that application_name.
+func startCPU(db *sql.DB, serverPid int, app string) *cpuMeter {
+	m := &cpuMeter{db: db, pid: serverPid, app: app}
 	m.server, m.driver, m.machine = procTicks(serverPid), procTicks(os.Getpid()), machineTicks()
-	m.postgres = backendTicks(db)
+	m.postgres = backendTicks(db, app)
 	return m
 }
 
 func (m *cpuMeter) stop() cpuUse {
 	server, driver, machine := procTicks(m.pid), procTicks(os.Getpid()), machineTicks()
 	var pg int64
-	for pid, t := range backendTicks(m.db) {
+	for pid, t := range backendTicks(m.db, m.app) {
 		pg += t - m.postgres[pid] // a backend started during the run counts whole
 	}
 	u := cpuUse{
@@ -100,13 +103,15 @@ func machineTicks() int64 {
 }
 
 // backendTicks reads the CPU time of every backend of the benchmark
-// database except the driver's own.
-func backendTicks(db *sql.DB) map[int]int64 {
+// database except the driver's own; with app, only of those whose
+// connection has that application_name.
+func backendTicks(db *sql.DB, app string) map[int]int64 {
 	out := map[int]int64{}
 	if db == nil {
 		return out
 	}
-	rows, err := db.Query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	rows, err := db.Query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+		AND ($1 = '' OR application_name = $1)`, app)
 	if err != nil {
 		return out
 	}

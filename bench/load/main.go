@@ -50,6 +50,7 @@ type config struct {
 	warmup, measure     time.Duration
 	rounds              int
 	meteringRounds      int
+	meteringPairs       int
 	results             string
 	quick               bool
 	only                string
@@ -74,7 +75,8 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "warm-up before each measurement")
 	flag.DurationVar(&c.measure, "d", 5*time.Second, "measured time of each run")
 	flag.IntVar(&c.rounds, "rounds", 2, "rounds per comparison (module and bare alternate)")
-	flag.IntVar(&c.meteringRounds, "metering-rounds", 8, "rounds of each metering comparison, each at most 1s warm-up + 3s (its effect is a few percent, so it needs more)")
+	flag.IntVar(&c.meteringRounds, "metering-rounds", 6, "side-by-side rounds of each metering comparison per pair of servers, each at most 1s warm-up + 3s")
+	flag.IntVar(&c.meteringPairs, "metering-pairs", 3, "pairs of freshly started servers the metering comparison runs on")
 	flag.StringVar(&c.results, "results", "bench/results", "directory for the report (latest.txt) and the profiles")
 	flag.BoolVar(&c.quick, "quick", false, "small tables and short runs, to try the harness")
 	flag.StringVar(&c.only, "only", "", "comma-separated phases: compare,include,scale,profile,metering (default all)")
@@ -90,7 +92,7 @@ func main() {
 		log.Fatal("load: -caddy, -bare and -inproc are required (make bench builds them)")
 	}
 	if c.quick {
-		c.warmup, c.measure, c.rounds, c.meteringRounds = time.Second, 3*time.Second, 1, 1
+		c.warmup, c.measure, c.rounds, c.meteringRounds, c.meteringPairs = time.Second, 3*time.Second, 1, 1, 1
 	}
 	if err := run(c); err != nil {
 		log.Fatal(err)
@@ -296,8 +298,8 @@ func (b *bench) machine() {
 			pg = pg[:i]
 		}
 	}
-	b.printf("machine: %d cores (%s), %s, %s; load: %d connections, %s warm-up + %s per run, %d round(s), %d of metering (≤1s + ≤3s); database pools of %d\n",
-		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds, b.c.meteringRounds, b.c.poolSize())
+	b.printf("machine: %d cores (%s), %s, %s; load: %d connections, %s warm-up + %s per run, %d round(s), metering %d×%d (pairs × rounds, ≤1s + ≤3s each); database pools of %d\n",
+		runtime.NumCPU(), model, pg, runtime.Version(), b.c.conns, b.c.warmup, b.c.measure, b.c.rounds, b.c.meteringPairs, b.c.meteringRounds, b.c.poolSize())
 }
 
 // startCaddy runs Caddy on Caddyfile.example with the admin endpoint on
@@ -338,7 +340,7 @@ func (b *bench) launchCaddy(name, plans string, env []string) (p *process, site,
 	admin, site = freeAddr(), freeAddr()
 	env = append([]string{
 		"TABLESMITH_ADDR=http://" + site,
-		"TABLESMITH_DATABASE_URL=" + b.dbURL,
+		"TABLESMITH_DATABASE_URL=" + withAppName(b.dbURL, name),
 		"TABLESMITH_CADDY_ADMIN=" + admin,
 		"TABLESMITH_DEFAULT_PLAN=unlimited",
 		"TABLESMITH_SECRET=benchmark-secret",
@@ -351,6 +353,19 @@ func (b *bench) launchCaddy(name, plans string, env []string) (p *process, site,
 		return p, site, admin, err
 	}
 	return p, site, admin, waitHTTP("http://"+site+"/api/engines", 200, p, time.Minute)
+}
+
+// withAppName sets application_name on a PostgreSQL URL, so that the
+// CPU time of a server's backends can be told apart (backendTicks).
+func withAppName(dbURL, name string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return dbURL
+	}
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // setup creates the three projects through the platform API and seeds them.

@@ -31,6 +31,10 @@ type target struct {
 	key string
 	// pid is the server process, for CPU accounting.
 	pid int
+	// app is the application_name of the server's database connections,
+	// when it has its own: its PostgreSQL CPU is then told apart from
+	// another server's loaded at the same time.
+	app string
 }
 
 // request renders the bytes of one request.
@@ -92,7 +96,7 @@ func load(t target, scenarios []*scenario, conns int, warmup, measure time.Durat
 	meter := make(chan *cpuMeter, 1)
 	go func() {
 		time.Sleep(time.Until(from))
-		meter <- startCPU(meterDB, t.pid)
+		meter <- startCPU(meterDB, t.pid, t.app)
 	}()
 	var wg sync.WaitGroup
 	for w := range conns {
@@ -143,6 +147,25 @@ func load(t target, scenarios []*scenario, conns int, warmup, measure time.Durat
 	}
 	slices.Sort(total.lat)
 	return total
+}
+
+// loadSideBySide loads the targets at the same time, conns connections
+// each, so that whatever else the machine does in those seconds weighs on
+// all of them alike. Each result's server and PostgreSQL CPU is its own
+// (targets with distinct pid and app); the driver's is the whole
+// driver's.
+func loadSideBySide(ts []target, scenarios []*scenario, conns int, warmup, measure time.Duration) []result {
+	out := make([]result, len(ts))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = load(t, scenarios, conns, warmup, measure)
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // probe sends one request of s to t and returns the status and body, to

@@ -35,7 +35,7 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 		return envelope.New(envelope.CodeUnauthorized, "The Authorization header must be: Bearer <API key or access token>")
 	}
 	if auth.LooksLikeAPIKey(tok) {
-		rec, err := h.d.Keys.Verify(r.Context(), tok)
+		rec, err := h.d.Keys.VerifyAt(r.Context(), tok, rt.Start)
 		if err != nil {
 			if errors.Is(err, auth.ErrInvalidToken) {
 				return envelope.New(envelope.CodeUnauthorized, "Invalid or revoked API key")
@@ -73,7 +73,7 @@ func (h *Handler) CountRequest(w http.ResponseWriter, r *http.Request, rt *Route
 		return nil // a request re-run after a schema change counts once
 	}
 	rt.counted = true
-	q, err := h.d.Limiter.Take(r.Context(), rt.ProjectID)
+	q, err := h.d.Limiter.Take(r.Context(), rt.ProjectID, rt.Start)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,8 @@ type Deps struct {
 
 // Limiter decides whether a project may make another request.
 type Limiter interface {
-	Take(ctx context.Context, projectID string) (Quota, error)
+	// Take counts the request that started at now.
+	Take(ctx context.Context, projectID string, now time.Time) (Quota, error)
 }
 
 // Quota is a limiter decision with what the headers report.
@@ -104,7 +105,10 @@ type Route struct {
 	Table     string
 	Operation string
 	Principal Principal
-	counted   bool
+	// Start is when the request arrived: the one clock reading that key
+	// verification, the limiter and the latency sample share.
+	Start   time.Time
+	counted bool
 }
 
 // Principal is who makes a request.
@@ -119,7 +123,7 @@ type Principal struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.d.Now()
 	sw := &statusWriter{ResponseWriter: w}
-	rt := &Route{}
+	rt := &Route{Start: start}
 	defer func() {
 		if p := recover(); p != nil {
 			h.d.Logger.Error("panic in generated API", "panic", p, "stack", string(debug.Stack()), "path", r.URL.Path)

@@ -52,6 +52,11 @@ type cachedKey struct {
 
 // Verify returns the record of a valid, unrevoked key.
 func (k *Keys) Verify(ctx context.Context, key string) (KeyRecord, error) {
+	return k.VerifyAt(ctx, key, k.Now())
+}
+
+// VerifyAt is Verify for a request that arrived at now (its last use).
+func (k *Keys) VerifyAt(ctx context.Context, key string, now time.Time) (KeyRecord, error) {
 	if !LooksLikeAPIKey(key) {
 		return KeyRecord{}, ErrInvalidToken
 	}
@@ -70,7 +75,6 @@ func (k *Keys) Verify(ctx context.Context, key string) (KeyRecord, error) {
 	}
 	// Last use is kept to the second: a busy key takes the lock once a
 	// second, not on every request.
-	now := k.Now()
 	if now.UnixNano()-e.usedAt.Load() >= int64(time.Second) {
 		k.mu.Lock()
 		if k.used == nil {

@@ -263,7 +263,13 @@ func (l *Limiter) redisFailed(err error) {
 
 // Take counts one request of a project and decides whether it may pass.
 func (l *Limiter) Take(ctx context.Context, projectID string) (Decision, error) {
-	d, err := l.decide(ctx, projectID, true)
+	return l.TakeAt(ctx, projectID, l.cfg.Now())
+}
+
+// TakeAt is Take at a clock reading the caller already has, the request's
+// start: on a request this cheap every reading of the clock shows.
+func (l *Limiter) TakeAt(ctx context.Context, projectID string, now time.Time) (Decision, error) {
+	d, err := l.decide(ctx, projectID, true, now)
 	if err != nil {
 		return d, err
 	}
@@ -277,13 +283,11 @@ func (l *Limiter) Take(ctx context.Context, projectID string) (Decision, error) 
 
 // Peek reports a project's window without counting a request.
 func (l *Limiter) Peek(ctx context.Context, projectID string) (Decision, error) {
-	return l.decide(ctx, projectID, false)
+	return l.decide(ctx, projectID, false, l.cfg.Now())
 }
 
-func (l *Limiter) decide(ctx context.Context, projectID string, count bool) (Decision, error) {
-	// One clock reading for the owner's expiry and the window: the clock
-	// is a measurable part of a request this cheap.
-	now := l.cfg.Now()
+// decide reads the clock once, for both the owner's expiry and the window.
+func (l *Limiter) decide(ctx context.Context, projectID string, count bool, now time.Time) (Decision, error) {
 	plan, err := l.planAt(ctx, projectID, now)
 	if err != nil {
 		return Decision{}, err
