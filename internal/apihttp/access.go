@@ -35,7 +35,7 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 		return envelope.New(envelope.CodeUnauthorized, "The Authorization header must be: Bearer <API key or access token>")
 	}
 	if auth.LooksLikeAPIKey(tok) {
-		rec, err := h.d.Keys.VerifyAt(r.Context(), tok, rt.Start)
+		rec, err := h.d.Keys.Verify(r.Context(), tok, rt.Start)
 		if err != nil {
 			if errors.Is(err, auth.ErrInvalidToken) {
 				return envelope.New(envelope.CodeUnauthorized, "Invalid or revoked API key")

@@ -121,9 +121,8 @@ type Principal struct {
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := h.d.Now()
 	sw := &statusWriter{ResponseWriter: w}
-	rt := &Route{Start: start}
+	rt := &Route{Start: h.d.Now()}
 	defer func() {
 		if p := recover(); p != nil {
 			h.d.Logger.Error("panic in generated API", "panic", p, "stack", string(debug.Stack()), "path", r.URL.Path)
@@ -137,7 +136,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				cred = "none"
 			}
 			h.d.Recorder.Record(Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
-				Credential: cred, Method: r.Method, Status: sw.status(), Latency: h.d.Now().Sub(start), At: start})
+				Credential: cred, Method: r.Method, Status: sw.status(), Latency: h.d.Now().Sub(rt.Start), At: rt.Start})
 		}
 	}()
 	setRequestID(sw, r)

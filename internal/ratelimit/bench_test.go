@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
@@ -26,7 +27,7 @@ func benchLimiter(b *testing.B, redisURL string) (*ratelimit.Limiter, []string) 
 	l := newLimiter(b, o, ratelimit.Config{RedisURL: redisURL, Prefix: "tsbench:" + store.RandomID(8),
 		Plans: func() (plans.Set, string) { return set, def }})
 	for _, p := range projects { // warm the owner cache
-		if _, err := l.Take(context.Background(), p); err != nil {
+		if _, err := l.Take(context.Background(), p, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -40,7 +41,7 @@ func runTakes(b *testing.B, l *ratelimit.Limiter, projects []string) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			p := projects[n.Add(1)%int64(len(projects))]
-			if _, err := l.Take(context.Background(), p); err != nil {
+			if _, err := l.Take(context.Background(), p, time.Now()); err != nil {
 				b.Error(err)
 				return
 			}

@@ -142,7 +142,7 @@ func redisURL(t testing.TB) string {
 
 func mustTake(t *testing.T, l *ratelimit.Limiter, project string) ratelimit.Decision {
 	t.Helper()
-	d, err := l.Take(context.Background(), project)
+	d, err := l.Take(context.Background(), project, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestOwnerIsLookedUpOncePerProjectNotOncePerRequest(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 50 {
-				if _, err := l.Take(context.Background(), "p1"); err != nil {
+				if _, err := l.Take(context.Background(), "p1", time.Now()); err != nil {
 					t.Error(err)
 				}
 			}
@@ -246,7 +246,7 @@ func TestOwnerIsLookedUpOncePerProjectNotOncePerRequest(t *testing.T) {
 	if n := o.lookups.Load(); n != 2 {
 		t.Fatalf("%d lookups after ForgetAll, want 2", n)
 	}
-	if _, err := l.Take(context.Background(), "missing"); err == nil {
+	if _, err := l.Take(context.Background(), "missing", time.Now()); err == nil {
 		t.Fatal("a project without an owner should be an error")
 	}
 }

@@ -261,14 +261,10 @@ func (l *Limiter) redisFailed(err error) {
 	}
 }
 
-// Take counts one request of a project and decides whether it may pass.
-func (l *Limiter) Take(ctx context.Context, projectID string) (Decision, error) {
-	return l.TakeAt(ctx, projectID, l.cfg.Now())
-}
-
-// TakeAt is Take at a clock reading the caller already has, the request's
-// start: on a request this cheap every reading of the clock shows.
-func (l *Limiter) TakeAt(ctx context.Context, projectID string, now time.Time) (Decision, error) {
+// Take counts one request of a project that arrived at now and decides
+// whether it may pass. now is the caller's clock reading (the request's
+// start): on a request this cheap every reading of the clock shows.
+func (l *Limiter) Take(ctx context.Context, projectID string, now time.Time) (Decision, error) {
 	d, err := l.decide(ctx, projectID, true, now)
 	if err != nil {
 		return d, err

@@ -149,7 +149,7 @@ func New(cfg Config) (*Service, error) {
 		Store: &store.Store{DB: db}, log: cfg.Logger}
 	s.settings.Store(&Settings{DefaultPlan: cfg.DefaultPlan, Plans: cfg.Plans, Secret: cfg.Secret})
 	s.Registry = registry.New(s.loadProject)
-	s.Keys = &auth.Keys{Lookup: s.lookupKey, Now: cfg.Now}
+	s.Keys = &auth.Keys{Lookup: s.lookupKey}
 	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, Logger: cfg.Logger, Now: cfg.Now,
 		Routes: map[string]apihttp.RouteHandler{}}
 	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,

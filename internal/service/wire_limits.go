@@ -85,7 +85,7 @@ func (s *Service) projectOwner(ctx context.Context, projectID string) (ratelimit
 
 // Take implements apihttp.Limiter.
 func (l *limits) Take(ctx context.Context, projectID string, now time.Time) (apihttp.Quota, error) {
-	d, err := l.limiter.TakeAt(ctx, projectID, now)
+	d, err := l.limiter.Take(ctx, projectID, now)
 	if err != nil {
 		return apihttp.Quota{}, err
 	}
