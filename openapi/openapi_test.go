@@ -516,6 +516,23 @@ func TestDocumentRendersOnceForConcurrentReaders(t *testing.T) {
 	}
 }
 
+// The ETag names the content: the same document rendered again (after a
+// registry reload, or on another node) keeps it, and another document
+// does not share it. Rendering splices a random placeholder in for the
+// server URL, which once made every render's ETag different.
+func TestETagIsTheSameForTheSameDocument(t *testing.T) {
+	t.Parallel()
+	c := compileFile(t, "alltypes.json")
+	first := New(c, Options{ProjectID: "abc123def456", Version: 1}).ETag()
+	again := New(c, Options{ProjectID: "abc123def456", Version: 1}).ETag()
+	if first == "" || first != again {
+		t.Fatalf("two renders of one document: ETags %q and %q", first, again)
+	}
+	if other := New(compileFile(t, "books.json"), Options{ProjectID: "abc123def456", Version: 1}).ETag(); other == first {
+		t.Fatal("two different documents share an ETag")
+	}
+}
+
 func BenchmarkRenderAllTypes(b *testing.B) {
 	c := compileFile(b, "alltypes.json")
 	for i := 0; i < b.N; i++ {
