@@ -8,6 +8,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"io"
 	"net/http"
 	"net/url"
@@ -107,7 +108,7 @@ func BenchmarkList(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			q.Reader = translate.Reader{Kind: "key"}
+			q.Caller = access.Key("", false)
 			ls, err := translate.BuildList(entry.Published, events, q)
 			if err != nil {
 				b.Fatal(err)

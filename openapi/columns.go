@@ -247,7 +247,7 @@ func bodySchema(t *schema.CTable, mode string) *base.Schema {
 	for _, c := range t.Writable {
 		cs := columnSchema(c, true)
 		if c == t.Owner {
-			cs.Description = joinSentences(cs.Description, "When an end user creates the record, the service sets it to that user's id.")
+			cs.Description = joinSentences(cs.Description, "Owner column: an end user's create or update always sets it to that user's id, whatever the body says; an anonymous write may not set it (400); only an API key sets it freely.")
 		}
 		props.Set(c.Input, base.CreateSchemaProxy(cs))
 		switch {

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"errors"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"net/url"
 	"regexp"
 	"strings"
@@ -60,7 +61,7 @@ func FuzzParseFilter(f *testing.F) {
 	}
 	pub := testPublished(f)
 	users, _ := pub.Compiled.Table("users")
-	base, err := BuildList(pub, users, &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountExact, Reader: Reader{Kind: "key"}})
+	base, err := BuildList(pub, users, &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountExact, Caller: access.Key("", false)})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func FuzzParseFilter(f *testing.F) {
 		where := r.where([]condition{cond}, "t")
 		checkConditionSQL(t, pub, where)
 
-		ls, err := BuildList(pub, users, &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountExact, Exprs: []Expr{e}, Reader: Reader{Kind: "key"}})
+		ls, err := BuildList(pub, users, &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountExact, Exprs: []Expr{e}, Caller: access.Key("", false)})
 		if err != nil {
 			t.Fatalf("planned once, failed to build: %v", err)
 		}
@@ -147,7 +148,10 @@ func FuzzParseList(f *testing.F) {
 			}
 			return
 		}
-		q.Reader = Reader{Kind: "user", UserID: int64(1)}
+		q.Caller = access.User(int64(1))
+		if g, err := access.Decide(q.Caller, users, access.Read); err == nil {
+			q.Rows = g.Rows
+		}
 		ls, err := BuildList(pub, users, q)
 		if err != nil {
 			var qe *QueryError

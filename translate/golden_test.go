@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func testPublished(t testing.TB) *Published {
 
 // build parses a query string and plans it against table of the test
 // schema as an API key (or the given reader).
-func build(t testing.TB, pub *Published, table, rawQuery string, reader ...Reader) (*ListSQL, error) {
+func build(t testing.TB, pub *Published, table, rawQuery string, reader ...access.Principal) (*ListSQL, error) {
 	t.Helper()
 	vals, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -74,13 +75,16 @@ func build(t testing.TB, pub *Published, table, rawQuery string, reader ...Reade
 	if err != nil {
 		return nil, err
 	}
-	q.Reader = Reader{Kind: "key"}
+	q.Caller = access.Key("", false)
 	if len(reader) > 0 {
-		q.Reader = reader[0]
+		q.Caller = reader[0]
 	}
 	tbl, ok := pub.Compiled.Table(table)
 	if !ok {
 		t.Fatalf("no table %s", table)
+	}
+	if g, err := access.Decide(q.Caller, tbl, access.Read); err == nil {
+		q.Rows = g.Rows
 	}
 	return BuildList(pub, tbl, q)
 }
@@ -90,32 +94,32 @@ func build(t testing.TB, pub *Published, table, rawQuery string, reader ...Reade
 // shows up as a reviewable diff (go test ./translate -run Golden -update).
 var goldenCases = []struct {
 	name, table, query string
-	reader             Reader
+	reader             access.Principal
 }{
-	{"default", "posts", "", Reader{Kind: "key"}},
-	{"page_and_limit", "posts", "page=3&limit=10", Reader{Kind: "key"}},
-	{"offset", "posts", "limit=5&offset=7", Reader{Kind: "key"}},
-	{"count_exact", "posts", "count=exact", Reader{Kind: "key"}},
-	{"count_none", "posts", "count=none", Reader{Kind: "key"}},
-	{"sort_list_and_order", "users", "sort=name,-age&order=desc", Reader{Kind: "key"}},
-	{"order_alone_reverses_id", "users", "order=desc", Reader{Kind: "key"}},
-	{"sort_by_id_has_no_tiebreak", "users", "sort=-id", Reader{Kind: "key"}},
-	{"filter_equality_typed", "users", "filter[age]=30&filter[is_active]=true&filter[email]=Ann@Example.com", Reader{Kind: "key"}},
-	{"filter_operators", "users", "filter[age][gte]=18&filter[age][lt]=65&filter[score][ne]=1.5&filter[seen_at][gt]=2026-01-02T03:04:05Z&filter[born][lte]=2000-01-01", Reader{Kind: "key"}},
-	{"filter_like_escapes_wildcards", "users", "filter[name][like]=" + url.QueryEscape(`50%_off\`), Reader{Kind: "key"}},
-	{"filter_in_typed_array", "users", "filter[age][in]=1,2,3&filter[tier][in]=gold,silver", Reader{Kind: "key"}},
-	{"filter_null", "users", "filter[site][null]=true&filter[ref][null]=false", Reader{Kind: "key"}},
-	{"filter_expression", "users", "filter=" + url.QueryEscape("age >= 18 and (name ~ 'ann' or is_active = true) and not tier = null"), Reader{Kind: "key"}},
-	{"filter_expression_and_fields_combine", "users", "filter[tier]=gold&filter=" + url.QueryEscape("balance > 10.50 or name !~ 'x'"), Reader{Kind: "key"}},
-	{"search_every_text_column", "users", "search=ann_1%25", Reader{Kind: "key"}},
-	{"fields_keep_id", "users", "fields=name,email", Reader{Kind: "key"}},
-	{"include_to_one", "posts", "include=author", Reader{Kind: "key"}},
-	{"include_to_many", "users", "include=posts", Reader{Kind: "key"}},
-	{"include_nested_three_levels", "comments", "include=post.author.posts,post.comments", Reader{Kind: "key"}},
-	{"include_with_filter_sort_page", "posts", "include=author,comments&filter[title][like]=go&sort=-title&page=2&limit=5&fields=title", Reader{Kind: "key"}},
-	{"owner_scopes_root_and_embeds", "users", "include=notes,audits", Reader{Kind: "key"}},
-	{"owner_scope_for_an_end_user", "users", "include=notes&filter[age][gt]=1", Reader{Kind: "user", UserID: int64(7)}},
-	{"owner_table_listed_by_end_user", "notes", "include=user", Reader{Kind: "user", UserID: int64(7)}},
+	{"default", "posts", "", access.Key("", false)},
+	{"page_and_limit", "posts", "page=3&limit=10", access.Key("", false)},
+	{"offset", "posts", "limit=5&offset=7", access.Key("", false)},
+	{"count_exact", "posts", "count=exact", access.Key("", false)},
+	{"count_none", "posts", "count=none", access.Key("", false)},
+	{"sort_list_and_order", "users", "sort=name,-age&order=desc", access.Key("", false)},
+	{"order_alone_reverses_id", "users", "order=desc", access.Key("", false)},
+	{"sort_by_id_has_no_tiebreak", "users", "sort=-id", access.Key("", false)},
+	{"filter_equality_typed", "users", "filter[age]=30&filter[is_active]=true&filter[email]=Ann@Example.com", access.Key("", false)},
+	{"filter_operators", "users", "filter[age][gte]=18&filter[age][lt]=65&filter[score][ne]=1.5&filter[seen_at][gt]=2026-01-02T03:04:05Z&filter[born][lte]=2000-01-01", access.Key("", false)},
+	{"filter_like_escapes_wildcards", "users", "filter[name][like]=" + url.QueryEscape(`50%_off\`), access.Key("", false)},
+	{"filter_in_typed_array", "users", "filter[age][in]=1,2,3&filter[tier][in]=gold,silver", access.Key("", false)},
+	{"filter_null", "users", "filter[site][null]=true&filter[ref][null]=false", access.Key("", false)},
+	{"filter_expression", "users", "filter=" + url.QueryEscape("age >= 18 and (name ~ 'ann' or is_active = true) and not tier = null"), access.Key("", false)},
+	{"filter_expression_and_fields_combine", "users", "filter[tier]=gold&filter=" + url.QueryEscape("balance > 10.50 or name !~ 'x'"), access.Key("", false)},
+	{"search_every_text_column", "users", "search=ann_1%25", access.Key("", false)},
+	{"fields_keep_id", "users", "fields=name,email", access.Key("", false)},
+	{"include_to_one", "posts", "include=author", access.Key("", false)},
+	{"include_to_many", "users", "include=posts", access.Key("", false)},
+	{"include_nested_three_levels", "comments", "include=post.author.posts,post.comments", access.Key("", false)},
+	{"include_with_filter_sort_page", "posts", "include=author,comments&filter[title][like]=go&sort=-title&page=2&limit=5&fields=title", access.Key("", false)},
+	{"owner_scopes_root_and_embeds", "users", "include=notes,audits", access.Key("", false)},
+	{"owner_scope_for_an_end_user", "users", "include=notes&filter[age][gt]=1", access.User(int64(7))},
+	{"owner_table_listed_by_end_user", "notes", "include=user", access.User(int64(7))},
 }
 
 func TestListSQLMatchesGolden(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/tablesmith/tablesmith/internal/access"
 )
 
 // List parameter bounds of CONTRACT 5.1 and the limits docs/query-language.md
@@ -64,17 +66,9 @@ type ForbiddenError struct {
 
 func (e *ForbiddenError) Error() string { return e.Param + ": " + e.Message }
 
-// Reader is who reads, as far as the read rules of embedded tables care.
-type Reader struct {
-	// Kind is "none" (no credential), "key" (a project API key) or "user"
-	// (an end-user access token). Anything else counts as "none".
-	Kind string
-	// UserID is the end user's id when Kind is "user".
-	UserID any
-}
-
 // ListQuery is the list parameters as parsed from the URL; it knows no
-// schema. Reader is set by the caller, never parsed.
+// schema. Caller and Rows are set by the handler from the access decision,
+// never parsed.
 type ListQuery struct {
 	Page, Limit, Offset int
 	HasPage, HasOffset  bool
@@ -93,7 +87,10 @@ type ListQuery struct {
 	// Fields is nil for every column.
 	Fields []string
 	Count  string
-	Reader Reader
+	// Caller is who reads: embedded tables are checked against it.
+	Caller access.Principal
+	// Rows are the rows of the listed table the caller may read.
+	Rows access.Rows
 }
 
 // SortKey is one column of sort.

@@ -3,6 +3,7 @@ package translate
 import (
 	"strings"
 
+	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -25,13 +26,13 @@ type orderKey struct {
 	desc bool
 }
 
-// embedPlan is one included relation; owner, when set, limits its rows to
-// one end user's.
+// embedPlan is one included relation; rows are those of its table the
+// caller may read.
 type embedPlan struct {
 	name     string
 	rel      *schema.Relation
 	table    *TableSQL
-	owner    any
+	rows     access.Rows
 	children []*embedPlan
 }
 
@@ -117,8 +118,8 @@ func planList(p *Published, t *schema.CTable, q *ListQuery) (*listPlan, error) {
 		}
 		pl.where = append(pl.where, contains{cols: t.Search, pattern: containsPattern(q.Search)})
 	}
-	if owner := ownerScope(t, q.Reader); owner != nil {
-		pl.where = append(pl.where, compare{col: t.Owner, op: "=", val: owner})
+	if !q.Rows.All() {
+		pl.where = append(pl.where, compare{col: q.Rows.Column, op: "=", val: q.Rows.Value})
 	}
 
 	var err error
@@ -350,14 +351,14 @@ func planIncludes(p *Published, root *schema.CTable, q *ListQuery) ([]*embedPlan
 					return nil, queryErr("include", "unknown relation %q on %s%s", name, from.Name, relationHint(from))
 				}
 				shown := strings.Join(path[:i+1], ".")
-				owner, err := embedScope(rel.To, q.Reader, shown)
+				rows, err := access.Embed(q.Caller, rel.To, shown)
 				if err != nil {
-					return nil, err
+					return nil, &ForbiddenError{Param: "include", Message: err.Error()}
 				}
 				if count++; count > MaxIncludes {
 					return nil, queryErr("include", "may embed at most %d relations", MaxIncludes)
 				}
-				node = &embedPlan{name: name, rel: rel, table: p.Tables[rel.To.Name], owner: owner}
+				node = &embedPlan{name: name, rel: rel, table: p.Tables[rel.To.Name], rows: rows}
 				*level = append(*level, node)
 			}
 			level, from = &node.children, node.rel.To
@@ -371,36 +372,4 @@ func relationHint(t *schema.CTable) string {
 		return " (it has no relations)"
 	}
 	return " (relations: " + strings.Join(t.RelationNames, ", ") + ")"
-}
-
-// embedScope applies the read rule of an embedded table (CONTRACT 5.3) to
-// the reader: the owner to scope its rows to, or a ForbiddenError.
-func embedScope(t *schema.CTable, r Reader, shown string) (any, error) {
-	kind := r.Kind
-	if kind != "key" && kind != "user" {
-		kind = "none"
-	}
-	switch t.Level("read") {
-	case schema.LevelPublic:
-		return nil, nil
-	case schema.LevelKey:
-		if kind != "key" {
-			return nil, &ForbiddenError{Param: "include", Message: "including " + shown + " needs an API key (" + t.Name + " is readable with API keys only)"}
-		}
-		return nil, nil
-	default: // authenticated, owner
-		if kind == "none" {
-			return nil, &ForbiddenError{Param: "include", Message: "including " + shown + " needs a credential (" + t.Name + " is not public)"}
-		}
-		return ownerScope(t, r), nil
-	}
-}
-
-// ownerScope is the end user whose rows alone a reader reaches in t: set
-// for end users on tables whose read rule is owner, nil otherwise.
-func ownerScope(t *schema.CTable, r Reader) any {
-	if r.Kind != "user" || t.Owner == nil || t.Level("read") != schema.LevelOwner {
-		return nil
-	}
-	return r.UserID
 }

@@ -3,6 +3,7 @@ package translate
 import (
 	"database/sql"
 	"errors"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"net/url"
 	"strings"
 	"testing"
@@ -53,20 +54,20 @@ func TestBuildListRejectsUnknownNamesAndBadValuesByParameter(t *testing.T) {
 
 func TestBuildListChecksTheReadRuleOfEveryEmbeddedTable(t *testing.T) {
 	pub := testPublished(t)
-	none, key, user := Reader{Kind: "none"}, Reader{Kind: "key"}, Reader{Kind: "user", UserID: int64(7)}
+	none, key, user := access.Principal{}, access.Key("", false), access.User(int64(7))
 	cases := []struct {
 		table, include string
-		reader         Reader
+		reader         access.Principal
 		forbidden      bool
 	}{
 		{"users", "audits", key, false},
-		{"users", "audits", user, true},        // key-only table
-		{"users", "audits", none, true},        // key-only table
-		{"users", "notes", user, false},        // owner: scoped, see golden owner_scope_for_an_end_user
-		{"users", "notes", none, true},         // owner needs a credential
-		{"users", "posts", none, true},         // authenticated needs a credential
-		{"users", "posts", Reader{}, true},     // an unset reader is no credential
-		{"posts", "author.audits", user, true}, // checked at every level
+		{"users", "audits", user, true},              // key-only table
+		{"users", "audits", none, true},              // key-only table
+		{"users", "notes", user, false},              // owner: scoped, see golden owner_scope_for_an_end_user
+		{"users", "notes", none, true},               // owner needs a credential
+		{"users", "posts", none, true},               // authenticated needs a credential
+		{"users", "posts", access.Principal{}, true}, // an unset reader is no credential
+		{"posts", "author.audits", user, true},       // checked at every level
 		{"counters", "", none, false},
 	}
 	for _, c := range cases {

@@ -108,8 +108,8 @@ func (r *renderer) embeds(list []*embedPlan, parent string) string {
 		alias, row := "t"+n, "_r"+n
 		key := schema.QuoteIdent(e.name)
 		cond := alias + "." + e.rel.ToCol.Ident + " = " + parent + "." + e.rel.FromCol.Ident
-		if e.owner != nil {
-			cond += " AND " + alias + "." + e.table.Table.Owner.Ident + " = " + r.arg(e.owner)
+		if !e.rows.All() {
+			cond += " AND " + alias + "." + e.rows.Column.Ident + " = " + r.arg(e.rows.Value)
 		}
 		cols := columns(visible(e.table.Table), alias) + r.embeds(e.children, alias)
 		if e.rel.Many {

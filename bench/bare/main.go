@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"flag"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"log"
 	"net"
 	"net/http"
@@ -202,7 +203,7 @@ func list(ctx context.Context, db *sql.DB, w http.ResponseWriter, r *http.Reques
 		if err != nil {
 			return err
 		}
-		q.Reader = translate.Reader{Kind: "key"}
+		q.Caller = access.Key("", false)
 		ls, err := translate.BuildList(p.pub, t.Table, q)
 		if err != nil {
 			return err

@@ -5,27 +5,46 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
 // admit authenticates the caller, counts the request against the plan and
-// checks the table's rule for the operation (level).
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, rt *Route, level string) error {
+// asks the access rules whether the caller may do a to table t: the grant
+// says which rows it reaches and who sets the owner column.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, a access.Action) (access.Grant, error) {
 	if err := h.Authenticate(r, rt); err != nil {
-		return err
+		return access.Grant{}, err
 	}
 	if err := h.CountRequest(w, r, rt); err != nil {
+		return access.Grant{}, err
+	}
+	g, err := access.Decide(rt.Principal, t, a)
+	if err != nil {
+		return access.Grant{}, deniedError(err)
+	}
+	return g, nil
+}
+
+// deniedError maps an access refusal to the contract: 401 when another
+// credential could help, 403 when the credential is not enough.
+func deniedError(err error) error {
+	var d *access.Denied
+	if !errors.As(err, &d) {
 		return err
 	}
-	return authorize(rt, level)
+	if d.Unauthenticated {
+		return envelope.New(envelope.CodeUnauthorized, "%s", d.Message)
+	}
+	return envelope.New(envelope.CodeForbidden, "%s", d.Message)
 }
 
 // Authenticate resolves the request's credential into rt.Principal. A
 // missing credential is allowed here (public rules); a wrong one is not.
 func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
-	rt.Principal = Principal{Kind: "none"}
+	rt.Principal = access.Principal{}
 	header := r.Header.Get("Authorization")
 	if header == "" {
 		return nil
@@ -45,7 +64,7 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 		if rec.ProjectID != rt.ProjectID {
 			return envelope.New(envelope.CodeUnauthorized, "This API key belongs to another project")
 		}
-		rt.Principal = Principal{Kind: "key", KeyScope: rec.Scope, KeyPrefix: rec.Prefix}
+		rt.Principal = access.Key(rec.Prefix, rec.Scope != auth.ScopeReadWrite)
 		return nil
 	}
 	if h.d.Users == nil {
@@ -62,7 +81,7 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 		}
 		return err
 	}
-	rt.Principal = Principal{Kind: "user", UserID: uid}
+	rt.Principal = access.User(uid)
 	return nil
 }
 
@@ -117,39 +136,4 @@ func setRateHeaders(hd http.Header, q Quota) {
 	hd[headerLimit] = vals[0:1:1]
 	hd[headerRemaining] = vals[1:2:2]
 	hd[headerReset] = vals[2:3:3]
-}
-
-// authorize checks a table rule against the principal (CONTRACT 5.3).
-func authorize(rt *Route, level string) error {
-	p := rt.Principal
-	write := rt.Operation == OpCreate || rt.Operation == OpUpdate || rt.Operation == OpDelete
-	if p.Kind == "key" && write && p.KeyScope != auth.ScopeReadWrite {
-		return envelope.New(envelope.CodeForbidden, "This API key is read-only")
-	}
-	switch level {
-	case schema.LevelPublic:
-		return nil
-	case schema.LevelKey:
-		if p.Kind == "none" {
-			return envelope.New(envelope.CodeUnauthorized, "This endpoint needs an API key: Authorization: Bearer <API key>")
-		}
-		if p.Kind != "key" {
-			return envelope.New(envelope.CodeForbidden, "This operation is only allowed with an API key")
-		}
-		return nil
-	default: // authenticated, owner
-		if p.Kind == "none" {
-			return envelope.New(envelope.CodeUnauthorized, "Missing credential: send Authorization: Bearer <API key or access token>")
-		}
-		return nil
-	}
-}
-
-// ownerScope returns the end user's id when the operation is limited to
-// their own rows (level owner), or nil when the caller reaches all rows.
-func ownerScope(t *schema.CTable, rt *Route) (any, error) {
-	if t.Level(permissionOf[rt.Operation]) != schema.LevelOwner || rt.Principal.Kind != "user" || t.Owner == nil {
-		return nil, nil
-	}
-	return rt.Principal.UserID, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
@@ -104,19 +105,11 @@ type Route struct {
 	Entry     *registry.Entry
 	Table     string
 	Operation string
-	Principal Principal
+	Principal access.Principal
 	// Start is when the request arrived: the one clock reading that key
 	// verification, the limiter and the latency sample share.
 	Start   time.Time
 	counted bool
-}
-
-// Principal is who makes a request.
-type Principal struct {
-	Kind      string // "none", "key" or "user"
-	KeyScope  string
-	KeyPrefix string
-	UserID    any
 }
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.
@@ -131,10 +124,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if h.d.Recorder != nil && rt.ProjectID != "" && rt.Entry != nil {
-			cred := rt.Principal.Kind
-			if cred == "" {
-				cred = "none"
-			}
+			cred := rt.Principal.Kind.String()
 			h.d.Recorder.Record(Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
 				Credential: cred, Method: r.Method, Status: sw.status(), Latency: h.d.Now().Sub(rt.Start), At: rt.Start})
 		}

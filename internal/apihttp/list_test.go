@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -980,7 +981,7 @@ func TestListIndexesServeSearchSortAndFilterOnBigTables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q.Reader = translate.Reader{Kind: "key"}
+		q.Caller = access.Key("", false)
 		ls, err := translate.BuildList(entry.Published, tbl, q)
 		if err != nil {
 			t.Fatal(err)

@@ -30,6 +30,11 @@ const permsSchema = `{"tables": [
 	 "permissions": {"read": "public", "create": "authenticated", "update": "owner", "delete": "key"},
 	 "columns": [
 		{"name": "title", "type": "text", "required": true},
+		{"name": "author_id", "type": "integer", "references": {"table": "users", "on_delete": "cascade"}}]},
+	{"name": "open_notes", "owner_column": "author_id",
+	 "permissions": {"read": "public", "create": "public", "update": "authenticated", "delete": "key"},
+	 "columns": [
+		{"name": "title", "type": "text", "required": true},
 		{"name": "author_id", "type": "integer", "references": {"table": "users", "on_delete": "cascade"}}]}]}`
 
 // permsEnv is a project of permsSchema with every kind of credential.
@@ -237,5 +242,48 @@ func TestABadCredentialIsRefusedEvenOnPublicTables(t *testing.T) {
 		if r.Status != 401 || r.ErrorCode() != "UNAUTHORIZED" {
 			t.Fatalf("token %q: want 401, got %d: %s", tok, r.Status, r.Raw)
 		}
+	}
+}
+
+func TestAnEndUserAlwaysOwnsWhatTheyCreateOrUpdateWhateverTheRule(t *testing.T) {
+	t.Parallel()
+	e := newPermsEnv(t)
+	// create is "authenticated" on mixed_notes and "public" on open_notes:
+	// neither lets bob make a row that belongs to ann.
+	for _, table := range []string{"mixed_notes", "open_notes"} {
+		d := e.do("POST", "/"+table, e.bob, map[string]any{"title": "mine?", "author_id": e.annID}).Must(t, 201).Data()
+		if d["author_id"] != e.bobID {
+			t.Errorf("%s: bob created a row with author_id %v, want his own id %v", table, d["author_id"], e.bobID)
+		}
+	}
+	// update is "authenticated" on open_notes: bob may change ann's row,
+	// and the change makes it his, never another user's.
+	path := e.row(t, "open_notes", e.annID)
+	d := e.do("PATCH", path, e.bob, map[string]any{"author_id": e.annID, "title": "edited"}).Must(t, 200).Data()
+	if d["author_id"] != e.bobID {
+		t.Errorf("bob's update left author_id %v, want %v", d["author_id"], e.bobID)
+	}
+	d = e.do("PUT", path, e.ann, map[string]any{"title": "again", "author_id": e.bobID}).Must(t, 200).Data()
+	if d["author_id"] != e.annID {
+		t.Errorf("ann's replace set author_id %v, want %v", d["author_id"], e.annID)
+	}
+}
+
+func TestOnlyAnAPIKeySetsTheOwnerColumnFreely(t *testing.T) {
+	t.Parallel()
+	e := newPermsEnv(t)
+	d := e.do("POST", "/open_notes", e.p.Key, map[string]any{"title": "for ann", "author_id": e.annID}).Must(t, 201).Data()
+	if d["author_id"] != e.annID {
+		t.Errorf("the key created a row with author_id %v, want %v", d["author_id"], e.annID)
+	}
+	// An anonymous create (the rule is public) may not name an owner...
+	res := e.do("POST", "/open_notes", "", map[string]any{"title": "spoof", "author_id": e.annID}).Must(t, 400)
+	if _, named := res.Details()["author_id"]; !named {
+		t.Errorf("the refusal should name author_id, got details %v", res.Details())
+	}
+	// ...and without one the row belongs to nobody.
+	d = e.do("POST", "/open_notes", "", map[string]any{"title": "anonymous"}).Must(t, 201).Data()
+	if d["author_id"] != nil {
+		t.Errorf("an anonymous row has author_id %v, want null", d["author_id"])
 	}
 }

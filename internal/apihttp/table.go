@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
@@ -28,8 +29,8 @@ const (
 	OpDelete = "delete"
 )
 
-// permissionOf maps an operation to the rule that governs it.
-var permissionOf = map[string]string{OpList: "read", OpGet: "read", OpCreate: "create", OpUpdate: "update", OpDelete: "delete"}
+// actionOf maps an operation to the access action (and rule) that governs it.
+var actionOf = map[string]access.Action{OpList: access.Read, OpGet: access.Read, OpCreate: access.Create, OpUpdate: access.Update, OpDelete: access.Delete}
 
 func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) error {
 	if len(rt.Rest) > 2 {
@@ -68,12 +69,14 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 			return envelope.New(envelope.CodeNotFound, "Record not found")
 		}
 	}
-	if err := h.admit(w, r, rt, t.Level(permissionOf[rt.Operation])); err != nil {
-		return err
-	}
-	owner, err := ownerScope(t, rt)
+	grant, err := h.admit(w, r, rt, t, actionOf[rt.Operation])
 	if err != nil {
 		return err
+	}
+	// owner is the end user whose rows alone the operation reaches, or nil.
+	var owner any
+	if !grant.Rows.All() {
+		owner = grant.Rows.Value
 	}
 	ctx := r.Context()
 	switch rt.Operation {
@@ -84,7 +87,7 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		if err != nil {
 			return queryError(err)
 		}
-		q.Reader = translate.Reader{Kind: rt.Principal.Kind, UserID: rt.Principal.UserID}
+		q.Caller, q.Rows = rt.Principal, grant.Rows
 		ls, err := translate.BuildList(pub, t, q)
 		if err != nil {
 			return queryError(err)
@@ -133,10 +136,16 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 			mode = validate.Replace
 		}
 	}
-	if owner != nil {
-		// An end user's create fills the owner column with their own id,
-		// and their update cannot hand the row to another user.
-		body[t.Owner.Input] = jsonValue(owner)
+	switch grant.Owner {
+	case access.OwnerIsCaller:
+		// An end user's create or update always makes them the owner:
+		// nobody but an API key hands a row to another user.
+		body[t.Owner.Input] = jsonValue(rt.Principal.UserID)
+	case access.OwnerForbidden:
+		if _, named := body[t.Owner.Input]; named {
+			return envelope.Fields(envelope.CodeValidation, "Validation failed",
+				map[string]string{t.Owner.Input: "is set by the service to the signed-in user; only an API key may set it"})
+		}
 	}
 	res, problems := validate.Record(t, body, mode)
 	if problems != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"net/http"
 	"strconv"
 	"strings"
@@ -373,9 +374,9 @@ func (a *Auth) me(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt
 // (a key is valid but is nobody's account).
 func needUser(rt *apihttp.Route, what string) error {
 	switch rt.Principal.Kind {
-	case "user":
+	case access.EndUser:
 		return nil
-	case "key":
+	case access.APIKey:
 		return envelope.New(envelope.CodeForbidden, "%s needs an end-user access token; an API key belongs to no user", what)
 	default:
 		return envelope.New(envelope.CodeUnauthorized, "%s needs an end-user access token: Authorization: Bearer <access token>", what)
