@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tablesmith/tablesmith/internal/cache"
 )
 
 // Key scopes.
@@ -30,15 +32,15 @@ type KeyLookup func(ctx context.Context, prefix string) (KeyRecord, error)
 // Keys verifies API keys, caching what it looked up so a request costs no
 // database round trip; Forget drops a revoked key (called on this node by
 // the revoke, on others from LISTEN/NOTIFY). A verification takes no lock:
-// the cache is a sync.Map, and a key's last use is recorded at most once a
-// second.
+// the cache's hits are lock-free, and a key's last use is recorded at most
+// once a second.
 type Keys struct {
 	Lookup KeyLookup
 
-	cache sync.Map // prefix → *cachedKey
-	// mu orders cache writes with gen, and guards used.
+	once  sync.Once
+	cache *cache.Cache[*cachedKey] // prefix → key
+	// mu guards used.
 	mu   sync.Mutex
-	gen  uint64 // bumped by every Forget; a lookup that started before is not cached
 	used map[string]time.Time
 }
 
@@ -49,6 +51,11 @@ type cachedKey struct {
 	usedAt atomic.Int64
 }
 
+func (k *Keys) keys() *cache.Cache[*cachedKey] {
+	k.once.Do(func() { k.cache = cache.New[*cachedKey](cache.Options{}) })
+	return k.cache
+}
+
 // Verify returns the record of a valid, unrevoked key, for a request that
 // arrived at now (the key's last use): the caller's clock reading, since
 // on a request this cheap every reading of the clock shows.
@@ -57,12 +64,10 @@ func (k *Keys) Verify(ctx context.Context, key string, now time.Time) (KeyRecord
 		return KeyRecord{}, ErrInvalidToken
 	}
 	prefix := KeyPrefix(key)
-	var e *cachedKey
-	if v, ok := k.cache.Load(prefix); ok {
-		e = v.(*cachedKey)
-	} else {
+	e, ok := k.keys().Lookup(prefix, now)
+	if !ok {
 		var err error
-		if e, err = k.load(ctx, prefix); err != nil {
+		if e, err = k.load(ctx, prefix, now); err != nil {
 			return KeyRecord{}, err
 		}
 	}
@@ -83,45 +88,27 @@ func (k *Keys) Verify(ctx context.Context, key string, now time.Time) (KeyRecord
 	return e.rec, nil
 }
 
-// load reads a key from the control schema and caches it, unless a Forget
-// came while it was read.
-func (k *Keys) load(ctx context.Context, prefix string) (*cachedKey, error) {
-	k.mu.Lock()
-	gen := k.gen
-	k.mu.Unlock()
-	rec, err := k.Lookup(ctx, prefix)
+// load reads a key from the control schema; the cache keeps it unless a
+// Forget came while it was read.
+func (k *Keys) load(ctx context.Context, prefix string, now time.Time) (*cachedKey, error) {
+	e, err := k.keys().Load(ctx, prefix, now, func(ctx context.Context) (*cachedKey, error) {
+		rec, err := k.Lookup(ctx, prefix)
+		if err != nil {
+			return nil, err
+		}
+		return &cachedKey{rec: rec}, nil
+	})
 	if errors.Is(err, ErrUnknownKey) {
 		return nil, ErrInvalidToken
 	}
-	if err != nil {
-		return nil, err
-	}
-	e := &cachedKey{rec: rec}
-	k.mu.Lock()
-	if k.gen == gen {
-		if v, loaded := k.cache.LoadOrStore(prefix, e); loaded {
-			e = v.(*cachedKey)
-		}
-	}
-	k.mu.Unlock()
-	return e, nil
+	return e, err
 }
 
 // Forget drops a cached key.
-func (k *Keys) Forget(prefix string) {
-	k.mu.Lock()
-	k.gen++
-	k.cache.Delete(prefix)
-	k.mu.Unlock()
-}
+func (k *Keys) Forget(prefix string) { k.keys().Invalidate(prefix) }
 
 // ForgetAll drops every cached key (after a missed notification).
-func (k *Keys) ForgetAll() {
-	k.mu.Lock()
-	k.gen++
-	k.cache.Clear()
-	k.mu.Unlock()
-}
+func (k *Keys) ForgetAll() { k.keys().InvalidateAll() }
 
 // TakeUsed returns and clears the last-use times gathered since the last
 // call, for a background writer; each key's next use is recorded at once.
@@ -129,8 +116,8 @@ func (k *Keys) TakeUsed() map[string]time.Time {
 	k.mu.Lock()
 	u := k.used
 	k.used = nil
-	k.cache.Range(func(_, v any) bool {
-		v.(*cachedKey).usedAt.Store(0)
+	k.keys().Range(func(_ string, e *cachedKey) bool {
+		e.usedAt.Store(0)
 		return true
 	})
 	k.mu.Unlock()

@@ -69,7 +69,7 @@ type Throttle struct {
 // tokens they issue. It is safe for concurrent use.
 type Auth struct {
 	cfg    Config
-	status statusCache
+	status *statusCache
 	mu     sync.Mutex
 	// queries holds each project's auth-table statements for the
 	// published version they were built from.
@@ -105,7 +105,7 @@ func New(cfg Config) *Auth {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Auth{cfg: cfg, queries: map[string]*userQueries{}}
+	return &Auth{cfg: cfg, status: newStatusCache(cfg.StatusTTL), queries: map[string]*userQueries{}}
 }
 
 // VerifyAccess checks an end-user access token for a project and returns
@@ -135,10 +135,10 @@ func (a *Auth) VerifyAccess(ctx context.Context, entry *registry.Entry, token st
 
 // Forget drops what this node cached of a session; the service calls it
 // for the "user:<session id>" events other nodes send when they revoke one.
-func (a *Auth) Forget(sessionID string) { a.status.forget(sessionID) }
+func (a *Auth) Forget(sessionID string) { a.status.Invalidate(sessionID) }
 
 // ForgetAll drops every cached session status (after missed events).
-func (a *Auth) ForgetAll() { a.status.forgetAll() }
+func (a *Auth) ForgetAll() { a.status.InvalidateAll() }
 
 // Prune deletes expired refresh tokens, finished sessions and ended login
 // windows, and trims the status cache; the service runs it periodically.
@@ -147,7 +147,7 @@ func (a *Auth) Prune(ctx context.Context) {
 	if err := a.cfg.Store.PruneEndUsers(ctx, now, a.cfg.Throttle.Window); err != nil && !errors.Is(err, context.Canceled) {
 		a.cfg.Logger.Warn("prune end-user sessions", "err", err)
 	}
-	a.status.sweep(now)
+	a.status.Sweep(now)
 }
 
 // Errors every refused access token shares: 401 without saying more than

@@ -294,7 +294,7 @@ func (a *Auth) reused(ctx context.Context, projectID, sessionID string, now time
 // this node forgets it directly.
 func (a *Auth) revoke(ctx context.Context, projectID, sessionID, reason string, now time.Time) error {
 	err := a.cfg.Store.RevokeEndUserSession(ctx, projectID, sessionID, reason, now)
-	a.status.forget(sessionID)
+	a.status.Invalidate(sessionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}

@@ -6,7 +6,9 @@ package registry
 import (
 	"context"
 	"errors"
-	"sync"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/cache"
 
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/openapi"
@@ -37,78 +39,27 @@ type Loader func(ctx context.Context, projectID string) (*Entry, error)
 // Registry caches entries; safe for concurrent use.
 type Registry struct {
 	load    Loader
-	mu      sync.RWMutex
-	entries map[string]*Entry
-	loading map[string]*call
-	gen     map[string]uint64 // bumped by Invalidate; a load from an older generation is not cached
-}
-
-type call struct {
-	done  chan struct{}
-	entry *Entry
-	err   error
+	entries *cache.Cache[*Entry]
 }
 
 // New returns an empty registry.
 func New(load Loader) *Registry {
-	return &Registry{load: load, entries: map[string]*Entry{}, loading: map[string]*call{}, gen: map[string]uint64{}}
+	return &Registry{load: load, entries: cache.New[*Entry](cache.Options{})}
 }
 
 // Get returns a project's entry, loading it once if needed; concurrent
 // misses share one load.
 func (r *Registry) Get(ctx context.Context, projectID string) (*Entry, error) {
-	r.mu.RLock()
-	e, ok := r.entries[projectID]
-	r.mu.RUnlock()
-	if ok {
+	if e, ok := r.entries.Lookup(projectID, time.Time{}); ok {
 		return e, nil
 	}
-	r.mu.Lock()
-	if e, ok := r.entries[projectID]; ok {
-		r.mu.Unlock()
-		return e, nil
-	}
-	if c, ok := r.loading[projectID]; ok {
-		r.mu.Unlock()
-		select {
-		case <-c.done:
-			return c.entry, c.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	c := &call{done: make(chan struct{})}
-	r.loading[projectID] = c
-	gen := r.gen[projectID]
-	r.mu.Unlock()
-
-	// The load must not be cancelled by the first caller's context: other
-	// callers wait on it.
-	c.entry, c.err = r.load(context.WithoutCancel(ctx), projectID)
-	r.mu.Lock()
-	delete(r.loading, projectID)
-	if c.err == nil && r.gen[projectID] == gen {
-		r.entries[projectID] = c.entry
-	}
-	r.mu.Unlock()
-	close(c.done)
-	return c.entry, c.err
+	return r.entries.Load(ctx, projectID, time.Time{}, func(ctx context.Context) (*Entry, error) {
+		return r.load(ctx, projectID)
+	})
 }
 
 // Invalidate drops a project's entry so the next request loads anew.
-func (r *Registry) Invalidate(projectID string) {
-	r.mu.Lock()
-	delete(r.entries, projectID)
-	r.gen[projectID]++
-	r.mu.Unlock()
-}
+func (r *Registry) Invalidate(projectID string) { r.entries.Invalidate(projectID) }
 
 // InvalidateAll drops every entry (after a missed notification).
-func (r *Registry) InvalidateAll() {
-	r.mu.Lock()
-	for id := range r.entries {
-		r.gen[id]++
-	}
-	r.entries = map[string]*Entry{}
-	r.mu.Unlock()
-}
+func (r *Registry) InvalidateAll() { r.entries.InvalidateAll() }
