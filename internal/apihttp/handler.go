@@ -15,6 +15,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
 )
@@ -39,6 +40,13 @@ type Deps struct {
 	// Authenticate and CountRequest).
 	Routes map[string]RouteHandler
 	Now    func() time.Time
+	// Gate bounds how many data statements one project runs at once on
+	// this node (fair share of the data pool); nil: no bound.
+	Gate *fairshare.Gate
+	// StatementTimeout returns how long one of a project's data
+	// statements may run (its plan's statement_timeout); nil or 0: no
+	// bound beyond the request's own deadline.
+	StatementTimeout func(ctx context.Context, projectID string) time.Duration
 }
 
 // Limiter decides whether a project may make another request.
