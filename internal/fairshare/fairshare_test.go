@@ -3,6 +3,8 @@ package fairshare
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -66,6 +68,38 @@ func TestAWaiterGivesUpAtItsDeadlineWhenThatComesBeforeTheWait(t *testing.T) {
 	cancelGone()
 	if _, err := g.Acquire(gone, "a"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled request got %v, want context.Canceled", err)
+	}
+}
+
+func TestManyWaitersNeverExceedTheLimitAndAllGetTheirTurn(t *testing.T) {
+	g := New(3, time.Minute)
+	var running, most atomic.Int64
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				s, err := g.Acquire(context.Background(), "a")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				n := running.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				time.Sleep(10 * time.Microsecond)
+				running.Add(-1)
+				s.Release()
+			}
+		}()
+	}
+	wg.Wait()
+	if m := most.Load(); m > 3 {
+		t.Fatalf("%d statements ran at once, limit 3", m)
+	}
+	if n := g.Running("a"); n != 0 {
+		t.Fatalf("running after every release: %d", n)
 	}
 }
 
