@@ -166,6 +166,12 @@ func TestAStatementLongerThanItsPlanAllowsIsCancelledAndAnswers503(t *testing.T)
 	s.API(p, "POST", "/items", map[string]any{"title": "x"}).Must(t, 201)
 	release := lockItems(t, s, p)
 
+	// A write cut by the timeout answers the same and writes nothing.
+	cut := s.API(p, "POST", "/items", map[string]any{"title": "cut"})
+	if cut.Status != 503 || !strings.Contains(cut.Message(), "its plan allows") {
+		t.Fatalf("POST past the plan's timeout: %d %s", cut.Status, cut.Raw)
+	}
+
 	for _, path := range []string{"/items", "/items/1"} {
 		got := get(s.URL+"/v1/"+p.ID+path, p.Key, 20*time.Second)
 		if got.err != nil || got.status != 503 || got.code != "SERVICE_UNAVAILABLE" {
@@ -182,6 +188,9 @@ func TestAStatementLongerThanItsPlanAllowsIsCancelledAndAnswers503(t *testing.T)
 	waitForNoLockWaiters(t, s.Svc.DB, p)
 	release()
 	s.API(p, "GET", "/items/1", nil).Must(t, 200)
+	if n := len(s.API(p, "GET", "/items", nil).Must(t, 200).List()); n != 1 {
+		t.Fatalf("%d items after the cut create, want 1", n)
+	}
 }
 
 // waitForNoLockWaiters fails unless, within a few seconds, nothing waits
