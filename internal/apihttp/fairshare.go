@@ -45,8 +45,12 @@ func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, 
 	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
 		// Cut by the plan's timeout, not by the request's own deadline or
 		// a client that went away.
+		h.timeouts.Add(1)
 		return envelope.New(envelope.CodeUnavailable,
 			"The query took longer than the %s its plan allows and was cancelled; narrow it (a filter on an indexed column, a smaller page) or move the project to a larger plan", limit)
 	}
 	return err
 }
+
+// StatementTimeouts is how many statements their plan's timeout cut.
+func (h *Handler) StatementTimeouts() uint64 { return h.timeouts.Load() }

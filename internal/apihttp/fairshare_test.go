@@ -138,6 +138,10 @@ func TestAProjectWhoseStatementsFillItsShareQueuesThen503sWhileAnotherProjectAns
 		}
 	}
 
+	if n := s.Svc.FairShareStats().Rejected; n != 8 {
+		t.Fatalf("rejections counted: %d, want 8", n)
+	}
+
 	// B still finds connections in the shared pool.
 	for _, path := range []string{"/items", "/items/1"} {
 		if got := get(s.URL+"/v1/"+b.ID+path, b.Key, 5*time.Second); got.err != nil || got.status != 200 {
@@ -183,6 +187,9 @@ func TestAStatementLongerThanItsPlanAllowsIsCancelledAndAnswers503(t *testing.T)
 		if got.took > timeout+5*time.Second {
 			t.Fatalf("GET %s answered after %v", path, got.took)
 		}
+	}
+	if n := s.Svc.FairShareStats().TimedOut; n != 3 {
+		t.Fatalf("statement timeouts counted: %d, want 3", n)
 	}
 	// The query was cancelled in PostgreSQL, not left waiting on the lock.
 	waitForNoLockWaiters(t, s.Svc.DB, p)

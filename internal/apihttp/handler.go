@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/auth"
@@ -88,7 +89,10 @@ type UserVerifier interface {
 type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error
 
 // Handler is the generated-API handler.
-type Handler struct{ d Deps }
+type Handler struct {
+	d        Deps
+	timeouts atomic.Uint64 // statements cut by their plan's timeout (fairshare.go)
+}
 
 // New returns the handler.
 func New(d Deps) *Handler {

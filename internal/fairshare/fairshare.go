@@ -30,6 +30,8 @@ type Gate struct {
 	limit int64
 	wait  time.Duration
 	sems  sync.Map // project id -> *sem
+	// rejected counts the ErrBusy answers (metrics).
+	rejected atomic.Uint64
 }
 
 // sem is one project's slots.
@@ -101,9 +103,11 @@ func (g *Gate) Acquire(ctx context.Context, project string) (Slot, error) {
 		select {
 		case <-s.wake:
 		case <-t.C:
+			g.rejected.Add(1)
 			return Slot{}, ErrBusy
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				g.rejected.Add(1)
 				return Slot{}, ErrBusy
 			}
 			return Slot{}, ctx.Err()
@@ -148,6 +152,14 @@ func (g *Gate) Running(project string) int {
 		return int(v.(*sem).taken.Load())
 	}
 	return 0
+}
+
+// Rejected is how many statements got ErrBusy since the gate was made.
+func (g *Gate) Rejected() uint64 {
+	if g == nil {
+		return 0
+	}
+	return g.rejected.Load()
 }
 
 func (g *Gate) sem(project string) *sem {

@@ -20,6 +20,9 @@ func TestAProjectRunsAtMostLimitStatementsAndOthersStillPass(t *testing.T) {
 	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
 		t.Fatalf("third statement of a: %v, want ErrBusy", err)
 	}
+	if n := g.Rejected(); n != 1 {
+		t.Fatalf("Rejected() = %d after one ErrBusy", n)
+	}
 	b, err := g.Acquire(ctx, "b")
 	if err != nil {
 		t.Fatalf("project b waited on a's slots: %v", err)

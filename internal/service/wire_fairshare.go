@@ -33,3 +33,13 @@ func (s *Service) wireFairShare() error {
 	}
 	return nil
 }
+
+// FairShareStats are the fair-share counters: statements turned away
+// because their project's slots stayed taken, and statements cut by
+// their plan's timeout.
+type FairShareStats struct{ Rejected, TimedOut uint64 }
+
+// FairShareStats reads the counters.
+func (s *Service) FairShareStats() FairShareStats {
+	return FairShareStats{Rejected: s.apiDeps.Gate.Rejected(), TimedOut: s.api.StatementTimeouts()}
+}
