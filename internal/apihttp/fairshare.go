@@ -39,6 +39,11 @@ func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, 
 	if limit <= 0 {
 		return f(ctx)
 	}
+	if dl, ok := ctx.Deadline(); ok && !dl.After(time.Now().Add(limit)) {
+		// The request's own deadline comes first: a context and timer of
+		// our own (~0.8 µs) would change nothing.
+		return f(ctx)
+	}
 	sctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	err = f(sctx)
