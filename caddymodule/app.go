@@ -36,6 +36,12 @@ type App struct {
 	// PreparedStatements bounds the prepared statements of each data
 	// pool: 0 is the default (64), -1 prepares nothing.
 	PreparedStatements int `json:"prepared_statements,omitempty"`
+	// ProjectConcurrency bounds the data statements one project runs at
+	// once on a node: 0 is the default (max_connections/4), -1 no bound.
+	ProjectConcurrency int `json:"project_concurrency,omitempty"`
+	// ProjectQueueWait is how long a statement waits for its project's
+	// turn before a 503 (default 2 s).
+	ProjectQueueWait caddy.Duration `json:"project_queue_wait,omitempty"`
 
 	svc     *service.Service
 	poolKey string
@@ -45,6 +51,9 @@ type App struct {
 type PlanConfig struct {
 	RatePerHour int64 `json:"rate_per_hour"`
 	Projects    int   `json:"projects"`
+	// StatementTimeout bounds one data statement of the plan's projects;
+	// 0: the built-in plan's of the same name, else 30 s.
+	StatementTimeout caddy.Duration `json:"statement_timeout,omitempty"`
 }
 
 // CaddyModule returns the module information.
@@ -86,6 +95,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
 			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxOpenConns: a.MaxConnections,
 			PreparedStatements: a.PreparedStatements, Logger: logger, WithoutMetering: withoutMetering(),
+			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 		})
 		if err != nil {
 			return nil, err
@@ -109,7 +119,14 @@ func (a *App) Provision(ctx caddy.Context) error {
 func (a *App) planSet() plans.Set {
 	set := plans.Defaults()
 	for name, p := range a.Plans {
-		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects}
+		timeout := time.Duration(p.StatementTimeout)
+		if timeout <= 0 {
+			timeout = plans.DefaultStatementTimeout
+			if builtin, ok := set[name]; ok {
+				timeout = builtin.StatementTimeout
+			}
+		}
+		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects, StatementTimeout: timeout}
 	}
 	return set
 }

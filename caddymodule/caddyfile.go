@@ -3,7 +3,9 @@ package caddymodule
 import (
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -33,9 +35,12 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    max_body        <size>              # generated-API body limit (1MiB)
 //	    max_connections <n>                 # size of each PostgreSQL pool, control and data (20)
 //	    prepared_statements <n> | off       # prepared statements kept per data pool (64)
+//	    project_concurrency <n> | off       # data statements one project runs at once per node (max_connections/4)
+//	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
 //	    plan <name> {
 //	        rate     <n>/hour | unlimited   # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
+//	        statement_timeout <duration>    # optional; run time of one data statement (free 5s, pro 15s, else 30s)
 //	    }
 //	}
 //
@@ -99,12 +104,36 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("prepared_statements: %q is not a positive number or off", v)
 			}
 			a.PreparedStatements = n
+		case "project_concurrency":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("project_concurrency takes exactly one number, or off")
+			}
+			if v == "off" {
+				a.ProjectConcurrency = -1
+				break
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return d.Errf("project_concurrency: %q is not a positive number or off", v)
+			}
+			a.ProjectConcurrency = n
+		case "project_queue_wait":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("project_queue_wait takes exactly one duration, e.g. 2s")
+			}
+			w, err := time.ParseDuration(v)
+			if err != nil || w <= 0 {
+				return d.Errf("project_queue_wait: %q is not a positive duration (e.g. 500ms, 2s)", v)
+			}
+			a.ProjectQueueWait = caddy.Duration(w)
 		case "plan":
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, project_concurrency, project_queue_wait, plan)", key)
 		}
 	}
 	return nil
@@ -139,8 +168,14 @@ func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
 				return d.Errf("plan %s: projects %q: %v", name, v, err)
 			}
 			p.Projects, sawProjects = int(n), true
+		case "statement_timeout":
+			t, err := time.ParseDuration(v)
+			if err != nil || t <= 0 {
+				return d.Errf("plan %s: statement_timeout %q is not a positive duration (e.g. 5s)", name, v)
+			}
+			p.StatementTimeout = caddy.Duration(t)
 		default:
-			return d.Errf("plan %s: unknown option %q (known: rate, projects)", name, key)
+			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout)", name, key)
 		}
 	}
 	if !sawRate || !sawProjects {

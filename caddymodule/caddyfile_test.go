@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -17,6 +19,8 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		max_body 2MiB
 		max_connections 7
 		prepared_statements 64
+		project_concurrency 3
+		project_queue_wait 500ms
 		plan free {
 			rate 100/hour
 			projects 1
@@ -24,6 +28,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		plan team {
 			rate 50/minute
 			projects unlimited
+			statement_timeout 8s
 		}
 	}`)
 	var a App
@@ -32,7 +37,9 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 	}
 	want := App{DatabaseURL: "{env.TABLESMITH_DATABASE_URL}", RedisURL: "redis://127.0.0.1:6379/0", Secret: "{env.TABLESMITH_SECRET}",
 		DefaultPlan: "pro", MaxBody: 2 << 20, MaxConnections: 7, PreparedStatements: 64,
-		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1}, "team": {RatePerHour: 3000, Projects: -1}}}
+		ProjectConcurrency: 3, ProjectQueueWait: caddy.Duration(500 * time.Millisecond),
+		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1},
+			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second)}}}
 	got, _ := json.Marshal(a)
 	exp, _ := json.Marshal(want)
 	if string(got) != string(exp) {
@@ -53,6 +60,9 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 		"bad projects":        {"tablesmith {\nplan free {\nrate 5/hour\nprojects -3\n}\n}", `plan free: projects "-3"`},
 		"incomplete plan":     {"tablesmith {\nplan free {\nrate 5/hour\n}\n}", `plan free needs both rate and projects`},
 		"unknown plan key":    {"tablesmith {\nplan free {\nburst 5\n}\n}", `plan free: unknown option "burst"`},
+		"bad concurrency":     {"tablesmith {\nproject_concurrency 0\n}", `project_concurrency: "0" is not a positive number or off`},
+		"bad queue wait":      {"tablesmith {\nproject_queue_wait soon\n}", `project_queue_wait: "soon" is not a positive duration`},
+		"bad timeout":         {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nstatement_timeout 0s\n}\n}", `plan free: statement_timeout "0s" is not a positive duration`},
 		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},
 	}
 	for name, c := range cases {
@@ -89,5 +99,29 @@ func TestHandlerDirectivesTakeNoArguments(t *testing.T) {
 	err = p.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith_platform {\nfoo\n}"))
 	if err == nil || !strings.Contains(err.Error(), "takes no block") {
 		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestProjectConcurrencyCanBeTurnedOff(t *testing.T) {
+	var a App
+	if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\nproject_concurrency off\n}")); err != nil {
+		t.Fatal(err)
+	}
+	if a.ProjectConcurrency != -1 {
+		t.Fatalf("project_concurrency off parsed as %d, want -1", a.ProjectConcurrency)
+	}
+}
+
+func TestAPlanWithoutStatementTimeoutKeepsTheBuiltInOneOrThirtySeconds(t *testing.T) {
+	a := App{Plans: map[string]PlanConfig{
+		"free": {RatePerHour: 10, Projects: 1},
+		"team": {RatePerHour: 10, Projects: 1},
+		"gold": {RatePerHour: 10, Projects: 1, StatementTimeout: caddy.Duration(45 * time.Second)}}}
+	set := a.planSet()
+	for name, want := range map[string]time.Duration{"free": 5 * time.Second, "pro": 15 * time.Second, "unlimited": 30 * time.Second,
+		"team": 30 * time.Second, "gold": 45 * time.Second} {
+		if got := set[name].StatementTimeout; got != want {
+			t.Errorf("plan %s: statement timeout %v, want %v", name, got, want)
+		}
 	}
 }

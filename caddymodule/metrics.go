@@ -128,6 +128,10 @@ func registerMetrics(ctx caddy.Context, svc *service.Service) error {
 			func() uint64 { return svc.AnalyticsStats().Written }),
 		counter("analytics_flush_errors_total", "Failed writes of analytics buckets (retried with the next flush).",
 			func() uint64 { return svc.AnalyticsStats().FlushErrors }),
+		counter("project_queue_rejections_total", "Generated-API requests answered 503 because their project had project_concurrency statements running for the whole project_queue_wait.",
+			func() uint64 { return svc.FairShareStats().Rejected }),
+		counter("statement_timeouts_total", "Generated-API statements cancelled by their plan's statement_timeout.",
+			func() uint64 { return svc.FairShareStats().TimedOut }),
 		// go_sql_* metrics of the pool: open, in use, idle, waits.
 		collectors.NewDBStatsCollector(svc.DB, "tablesmith"),
 	}

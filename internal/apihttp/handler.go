@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
 )
@@ -40,6 +42,13 @@ type Deps struct {
 	// Authenticate and CountRequest).
 	Routes map[string]RouteHandler
 	Now    func() time.Time
+	// Gate bounds how many data statements one project runs at once on
+	// this node (fair share of the data pool); nil: no bound.
+	Gate *fairshare.Gate
+	// StatementTimeout returns how long one of a project's data
+	// statements may run (its plan's statement_timeout); nil or 0: no
+	// bound beyond the request's own deadline.
+	StatementTimeout func(ctx context.Context, projectID string) time.Duration
 }
 
 // Limiter decides whether a project may make another request.
@@ -81,7 +90,10 @@ type UserVerifier interface {
 type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error
 
 // Handler is the generated-API handler.
-type Handler struct{ d Deps }
+type Handler struct {
+	d        Deps
+	timeouts atomic.Uint64 // statements cut by their plan's timeout (fairshare.go)
+}
 
 // New returns the handler.
 func New(d Deps) *Handler {

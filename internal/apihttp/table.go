@@ -2,6 +2,7 @@ package apihttp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -78,7 +79,6 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	if !grant.Rows.All() {
 		owner = grant.Rows.Value
 	}
-	ctx := r.Context()
 	switch rt.Operation {
 	case OpList:
 		// One statement reads the page, its embeds and the bounded count;
@@ -92,34 +92,42 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		if err != nil {
 			return queryError(err)
 		}
-		count, data, err := pgexec.CountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
-		if err != nil {
-			return listDBError(err, t)
-		}
-		meta := ls.Meta(count)
-		if ls.NeedsEstimate(count) {
-			stmt, args := ls.Estimate()
-			plan, err := pgexec.JSON(ctx, h.db(rt), stmt, args...)
+		var data []byte
+		var meta translate.Meta
+		err = h.statements(w, r, rt, func(ctx context.Context) error {
+			count, page, err := pgexec.CountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
 			if err != nil {
 				return listDBError(err, t)
 			}
-			if meta, err = ls.EstimatedMeta(plan); err != nil {
-				return err
+			data, meta = page, ls.Meta(count)
+			if ls.NeedsEstimate(count) {
+				stmt, args := ls.Estimate()
+				plan, err := pgexec.JSON(ctx, h.db(rt), stmt, args...)
+				if err != nil {
+					return listDBError(err, t)
+				}
+				if meta, err = ls.EstimatedMeta(plan); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: meta})
 		return nil
 	case OpGet:
-		data, err := h.one(r, rt, ts.Get, ts.GetOwned, owner, id)
+		data, err := h.one(w, r, rt, t, pgexec.OpRead, ts.Get, ts.GetOwned, owner, id)
 		if err != nil {
-			return pgexec.MapError(err, t, pgexec.OpRead)
+			return err
 		}
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
 		return nil
 	case OpDelete:
-		data, err := h.one(r, rt, ts.Delete, ts.DeleteOwned, owner, id)
+		data, err := h.one(w, r, rt, t, pgexec.OpDelete, ts.Delete, ts.DeleteOwned, owner, id)
 		if err != nil {
-			return pgexec.MapError(err, t, pgexec.OpDelete)
+			return err
 		}
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
 		return nil
@@ -155,9 +163,16 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		return err
 	}
 	if rt.Operation == OpCreate {
-		data, err := pgexec.JSON(ctx, h.db(rt), ts.Insert(res.Columns), res.Values...)
+		var data []byte
+		err := h.statements(w, r, rt, func(ctx context.Context) error {
+			var err error
+			if data, err = pgexec.JSON(ctx, h.db(rt), ts.Insert(res.Columns), res.Values...); err != nil {
+				return pgexec.MapError(err, t, pgexec.OpWrite)
+			}
+			return nil
+		})
 		if err != nil {
-			return pgexec.MapError(err, t, pgexec.OpWrite)
+			return err
 		}
 		if loc := recordLocation(r, data, t.PK.Name); loc != "" {
 			w.Header().Set("Location", loc)
@@ -169,28 +184,41 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	if owner != nil {
 		args = append(args, owner)
 	}
-	data, err := pgexec.JSON(ctx, h.db(rt), ts.Update(res.Columns, res.Reset, owner != nil), args...)
-	if errors.Is(err, pgexec.ErrNoRow) {
-		return envelope.New(envelope.CodeNotFound, "Record not found")
-	}
+	var data []byte
+	err = h.statements(w, r, rt, func(ctx context.Context) error {
+		var err error
+		data, err = pgexec.JSON(ctx, h.db(rt), ts.Update(res.Columns, res.Reset, owner != nil), args...)
+		if errors.Is(err, pgexec.ErrNoRow) {
+			return envelope.New(envelope.CodeNotFound, "Record not found")
+		}
+		if err != nil {
+			return pgexec.MapError(err, t, pgexec.OpWrite)
+		}
+		return nil
+	})
 	if err != nil {
-		return pgexec.MapError(err, t, pgexec.OpWrite)
+		return err
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record updated successfully"})
 	return nil
 }
 
-// one runs a by-id statement, the owner-scoped variant when owner is set.
-func (h *Handler) one(r *http.Request, rt *Route, plain, owned string, owner, id any) ([]byte, error) {
-	data, err := func() ([]byte, error) {
+// one runs a by-id statement of table t, the owner-scoped variant when
+// owner is set, and maps its error as op.
+func (h *Handler) one(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, op pgexec.Op, plain, owned string, owner, id any) ([]byte, error) {
+	var data []byte
+	err := h.statements(w, r, rt, func(ctx context.Context) error {
+		var err error
 		if owner != nil {
-			return pgexec.JSON(r.Context(), h.db(rt), owned, id, owner)
+			data, err = pgexec.JSON(ctx, h.db(rt), owned, id, owner)
+		} else {
+			data, err = pgexec.JSON(ctx, h.db(rt), plain, id)
 		}
-		return pgexec.JSON(r.Context(), h.db(rt), plain, id)
-	}()
-	if errors.Is(err, pgexec.ErrNoRow) {
-		return nil, envelope.New(envelope.CodeNotFound, "Record not found")
-	}
+		if errors.Is(err, pgexec.ErrNoRow) {
+			return envelope.New(envelope.CodeNotFound, "Record not found")
+		}
+		return pgexec.MapError(err, t, op)
+	})
 	return data, err
 }
 

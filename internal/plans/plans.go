@@ -1,6 +1,9 @@
 // Package plans defines account plans: how many generated-API requests a
-// project may make per hour and how many projects an account may own.
+// project may make per hour, how many projects an account may own and how
+// long one of a project's data statements may run.
 package plans
+
+import "time"
 
 // Unlimited marks a limit that does not apply.
 const Unlimited = -1
@@ -10,7 +13,15 @@ type Plan struct {
 	Name        string `json:"name"`
 	RatePerHour int64  `json:"rate_per_hour"`
 	Projects    int    `json:"projects"`
+	// StatementTimeout bounds each generated-API data statement of the
+	// plan's projects (the request context's deadline, so lib/pq cancels
+	// the query in PostgreSQL). Not part of the account's JSON.
+	StatementTimeout time.Duration `json:"-"`
 }
+
+// DefaultStatementTimeout is the statement timeout of a plan that does
+// not set one (a plan a Caddyfile defines without statement_timeout).
+const DefaultStatementTimeout = 30 * time.Second
 
 // Set is the plans by name.
 type Set map[string]Plan
@@ -18,9 +29,9 @@ type Set map[string]Plan
 // Defaults are CONTRACT section 1's plans; a Caddyfile may redefine them.
 func Defaults() Set {
 	return Set{
-		"free":      {Name: "free", RatePerHour: 100, Projects: 1},
-		"pro":       {Name: "pro", RatePerHour: 100_000, Projects: 20},
-		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited},
+		"free":      {Name: "free", RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second},
+		"pro":       {Name: "pro", RatePerHour: 100_000, Projects: 20, StatementTimeout: 15 * time.Second},
+		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited, StatementTimeout: 30 * time.Second},
 	}
 }
 
@@ -33,5 +44,5 @@ func (s Set) Get(name, fallback string) Plan {
 	if p, ok := s[fallback]; ok {
 		return p
 	}
-	return Plan{Name: name, RatePerHour: 100, Projects: 1}
+	return Plan{Name: name, RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second}
 }

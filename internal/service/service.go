@@ -58,6 +58,13 @@ type Config struct {
 	// and analytics recorder. Only the benchmarks set it, to measure what
 	// metering costs (bench/RESULTS.md).
 	WithoutMetering bool
+	// ProjectConcurrency bounds the data statements one project runs at
+	// once on this node (internal/fairshare): 0 means a quarter of
+	// MaxOpenConns (at least 1), a negative number no bound.
+	ProjectConcurrency int
+	// ProjectQueueWait is how long a statement waits for its project's
+	// turn before a 503 (0: fairshare.DefaultWait, 2 s).
+	ProjectQueueWait time.Duration
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -157,7 +164,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

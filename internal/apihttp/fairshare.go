@@ -1,0 +1,61 @@
+package apihttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/fairshare"
+)
+
+// statements runs f, a table route's data statement(s), in one of the
+// project's slots of the fair-share gate (Deps.Gate) and within its plan's
+// statement timeout (Deps.StatementTimeout). The timeout is a deadline on
+// the context f runs its statements with, so lib/pq cancels the query in
+// PostgreSQL; it counts from when the slot is taken, not from the request's
+// start, and any earlier deadline of the request still applies.
+//
+// Both outcomes are answered here, before the generic error mapping: a
+// project whose slots stayed taken gets 503 with Retry-After, a statement
+// cut by its plan's timeout 503 saying so.
+func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, f func(ctx context.Context) error) error {
+	ctx := r.Context()
+	slot, err := h.d.Gate.Acquire(ctx, rt.ProjectID)
+	if err != nil {
+		if errors.Is(err, fairshare.ErrBusy) {
+			w.Header().Set("Retry-After", "1")
+			return envelope.New(envelope.CodeUnavailable,
+				"Project %s has too many slow requests running; retry shortly, or make its slow queries faster (an index on the filtered or sorted column, a smaller page)", rt.ProjectID)
+		}
+		return err // the client went away
+	}
+	defer slot.Release()
+	var limit time.Duration
+	if h.d.StatementTimeout != nil {
+		limit = h.d.StatementTimeout(ctx, rt.ProjectID)
+	}
+	if limit <= 0 {
+		return f(ctx)
+	}
+	if dl, ok := ctx.Deadline(); ok && !dl.After(time.Now().Add(limit)) {
+		// The request's own deadline comes first: a context and timer of
+		// our own (~0.8 µs) would change nothing.
+		return f(ctx)
+	}
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err = f(sctx)
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+		// Cut by the plan's timeout, not by the request's own deadline or
+		// a client that went away.
+		h.timeouts.Add(1)
+		return envelope.New(envelope.CodeUnavailable,
+			"The query took longer than the %s its plan allows and was cancelled; narrow it (a filter on an indexed column, a smaller page) or move the project to a larger plan", limit)
+	}
+	return err
+}
+
+// StatementTimeouts is how many statements their plan's timeout cut.
+func (h *Handler) StatementTimeouts() uint64 { return h.timeouts.Load() }

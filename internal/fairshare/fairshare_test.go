@@ -1,0 +1,165 @@
+package fairshare
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestAProjectRunsAtMostLimitStatementsAndOthersStillPass(t *testing.T) {
+	g := New(2, 50*time.Millisecond)
+	ctx := context.Background()
+	a1, err1 := g.Acquire(ctx, "a")
+	a2, err2 := g.Acquire(ctx, "a")
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("third statement of a: %v, want ErrBusy", err)
+	}
+	if n := g.Rejected(); n != 1 {
+		t.Fatalf("Rejected() = %d after one ErrBusy", n)
+	}
+	b, err := g.Acquire(ctx, "b")
+	if err != nil {
+		t.Fatalf("project b waited on a's slots: %v", err)
+	}
+	b.Release()
+	a1.Release()
+	a3, err := g.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatalf("a released a slot but the next statement did not get it: %v", err)
+	}
+	a2.Release()
+	a3.Release()
+	if n := g.Running("a"); n != 0 {
+		t.Fatalf("running after every release: %d", n)
+	}
+}
+
+func TestAWaiterGetsTheSlotReleasedDuringItsWait(t *testing.T) {
+	g := New(1, 5*time.Second)
+	s, _ := g.Acquire(context.Background(), "a")
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		s.Release()
+	}()
+	got, err := g.Acquire(context.Background(), "a")
+	if err != nil {
+		t.Fatalf("waiter: %v", err)
+	}
+	got.Release()
+}
+
+func TestAWaiterGivesUpAtItsDeadlineWhenThatComesBeforeTheWait(t *testing.T) {
+	g := New(1, time.Minute)
+	s, _ := g.Acquire(context.Background(), "a")
+	defer s.Release()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("got %v, want ErrBusy", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("waited %v, past the request's deadline", d)
+	}
+	gone, cancelGone := context.WithCancel(context.Background())
+	cancelGone()
+	if _, err := g.Acquire(gone, "a"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled request got %v, want context.Canceled", err)
+	}
+}
+
+func TestManyWaitersNeverExceedTheLimitAndAllGetTheirTurn(t *testing.T) {
+	g := New(3, time.Minute)
+	var running, most atomic.Int64
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				s, err := g.Acquire(context.Background(), "a")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				n := running.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				time.Sleep(10 * time.Microsecond)
+				running.Add(-1)
+				s.Release()
+			}
+		}()
+	}
+	wg.Wait()
+	if m := most.Load(); m > 3 {
+		t.Fatalf("%d statements ran at once, limit 3", m)
+	}
+	if n := g.Running("a"); n != 0 {
+		t.Fatalf("running after every release: %d", n)
+	}
+}
+
+func TestANilGateLetsEveryStatementPass(t *testing.T) {
+	g := New(0, 0)
+	if g != nil {
+		t.Fatal("a limit of 0 should turn the gate off")
+	}
+	s, err := g.Acquire(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Release()
+}
+
+func TestDefaultLimitIsAQuarterOfThePoolAndAtLeastOne(t *testing.T) {
+	for pool, want := range map[int]int{1: 1, 3: 1, 4: 1, 8: 2, 20: 5} {
+		if got := DefaultLimit(pool); got != want {
+			t.Errorf("DefaultLimit(%d) = %d, want %d", pool, got, want)
+		}
+	}
+}
+
+// BenchmarkAcquireRelease is the gate's cost on every statement when the
+// project has a free slot.
+func BenchmarkAcquireRelease(b *testing.B) {
+	g := New(5, 0)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := g.Acquire(ctx, "p1234567")
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Release()
+	}
+}
+
+// BenchmarkAcquireReleaseParallel is the same with every core taking and
+// releasing slots of 64 projects.
+func BenchmarkAcquireReleaseParallel(b *testing.B) {
+	g := New(1<<20, 0)
+	ctx := context.Background()
+	projects := make([]string, 64)
+	for i := range projects {
+		projects[i] = "project" + string(rune('A'+i))
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			s, err := g.Acquire(ctx, projects[i%len(projects)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Release()
+			i++
+		}
+	})
+}
