@@ -39,6 +39,11 @@ type Deps struct {
 	// Authenticate and CountRequest).
 	Routes map[string]RouteHandler
 	Now    func() time.Time
+	// Idempotency is the managed projects' data pool, whose database
+	// holds tablesmith.idempotency_keys: writes with an Idempotency-Key
+	// are honoured for projects whose tables are on it (idempotency.go);
+	// nil answers the header 400.
+	Idempotency *sql.DB
 }
 
 // Limiter decides whether a project may make another request.

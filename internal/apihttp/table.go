@@ -2,6 +2,7 @@ package apihttp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -71,6 +72,13 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	if err := h.admit(w, r, rt, t.Level(permissionOf[rt.Operation])); err != nil {
 		return err
 	}
+	var idem *idempotency // set when a write carries an Idempotency-Key (idempotency.go)
+	if rt.Operation == OpCreate || rt.Operation == OpUpdate || rt.Operation == OpDelete {
+		var err error
+		if idem, err = h.idempotencyOf(r, rt); err != nil {
+			return err
+		}
+	}
 	owner, err := ownerScope(t, rt)
 	if err != nil {
 		return err
@@ -114,17 +122,26 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
 		return nil
 	case OpDelete:
-		data, err := h.one(r, rt, ts.Delete, ts.DeleteOwned, owner, id)
-		if err != nil {
-			return pgexec.MapError(err, t, pgexec.OpDelete)
+		if idem != nil {
+			if err := idem.bind(r, rt, nil); err != nil {
+				return err
+			}
+			return h.once(w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+				return deleteOn(ctx, w, q, t, ts, owner, id)
+			})
 		}
-		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
-		return nil
+		return deleteOn(ctx, w, h.db(rt), t, ts, owner, id)
 	}
 
 	body, err := h.readBody(w, r)
 	if err != nil {
 		return err
+	}
+	if idem != nil {
+		// Before the owner column is filled in: the key binds what was sent.
+		if err := idem.bind(r, rt, body); err != nil {
+			return err
+		}
 	}
 	mode := validate.Create
 	if rt.Operation == OpUpdate {
@@ -146,21 +163,41 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		return err
 	}
 	if rt.Operation == OpCreate {
-		data, err := pgexec.JSON(ctx, h.db(rt), ts.Insert(res.Columns), res.Values...)
-		if err != nil {
-			return pgexec.MapError(err, t, pgexec.OpWrite)
+		if idem != nil {
+			return h.once(w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+				return insertOn(w, r, q, t, ts, res)
+			})
 		}
-		if loc := recordLocation(r, data, t.PK.Name); loc != "" {
-			w.Header().Set("Location", loc)
-		}
-		envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
-		return nil
+		return insertOn(w, r, h.db(rt), t, ts, res)
 	}
+	if idem != nil {
+		return h.once(w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+			return updateOn(ctx, w, q, t, ts, res, owner, id)
+		})
+	}
+	return updateOn(ctx, w, h.db(rt), t, ts, res, owner, id)
+}
+
+// insertOn runs a create on q and writes its answer.
+func insertOn(w http.ResponseWriter, r *http.Request, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, res validate.Result) error {
+	data, err := pgexec.JSON(r.Context(), q, ts.Insert(res.Columns), res.Values...)
+	if err != nil {
+		return pgexec.MapError(err, t, pgexec.OpWrite)
+	}
+	if loc := recordLocation(r, data, t.PK.Name); loc != "" {
+		w.Header().Set("Location", loc)
+	}
+	envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
+	return nil
+}
+
+// updateOn runs a PUT or PATCH on q and writes its answer.
+func updateOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, res validate.Result, owner, id any) error {
 	args := append(res.Values, id)
 	if owner != nil {
 		args = append(args, owner)
 	}
-	data, err := pgexec.JSON(ctx, h.db(rt), ts.Update(res.Columns, res.Reset, owner != nil), args...)
+	data, err := pgexec.JSON(ctx, q, ts.Update(res.Columns, res.Reset, owner != nil), args...)
 	if errors.Is(err, pgexec.ErrNoRow) {
 		return envelope.New(envelope.CodeNotFound, "Record not found")
 	}
@@ -171,13 +208,28 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	return nil
 }
 
+// deleteOn runs a delete on q and writes its answer.
+func deleteOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, owner, id any) error {
+	data, err := oneOn(ctx, q, ts.Delete, ts.DeleteOwned, owner, id)
+	if err != nil {
+		return pgexec.MapError(err, t, pgexec.OpDelete)
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
+	return nil
+}
+
 // one runs a by-id statement, the owner-scoped variant when owner is set.
 func (h *Handler) one(r *http.Request, rt *Route, plain, owned string, owner, id any) ([]byte, error) {
+	return oneOn(r.Context(), h.db(rt), plain, owned, owner, id)
+}
+
+// oneOn is one on q.
+func oneOn(ctx context.Context, q pgexec.Querier, plain, owned string, owner, id any) ([]byte, error) {
 	data, err := func() ([]byte, error) {
 		if owner != nil {
-			return pgexec.JSON(r.Context(), h.db(rt), owned, id, owner)
+			return pgexec.JSON(ctx, q, owned, id, owner)
 		}
-		return pgexec.JSON(r.Context(), h.db(rt), plain, id)
+		return pgexec.JSON(ctx, q, plain, id)
 	}()
 	if errors.Is(err, pgexec.ErrNoRow) {
 		return nil, envelope.New(envelope.CodeNotFound, "Record not found")
