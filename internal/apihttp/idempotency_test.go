@@ -236,6 +236,8 @@ func TestAMalformedIdempotencyKeyIs400AndWritesNothing(t *testing.T) {
 	if n := countNotes(t, s, p); n != 0 {
 		t.Fatalf("rows = %d, want 0", n)
 	}
+	// Reads ignore the header.
+	s.Do("GET", "/v1/"+p.ID+"/notes", p.Key, nil, "Idempotency-Key", "").Must(t, 200)
 	// The longest key and the draft's quoted form are fine; the quotes are not part of the key.
 	keyed(s, p, "POST", "/notes", strings.Repeat("k", apihttp.MaxIdempotencyKey), map[string]any{"title": "long"}).Must(t, 201)
 	first := keyed(s, p, "POST", "/notes", `"quoted"`, map[string]any{"title": "q"}).Must(t, 201)
@@ -301,4 +303,25 @@ func TestEndUsersHaveTheirOwnIdempotencyKeysAndAnonymousCallersShareOne(t *testi
 	// Callers without a credential share one scope.
 	g := s.Do("POST", "/v1/"+p.ID+"/guestbook", "", map[string]any{"text": "hello"}, "Idempotency-Key", "guest").Must(t, 201)
 	mustReplay(t, g, s.Do("POST", "/v1/"+p.ID+"/guestbook", "", map[string]any{"text": "hello"}, "Idempotency-Key", "guest"))
+}
+
+func TestAServerErrorIsNotRecordedAndTheKeyStaysFree(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(notesSchema)
+	alter := func(from, to string) {
+		t.Helper()
+		if _, err := s.Svc.DB.Exec(`ALTER TABLE p_` + p.ID + `.notes RENAME COLUMN ` + from + ` TO ` + to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The database changed behind Tablesmith's back: the write fails with 500.
+	alter("body", "body_gone")
+	keyed(s, p, "POST", "/notes", "retry-me", map[string]any{"title": "a", "body": "x"}).Must(t, 500)
+	alter("body_gone", "body")
+
+	res := keyed(s, p, "POST", "/notes", "retry-me", map[string]any{"title": "a", "body": "x"}).Must(t, 201)
+	if res.Header.Get("Idempotent-Replayed") != "" || countNotes(t, s, p) != 1 {
+		t.Fatalf("retry after a 500 = %v %s", res.Header, res.Raw)
+	}
 }
