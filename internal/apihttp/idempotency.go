@@ -156,7 +156,8 @@ func (h *Handler) once(w http.ResponseWriter, r *http.Request, rt *Route, t *sch
 		envelope.WriteError(a, err)
 	}
 	if a.status >= 500 {
-		a.to(w) // rolled back by the deferred Rollback
+		_ = tx.Rollback()
+		a.to(w)
 		return nil
 	}
 	loc := sql.NullString{String: w.Header().Get("Location")}
@@ -183,6 +184,9 @@ func (h *Handler) replay(w http.ResponseWriter, r *http.Request, tx *sql.Tx, rt 
 	if err := tx.QueryRowContext(r.Context(), readKey, rt.ProjectID, k.scope, k.key).Scan(&sum, &status, &body, &loc); err != nil {
 		return fail(err)
 	}
+	// The claim locked the row: let it go before writing to a client
+	// that may read slowly, as others with the key wait on it.
+	_ = tx.Rollback()
 	if !bytes.Equal(sum, k.sum[:]) {
 		return envelope.New(envelope.CodeIdempotencyReused,
 			"This Idempotency-Key was used for a different request (method, path or body) within the last 24 hours; use a new key")
