@@ -14,7 +14,7 @@ import (
 var errorCodes = []string{
 	envelope.CodeValidation, envelope.CodeInvalidJSON, envelope.CodeInvalidQuery,
 	envelope.CodeUnauthorized, envelope.CodeInvalidCreds, envelope.CodeForbidden,
-	envelope.CodeNotFound, envelope.CodeMethodNotAllowed, envelope.CodeConflict,
+	envelope.CodeNotFound, envelope.CodeMethodNotAllowed, envelope.CodeConflict, envelope.CodeIdempotencyReused,
 	envelope.CodePayloadTooLarge, envelope.CodeUnsupportedMedia, envelope.CodeRateLimited,
 	envelope.CodeTooManyAttempts, envelope.CodeInternal, envelope.CodeUnavailable,
 }
@@ -31,6 +31,7 @@ const (
 	respForbidden    = "Forbidden"
 	respNotFound     = "NotFound"
 	respConflict     = "Conflict"
+	respKeyReused    = "IdempotencyKeyReused"
 	respTooLarge     = "PayloadTooLarge"
 	respMediaType    = "UnsupportedMediaType"
 	respRateLimited  = "RateLimited"
@@ -43,6 +44,7 @@ const (
 	headerRetry     = "Retry-After"
 	headerRequestID = "X-Request-Id"
 	headerLocation  = "Location"
+	headerReplayed  = "Idempotent-Replayed"
 
 	securityBearer = "bearerAuth"
 	jsonMedia      = "application/json"
@@ -153,6 +155,9 @@ func sharedResponses() *orderedmap.Map[string, *v3.Response] {
 	m.Set(respConflict, errorResponse("A unique value is taken, or the record is still referenced.", nil,
 		errorExample{"unique", "A unique value is taken", envelope.CodeConflict, "A record with this value already exists",
 			map[string]string{"email": "already exists"}}))
+	m.Set(respKeyReused, errorResponse("The Idempotency-Key was used within the last 24 hours for another request (method, path or body).", nil,
+		errorExample{"key_reused", "A key sent again with another body", envelope.CodeIdempotencyReused,
+			"This Idempotency-Key was used for a different request (method, path or body) within the last 24 hours; use a new key", nil}))
 	m.Set(respTooLarge, errorResponse("The body is larger than the limit (1 MiB by default).", nil,
 		errorExample{"too_large", "Body too large", envelope.CodePayloadTooLarge, "The body is larger than 1048576 bytes", nil}))
 	m.Set(respMediaType, errorResponse("The body's Content-Type is not application/json.", nil,
@@ -182,6 +187,8 @@ func sharedHeaders() *orderedmap.Map[string, *v3.Header] {
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
 	m.Set(headerLocation, &v3.Header{Description: "The path of the created record.",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
+	m.Set(headerReplayed, &v3.Header{Description: "true when the answer is the recorded first answer to this Idempotency-Key, not a new write.",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("true")}})})
 	return m
 }
 

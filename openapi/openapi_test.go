@@ -301,12 +301,12 @@ func TestEveryOperationDocumentsItsErrorsWithExamples(t *testing.T) {
 	t.Parallel()
 	m := renderMap(t, compileFile(t, "alltypes.json"))
 	want := map[string][]string{
-		"post /posts":         {"201", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"},
+		"post /posts":         {"201", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"},
 		"get /posts":          {"200", "400", "401", "403", "404", "429", "500", "503"},
 		"get /posts/{id}":     {"200", "401", "404", "429", "500", "503"},
-		"patch /posts/{id}":   {"200", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"},
-		"delete /posts/{id}":  {"200", "401", "403", "404", "409", "429", "500", "503"}, // tags.post_id restricts
-		"delete /tags/{id}":   {"200", "401", "403", "404", "429", "500", "503"},
+		"patch /posts/{id}":   {"200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"},
+		"delete /posts/{id}":  {"200", "401", "403", "404", "409", "422", "429", "500", "503"}, // tags.post_id restricts
+		"delete /tags/{id}":   {"200", "401", "403", "404", "422", "429", "500", "503"},
 		"post /auth/login":    {"200", "400", "401", "403", "413", "415", "429", "500", "503"},
 		"post /auth/register": {"201", "400", "409", "413", "415", "429", "500", "503"},
 	}
@@ -538,6 +538,38 @@ func BenchmarkRenderAllTypes(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Render(c, Options{ProjectID: "abc123def456", Version: 1}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestWritesDocumentTheIdempotencyKeyHeader(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	param := at(t, m, "components", "parameters", "IdempotencyKey").(map[string]any)
+	if param["in"] != "header" || param["name"] != "Idempotency-Key" || at(t, param, "schema", "maxLength") != float64(255) {
+		t.Fatalf("Idempotency-Key parameter = %v", param)
+	}
+	for _, op := range []struct{ path, method, status string }{
+		{"/posts", "post", "201"}, {"/posts/{id}", "put", "200"}, {"/posts/{id}", "patch", "200"}, {"/posts/{id}", "delete", "200"},
+	} {
+		o := at(t, m, "paths", op.path, op.method).(map[string]any)
+		found := false
+		for _, p := range o["parameters"].([]any) {
+			found = found || p.(map[string]any)["$ref"] == "#/components/parameters/IdempotencyKey"
+		}
+		if !found {
+			t.Errorf("%s %s does not take Idempotency-Key", op.method, op.path)
+		}
+		if at(t, o, "responses", "422", "$ref") != "#/components/responses/IdempotencyKeyReused" {
+			t.Errorf("%s %s has no 422 for a reused key", op.method, op.path)
+		}
+		if at(t, o, "responses", op.status, "headers", "Idempotent-Replayed", "$ref") != "#/components/headers/Idempotent-Replayed" {
+			t.Errorf("%s %s does not name Idempotent-Replayed", op.method, op.path)
+		}
+	}
+	for _, p := range at(t, m, "paths", "/posts", "get", "parameters").([]any) {
+		if p.(map[string]any)["$ref"] == "#/components/parameters/IdempotencyKey" {
+			t.Error("a read takes Idempotency-Key")
 		}
 	}
 }

@@ -22,6 +22,8 @@ const (
 	paramOrder  = "Order"
 	paramFilter = "FilterExpression"
 	paramCount  = "Count"
+
+	paramIdempotencyKey = "IdempotencyKey"
 )
 
 // maxIncludeEnum bounds the enum of include paths; a richer graph gets a
@@ -57,6 +59,13 @@ func sharedParameters() *orderedmap.Map[string, *v3.Parameter] {
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"),
 			Enum:    []*yaml.Node{str(translate.CountExact), str(translate.CountEstimated), str(translate.CountNone)},
 			Default: str(translate.CountEstimated)})})
+	m.Set(paramIdempotencyKey, &v3.Parameter{Name: "Idempotency-Key", In: "header",
+		Description: "Makes a write safe to retry: the same key with the same method, path and body within 24 hours " +
+			"answers the first answer again (status, body and Location, with Idempotent-Replayed: true) without writing again; " +
+			"the same key with another request is answered 422 IDEMPOTENCY_KEY_REUSED. Keys are per credential. " +
+			"Answers of 500 and above are not recorded. Not available for projects that front an existing database (400).",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), MinLength: ptr(int64(1)), MaxLength: ptr(int64(255)),
+			Pattern: "^[ -~]+$"})})
 	return m
 }
 
@@ -227,7 +236,7 @@ func levelText(level string, write bool) string {
 // statusOf maps the shared error responses to their status.
 var statusOf = map[string]string{
 	respInvalidQuery: "400", respBadBody: "400", respUnauthorized: "401", respForbidden: "403",
-	respNotFound: "404", respConflict: "409", respTooLarge: "413", respMediaType: "415",
+	respNotFound: "404", respConflict: "409", respKeyReused: "422", respTooLarge: "413", respMediaType: "415",
 	respRateLimited: "429", respInternal: "500", respUnavailable: "503",
 }
 
@@ -327,6 +336,34 @@ func tablePaths(paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled,
 				deleteErrors(c, t)...)},
 	}
 	paths.Set("/"+t.Name+"/{id}", item)
+	for _, op := range []*v3.Operation{collection.Post, item.Put, item.Patch, item.Delete} {
+		idempotent(op)
+	}
+}
+
+// idempotent documents the Idempotency-Key header on a write: the
+// parameter, the 422 of a reused key and the header of a replayed answer.
+func idempotent(op *v3.Operation) {
+	op.Parameters = append(op.Parameters, paramRef(paramIdempotencyKey))
+	for st := op.Responses.Codes.First(); st != nil; st = st.Next() {
+		if r := st.Value(); strings.HasPrefix(st.Key(), "2") && r.Headers != nil {
+			r.Headers.Set(headerReplayed, &v3.Header{Reference: "#/components/headers/" + headerReplayed})
+		}
+	}
+	// The error answers stay in status order.
+	codes := orderedmap.New[string, *v3.Response]()
+	added := false
+	for st := op.Responses.Codes.First(); st != nil; st = st.Next() {
+		if !added && st.Key() > "422" {
+			codes.Set("422", responseRef(respKeyReused))
+			added = true
+		}
+		codes.Set(st.Key(), st.Value())
+	}
+	if !added {
+		codes.Set("422", responseRef(respKeyReused))
+	}
+	op.Responses.Codes = codes
 }
 
 func deleteErrors(c *schema.Compiled, t *schema.CTable) []string {

@@ -49,6 +49,11 @@ type Deps struct {
 	// statements may run (its plan's statement_timeout); nil or 0: no
 	// bound beyond the request's own deadline.
 	StatementTimeout func(ctx context.Context, projectID string) time.Duration
+	// Idempotency is the managed projects' data pool, whose database
+	// holds tablesmith.idempotency_keys: writes with an Idempotency-Key
+	// are honoured for projects whose tables are on it (idempotency.go);
+	// nil answers the header 400.
+	Idempotency *sql.DB
 }
 
 // Limiter decides whether a project may make another request.

@@ -74,6 +74,12 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	if err != nil {
 		return err
 	}
+	var idem *idempotency // set when a write carries an Idempotency-Key (idempotency.go)
+	if rt.Operation == OpCreate || rt.Operation == OpUpdate || rt.Operation == OpDelete {
+		if idem, err = h.idempotencyOf(r, rt); err != nil {
+			return err
+		}
+	}
 	// owner is the end user whose rows alone the operation reaches, or nil.
 	var owner any
 	if !grant.Rows.All() {
@@ -125,17 +131,33 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
 		return nil
 	case OpDelete:
-		data, err := h.one(w, r, rt, t, pgexec.OpDelete, ts.Delete, ts.DeleteOwned, owner, id)
-		if err != nil {
+		if idem == nil {
+			data, err := h.one(w, r, rt, t, pgexec.OpDelete, ts.Delete, ts.DeleteOwned, owner, id)
+			if err != nil {
+				return err
+			}
+			envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
+			return nil
+		}
+		if err := idem.bind(r, rt, nil); err != nil {
 			return err
 		}
-		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
-		return nil
+		return h.statements(w, r, rt, func(ctx context.Context) error {
+			return h.once(ctx, w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+				return deleteOn(ctx, w, q, t, ts, owner, id)
+			})
+		})
 	}
 
 	body, err := h.readBody(w, r)
 	if err != nil {
 		return err
+	}
+	if idem != nil {
+		// Before the owner column is filled in: the key binds what was sent.
+		if err := idem.bind(r, rt, body); err != nil {
+			return err
+		}
 	}
 	mode := validate.Create
 	if rt.Operation == OpUpdate {
@@ -163,41 +185,50 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		return err
 	}
 	if rt.Operation == OpCreate {
-		var data []byte
-		err := h.statements(w, r, rt, func(ctx context.Context) error {
-			var err error
-			if data, err = pgexec.JSON(ctx, h.db(rt), ts.Insert(res.Columns), res.Values...); err != nil {
-				return pgexec.MapError(err, t, pgexec.OpWrite)
+		return h.statements(w, r, rt, func(ctx context.Context) error {
+			if idem != nil {
+				return h.once(ctx, w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+					return insertOn(ctx, w, r, q, t, ts, res)
+				})
 			}
-			return nil
+			return insertOn(ctx, w, r, h.db(rt), t, ts, res)
 		})
-		if err != nil {
-			return err
-		}
-		if loc := recordLocation(r, data, t.PK.Name); loc != "" {
-			w.Header().Set("Location", loc)
-		}
-		envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
-		return nil
 	}
+	return h.statements(w, r, rt, func(ctx context.Context) error {
+		if idem != nil {
+			return h.once(ctx, w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+				return updateOn(ctx, w, q, t, ts, res, owner, id)
+			})
+		}
+		return updateOn(ctx, w, h.db(rt), t, ts, res, owner, id)
+	})
+}
+
+// insertOn runs a create on q and writes its answer.
+func insertOn(ctx context.Context, w http.ResponseWriter, r *http.Request, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, res validate.Result) error {
+	data, err := pgexec.JSON(ctx, q, ts.Insert(res.Columns), res.Values...)
+	if err != nil {
+		return pgexec.MapError(err, t, pgexec.OpWrite)
+	}
+	if loc := recordLocation(r, data, t.PK.Name); loc != "" {
+		w.Header().Set("Location", loc)
+	}
+	envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
+	return nil
+}
+
+// updateOn runs a PUT or PATCH on q and writes its answer.
+func updateOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, res validate.Result, owner, id any) error {
 	args := append(res.Values, id)
 	if owner != nil {
 		args = append(args, owner)
 	}
-	var data []byte
-	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		var err error
-		data, err = pgexec.JSON(ctx, h.db(rt), ts.Update(res.Columns, res.Reset, owner != nil), args...)
-		if errors.Is(err, pgexec.ErrNoRow) {
-			return envelope.New(envelope.CodeNotFound, "Record not found")
-		}
-		if err != nil {
-			return pgexec.MapError(err, t, pgexec.OpWrite)
-		}
-		return nil
-	})
+	data, err := pgexec.JSON(ctx, q, ts.Update(res.Columns, res.Reset, owner != nil), args...)
+	if errors.Is(err, pgexec.ErrNoRow) {
+		return envelope.New(envelope.CodeNotFound, "Record not found")
+	}
 	if err != nil {
-		return err
+		return pgexec.MapError(err, t, pgexec.OpWrite)
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record updated successfully"})
 	return nil
@@ -219,6 +250,30 @@ func (h *Handler) one(w http.ResponseWriter, r *http.Request, rt *Route, t *sche
 		}
 		return pgexec.MapError(err, t, op)
 	})
+	return data, err
+}
+
+// deleteOn runs a delete on q and writes its answer.
+func deleteOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, owner, id any) error {
+	data, err := oneOn(ctx, q, ts.Delete, ts.DeleteOwned, owner, id)
+	if err != nil {
+		return pgexec.MapError(err, t, pgexec.OpDelete)
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
+	return nil
+}
+
+// oneOn is one on q.
+func oneOn(ctx context.Context, q pgexec.Querier, plain, owned string, owner, id any) ([]byte, error) {
+	data, err := func() ([]byte, error) {
+		if owner != nil {
+			return pgexec.JSON(ctx, q, owned, id, owner)
+		}
+		return pgexec.JSON(ctx, q, plain, id)
+	}()
+	if errors.Is(err, pgexec.ErrNoRow) {
+		return nil, envelope.New(envelope.CodeNotFound, "Record not found")
+	}
 	return data, err
 }
 

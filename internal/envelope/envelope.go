@@ -21,6 +21,7 @@ const (
 	CodeNotFound          = "NOT_FOUND"
 	CodeMethodNotAllowed  = "METHOD_NOT_ALLOWED"
 	CodeConflict          = "CONFLICT"
+	CodeIdempotencyReused = "IDEMPOTENCY_KEY_REUSED"
 	CodeDestructive       = "DESTRUCTIVE_CHANGE"
 	CodePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
@@ -44,6 +45,7 @@ var statusOf = map[string]int{
 	CodeMethodNotAllowed:  http.StatusMethodNotAllowed,
 	CodeConflict:          http.StatusConflict,
 	CodeDestructive:       http.StatusConflict,
+	CodeIdempotencyReused: http.StatusUnprocessableEntity,
 	CodePayloadTooLarge:   http.StatusRequestEntityTooLarge,
 	CodeUnsupportedMedia:  http.StatusUnsupportedMediaType,
 	CodeRateLimited:       http.StatusTooManyRequests,

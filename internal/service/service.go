@@ -164,7 +164,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()
