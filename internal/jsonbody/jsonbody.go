@@ -18,6 +18,10 @@ import (
 	"github.com/tablesmith/tablesmith/internal/envelope"
 )
 
+// MsgNotObject is the message of a body that is not one JSON object
+// (a caller may say more precisely what it wanted).
+const MsgNotObject = "The body must be a JSON object"
+
 // Read checks the media type, reads at most max bytes of the body and
 // checks them with Check (NUL characters allowed).
 func Read(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
@@ -69,7 +73,7 @@ func Object(w http.ResponseWriter, r *http.Request, max int64) (map[string]any, 
 	dec.UseNumber()
 	var body map[string]any
 	if err := dec.Decode(&body); err != nil || body == nil {
-		return nil, envelope.New(envelope.CodeInvalidJSON, "The body must be a JSON object")
+		return nil, envelope.New(envelope.CodeInvalidJSON, MsgNotObject)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, envelope.New(envelope.CodeInvalidJSON, "The body must be a single JSON object")
@@ -95,7 +99,7 @@ func Decode(w http.ResponseWriter, r *http.Request, max int64, v any) error {
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{strings.Trim(f, `"`): "unknown field"})
 		}
-		return envelope.New(envelope.CodeInvalidJSON, "The body must be a JSON object")
+		return envelope.New(envelope.CodeInvalidJSON, MsgNotObject)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return envelope.New(envelope.CodeInvalidJSON, "The body must be a single JSON object")

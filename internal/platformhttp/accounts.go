@@ -28,11 +28,10 @@ type accountView struct {
 	} `json:"usage"`
 }
 
-func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
 	var c credentials
 	if err := h.decode(w, r, &c); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	emailCol := schema.Column{Name: "email", Type: schema.TypeEmail, Required: true}
 	problems := map[string]string{}
@@ -48,60 +47,52 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		problems["name"] = "must be at most 100 characters"
 	}
 	if len(problems) > 0 {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
-		return
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
 	}
 	hash, err := auth.HashPassword(c.Password)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	cfg := h.d.Config()
 	acc, err := h.d.Store.CreateAccount(r.Context(), email.(string), c.Name, hash, cfg.DefaultPlan)
 	if errors.Is(err, store.ErrDuplicate) {
-		h.fail(w, r, envelope.Fields(envelope.CodeConflict, "An account with this e-mail already exists", map[string]string{"email": "already registered"}))
-		return
+		return envelope.Fields(envelope.CodeConflict, "An account with this e-mail already exists", map[string]string{"email": "already registered"})
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
-	h.respondSession(w, r, acc, http.StatusCreated)
+	return h.respondSession(w, r, acc, http.StatusCreated)
 }
 
-func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	var c credentials
 	if err := h.decode(w, r, &c); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	acc, err := h.d.Store.AccountByEmail(r.Context(), strings.ToLower(strings.TrimSpace(c.Email)))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	// The same work and the same answer whether the e-mail is unknown or
 	// the password wrong.
 	if !auth.CheckPasswordOrDummy(acc.PasswordHash, c.Password) {
-		h.fail(w, r, envelope.New(envelope.CodeInvalidCreds, "Wrong e-mail or password"))
-		return
+		return envelope.New(envelope.CodeInvalidCreds, "Wrong e-mail or password")
 	}
-	h.respondSession(w, r, acc, http.StatusOK)
+	return h.respondSession(w, r, acc, http.StatusOK)
 }
 
-func (h *Handler) respondSession(w http.ResponseWriter, r *http.Request, acc store.Account, status int) {
+func (h *Handler) respondSession(w http.ResponseWriter, r *http.Request, acc store.Account, status int) error {
 	tok, err := h.d.Sessions.Issue(acc.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	view, err := h.view(r, acc)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.Write(w, status, envelope.Success{Data: map[string]any{"account": view, "token": tok,
 		"token_type": "Bearer", "expires_in": int(h.d.Sessions.TTL.Seconds())}})
+	return nil
 }
 
 func (h *Handler) view(r *http.Request, acc store.Account) (accountView, error) {
@@ -113,11 +104,11 @@ func (h *Handler) view(r *http.Request, acc store.Account) (accountView, error) 
 	return v, err
 }
 
-func (h *Handler) account(w http.ResponseWriter, r *http.Request, acc store.Account) {
+func (h *Handler) account(w http.ResponseWriter, r *http.Request, acc store.Account) error {
 	v, err := h.view(r, acc)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.OK(w, v)
+	return nil
 }
