@@ -302,10 +302,12 @@ func (a *Auth) revoke(ctx context.Context, projectID, sessionID, reason string, 
 
 // logout revokes the session of a refresh token given in the body, or,
 // without a body, the session of the access token that authenticates the
-// request. Its refresh tokens and its access tokens stop working.
+// request. Its refresh tokens and its access tokens stop working. An
+// empty body is no body, whatever Content-Type says (clients that always
+// send application/json).
 func (a *Auth) logout(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
 	ctx, now := r.Context(), a.cfg.Now()
-	if r.ContentLength == 0 && r.Header.Get("Content-Type") == "" {
+	if r.ContentLength == 0 {
 		if err := h.Authenticate(r, rt); err != nil {
 			return err
 		}
