@@ -281,6 +281,25 @@ func TestBadConfigurationStopsTheLoadWithAClearMessage(t *testing.T) {
 	}
 }
 
+func TestAnInvalidRedisURLStopsTheLoadSayingWhatIsWrongWithIt(t *testing.T) {
+	caddyEnv(t, testpg.URL(t))
+	t.Setenv("TABLESMITH_REDIS_URL", "redis://app:s3cret-pw@cache:notaport/0")
+	cfg, err := adaptExample(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = caddy.Load(cfg, true)
+	if err == nil {
+		caddy.Stop()
+		t.Fatal("an invalid redis_url loaded")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "redis_url is not a valid Redis URL") || !strings.Contains(msg, "invalid port") ||
+		strings.Contains(msg, "global option is missing") || strings.Contains(msg, "s3cret") {
+		t.Fatalf("load error = %v", err)
+	}
+}
+
 func TestValidateNeedsNoDatabase(t *testing.T) {
 	caddyEnv(t, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
 	cfg, err := adaptExample(t, nil)

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -37,8 +38,12 @@ func (*PlatformHandler) CaddyModule() caddy.ModuleInfo {
 
 func appOf(ctx caddy.Context) (*App, error) {
 	a, err := ctx.AppIfConfigured("tablesmith")
-	if err != nil {
+	if errors.Is(err, caddy.ErrNotConfigured) {
 		return nil, fmt.Errorf("the tablesmith global option is missing from the Caddyfile (add a `tablesmith { database_url ... }` block): %w", err)
+	}
+	if err != nil {
+		// The option is there but failed to load: its own error says why.
+		return nil, err
 	}
 	return a.(*App), nil
 }
