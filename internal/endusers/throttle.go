@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/tablesmith/tablesmith/internal/clientaddr"
 )
 
 // Login throttling counts failed logins per subject in the control schema,
@@ -55,14 +57,12 @@ func (a *Auth) loginWait(ctx context.Context, projectID string, subjects []strin
 	return wait, nil
 }
 
-// remoteAddr is the client address of a request as the server saw it:
-// the host of RemoteAddr, with IPv6 addresses reduced to their /64 (one
-// customer usually holds a whole /64, so single addresses are free).
+// remoteAddr is the client address of a request as the server in front
+// determined it (Caddy's client_ip, which honours trusted_proxies; else
+// the peer), with IPv6 addresses reduced to their /64 (one customer
+// usually holds a whole /64, so single addresses are free).
 func remoteAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host, _ := clientaddr.From(r)
 	ip := net.ParseIP(host)
 	if ip == nil {
 		return host

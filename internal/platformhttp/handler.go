@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
@@ -201,13 +202,8 @@ func created(w http.ResponseWriter, data any) {
 	envelope.Write(w, http.StatusCreated, envelope.Success{Data: data})
 }
 
+// baseURL is this server as the client reached it (X-Forwarded-Proto
+// only from a trusted proxy).
 func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
-		scheme = p
-	}
-	return scheme + "://" + r.Host
+	return clientaddr.Scheme(r) + "://" + r.Host
 }
