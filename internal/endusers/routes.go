@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/validate"
@@ -181,27 +181,22 @@ func (a *Auth) login(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	}
 	ctx, now := r.Context(), a.cfg.Now()
 	email := strings.ToLower(strings.TrimSpace(in["email"]))
-	subjects := loginSubjects(email, a.cfg.ClientAddr(r))
-	wait, err := a.loginWait(ctx, rt.ProjectID, subjects, now)
-	if err != nil {
+	throttle := loginthrottle.Throttle{Limits: a.cfg.Throttle, Store: a.cfg.Store, Scope: rt.ProjectID}
+	attempt := loginthrottle.Subjects(email, a.cfg.ClientAddr(r))
+	if err := throttle.Check(ctx, w, attempt, now); err != nil {
 		return err
-	}
-	if wait > 0 {
-		secs := retryAfterSeconds(wait)
-		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		return envelope.New(envelope.CodeTooManyAttempts, "Too many failed logins; try again in %d seconds", secs)
 	}
 	u, err := a.userByEmail(ctx, q, email)
 	if err != nil {
 		return err
 	}
 	if !auth.CheckPasswordOrDummy(u.Hash, in["password"]) {
-		if err := a.cfg.Store.RecordLoginFailure(ctx, rt.ProjectID, subjects, now, a.cfg.Throttle.Window); err != nil {
+		if err := throttle.Failed(ctx, attempt, now); err != nil {
 			return err
 		}
 		return envelope.New(envelope.CodeInvalidCreds, "Invalid e-mail or password")
 	}
-	if err := a.cfg.Store.ClearLoginFailures(ctx, rt.ProjectID, subjects[0]); err != nil {
+	if err := throttle.Succeeded(ctx, attempt); err != nil {
 		return err
 	}
 	if !u.Active {

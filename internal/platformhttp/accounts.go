@@ -8,6 +8,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -69,14 +70,28 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decode(w, r, &c); err != nil {
 		return err
 	}
-	acc, err := h.d.Store.AccountByEmail(r.Context(), strings.ToLower(strings.TrimSpace(c.Email)))
+	ctx, now := r.Context(), h.d.Now()
+	email := strings.ToLower(strings.TrimSpace(c.Email))
+	// Throttled like end-user logins, in a table of its own.
+	throttle := loginthrottle.Throttle{Limits: h.d.LoginThrottle, Store: h.d.Store, Scope: store.PlatformLogins}
+	attempt := loginthrottle.Subjects(email, loginthrottle.ClientAddr(r))
+	if err := throttle.Check(ctx, w, attempt, now); err != nil {
+		return err
+	}
+	acc, err := h.d.Store.AccountByEmail(ctx, email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	// The same work and the same answer whether the e-mail is unknown or
 	// the password wrong.
 	if !auth.CheckPasswordOrDummy(acc.PasswordHash, c.Password) {
+		if err := throttle.Failed(ctx, attempt, now); err != nil {
+			return err
+		}
 		return envelope.New(envelope.CodeInvalidCreds, "Wrong e-mail or password")
+	}
+	if err := throttle.Succeeded(ctx, attempt); err != nil {
+		return err
 	}
 	return h.respondSession(w, r, acc, http.StatusOK)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
+	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -42,6 +43,8 @@ type Deps struct {
 	// External enables the postgres_external engine (external.go); nil:
 	// the engine is listed as unavailable.
 	External *extdb.Connections
+	// LoginThrottle limits failed logins (zero: the end-user defaults).
+	LoginThrottle loginthrottle.Limits
 }
 
 // Config is the part of the configuration that a reload may change.
