@@ -199,3 +199,13 @@ func TestTheLoginThrottleKeysOnTheClientAddressCaddyDetermined(t *testing.T) {
 	e.s.SetClient("203.0.113.21", true)
 	e.login("real@example.com")
 }
+
+func TestALoginEmailWithANULCharacterIsAValidationError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, appSchema)
+	r := e.auth("POST", "login", "", `{"email":"a\u0000@example.com","password":"longpassword"}`)
+	wantError(t, r, 400, "VALIDATION_ERROR")
+	if r.Details()["email"] != "must not contain NUL characters" {
+		t.Fatalf("details = %v", r.Details())
+	}
+}

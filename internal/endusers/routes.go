@@ -403,6 +403,9 @@ func onlyStrings(body map[string]any, fields ...string) (map[string]string, erro
 			problems[f] = "must be a string"
 		case s == "":
 			problems[f] = "must not be empty"
+		case strings.ContainsRune(s, 0):
+			// PostgreSQL text cannot hold it (the e-mail is looked up).
+			problems[f] = "must not contain NUL characters"
 		default:
 			out[f] = s
 		}
