@@ -34,7 +34,7 @@ type Deps struct {
 	Trigram bool
 	Logger  *slog.Logger
 	// Analytics serves GET /api/projects/{id}/analytics; nil: 404.
-	Analytics func(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan)
+	Analytics func(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) error
 	// Usage reports this hour's generated-API requests of a project.
 	Usage func(ctx context.Context, projectID string) (used int64, resets time.Time)
 	Now   func() time.Time

@@ -76,6 +76,5 @@ func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Ac
 		return envelope.New(envelope.CodeNotFound, "Analytics are not enabled")
 	}
 	cfg := h.d.Config()
-	h.d.Analytics(w, r, p, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
-	return nil
+	return h.d.Analytics(w, r, p, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
 }
