@@ -28,10 +28,10 @@ func Read(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	return read(w, r, max, false)
 }
 
-// ReadNoNUL is Read that also refuses the NUL character (\u0000) in any
+// readNoNUL is Read that also refuses the NUL character (\u0000) in any
 // string or key, as a VALIDATION_ERROR naming its path: PostgreSQL text
 // cannot hold it.
-func ReadNoNUL(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+func readNoNUL(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	return read(w, r, max, true)
 }
 
@@ -85,7 +85,7 @@ func Object(w http.ResponseWriter, r *http.Request, max int64) (map[string]any, 
 // fields v does not have and NUL characters (the platform API). A field
 // of the wrong type or unknown is a VALIDATION_ERROR naming it.
 func Decode(w http.ResponseWriter, r *http.Request, max int64, v any) error {
-	raw, err := ReadNoNUL(w, r, max)
+	raw, err := readNoNUL(w, r, max)
 	if err != nil {
 		return err
 	}
