@@ -175,6 +175,52 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 	}
 }
 
+func TestBehindATrustedProxyTheClientAddressAndSchemeComeFromItsHeaders(t *testing.T) {
+	base := caddyEnv(t, testpg.NewDatabase(t))
+	loadExample(t, func(s string) string {
+		return strings.Replace(s, "\tmetrics\n", "\tmetrics\n\tservers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n", 1)
+	})
+	t.Cleanup(func() { caddy.Stop() })
+	send := func(status int, path, token, forwardedFor string, body any) map[string]any {
+		t.Helper()
+		raw, _ := json.Marshal(body)
+		method := "POST"
+		if body == nil {
+			method = "GET"
+		}
+		req, _ := http.NewRequest(method, base+path, bytes.NewReader(raw))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", forwardedFor)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		json.NewDecoder(res.Body).Decode(&out)
+		if res.StatusCode != status {
+			t.Fatalf("%s %s from %s: %d, want %d: %v", method, path, forwardedFor, res.StatusCode, status, out)
+		}
+		data, _ := out["data"].(map[string]any)
+		return data
+	}
+	session := send(201, "/api/auth/signup", "", "203.0.113.50", map[string]any{"email": "eve@example.com", "password": "supersecret1"})["token"].(string)
+	// Caddy trusts 127.0.0.1, so the client is the X-Forwarded-For address.
+	for i := range 30 {
+		send(401, "/api/auth/login", "", "203.0.113.50", map[string]any{"email": fmt.Sprintf("u%d@example.com", i), "password": "supersecret1"})
+	}
+	send(429, "/api/auth/login", "", "203.0.113.50", map[string]any{"email": "eve@example.com", "password": "supersecret1"})
+	send(200, "/api/auth/login", "", "203.0.113.51", map[string]any{"email": "eve@example.com", "password": "supersecret1"})
+	p := send(201, "/api/projects", session, "203.0.113.51", map[string]any{"name": "Blog"})
+	if !strings.HasPrefix(p["api_base_url"].(string), "https://") {
+		t.Fatalf("api_base_url behind a trusted proxy saying https = %v", p["api_base_url"])
+	}
+}
+
 func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 	base := caddyEnv(t, testpg.NewDatabase(t))
 	loadExample(t, nil)
@@ -277,6 +323,25 @@ func TestBadConfigurationStopsTheLoadWithAClearMessage(t *testing.T) {
 	cfg, _ = adaptExample(t, nil)
 	if err := caddy.Load(cfg, true); err == nil || !strings.Contains(err.Error(), "database_url is empty") {
 		caddy.Stop()
+		t.Fatalf("load error = %v", err)
+	}
+}
+
+func TestAnInvalidRedisURLStopsTheLoadSayingWhatIsWrongWithIt(t *testing.T) {
+	caddyEnv(t, testpg.URL(t))
+	t.Setenv("TABLESMITH_REDIS_URL", "redis://app:s3cret-pw@cache:notaport/0")
+	cfg, err := adaptExample(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = caddy.Load(cfg, true)
+	if err == nil {
+		caddy.Stop()
+		t.Fatal("an invalid redis_url loaded")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "redis_url is not a valid Redis URL") || !strings.Contains(msg, "invalid port") ||
+		strings.Contains(msg, "global option is missing") || strings.Contains(msg, "s3cret") {
 		t.Fatalf("load error = %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -8,6 +9,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/tablesmith/tablesmith/internal/clientaddr"
 )
 
 func init() {
@@ -37,8 +40,12 @@ func (*PlatformHandler) CaddyModule() caddy.ModuleInfo {
 
 func appOf(ctx caddy.Context) (*App, error) {
 	a, err := ctx.AppIfConfigured("tablesmith")
-	if err != nil {
+	if errors.Is(err, caddy.ErrNotConfigured) {
 		return nil, fmt.Errorf("the tablesmith global option is missing from the Caddyfile (add a `tablesmith { database_url ... }` block): %w", err)
+	}
+	if err != nil {
+		// The option is there but failed to load: its own error says why.
+		return nil, err
 	}
 	return a.(*App), nil
 }
@@ -57,14 +64,26 @@ func (h *PlatformHandler) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP answers every request itself (errors included, as envelopes).
 func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	h.app.Service().API().ServeHTTP(w, r)
+	h.app.Service().API().ServeHTTP(w, withClientAddr(r))
 	return nil
 }
 
 // ServeHTTP answers every request itself (errors included, as envelopes).
 func (h *PlatformHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	h.app.Service().Platform().ServeHTTP(w, r)
+	h.app.Service().Platform().ServeHTTP(w, withClientAddr(r))
 	return nil
+}
+
+// withClientAddr hands the handlers, which do not import Caddy, the
+// client address Caddy determined (client_ip, honouring the server's
+// trusted_proxies) and whether the peer is a trusted proxy.
+func withClientAddr(r *http.Request) *http.Request {
+	ip, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
+	if ip == "" {
+		return r
+	}
+	trusted, _ := caddyhttp.GetVar(r.Context(), caddyhttp.TrustedProxyVarKey).(bool)
+	return r.WithContext(clientaddr.With(r.Context(), ip, trusted))
 }
 
 // UnmarshalCaddyfile parses the directive, which takes no arguments.

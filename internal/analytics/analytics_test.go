@@ -500,3 +500,18 @@ func TestRouteTemplatesNameEveryKindOfGeneratedAPIPath(t *testing.T) {
 		}
 	}
 }
+
+func TestParseWindowRefusesASpanTooLongForADuration(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 30, 20, 0, time.UTC)
+	for _, query := range []string{
+		"from=0001-01-01T00:00:00Z&interval=1m",
+		"from=0001-01-01T00:00:00Z",
+		"from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z&interval=30d",
+	} {
+		q, _ := url.ParseQuery(query)
+		w, problems := analytics.ParseWindow(q, now)
+		if problems["interval"] == "" {
+			t.Errorf("%q: want a problem with interval, got %v (window %+v)", query, problems, w)
+		}
+	}
+}

@@ -139,6 +139,11 @@ func TestAnalyticsEndpointCountsARealRequestMixPerStatusClassAndEndpoint(t *test
 	if bad.ErrorCode() != "INVALID_QUERY" || bad.Details()["range"] == "" {
 		t.Errorf("range=2h: %s", bad.Raw)
 	}
+	// A span longer than a time.Duration used to panic (makeslice).
+	huge := s.Do("GET", "/api/projects/"+p.ID+"/analytics?from=0001-01-01T00:00:00Z&interval=1m", p.Session, nil).Must(t, 400)
+	if huge.ErrorCode() != "INVALID_QUERY" || huge.Details()["interval"] == nil {
+		t.Errorf("from=0001-01-01: %s", huge.Raw)
+	}
 	other := s.NewProject(itemsSchema)
 	s.Do("GET", "/api/projects/"+p.ID+"/analytics", other.Session, nil).Must(t, 404)
 }

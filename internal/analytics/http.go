@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,19 +20,18 @@ type API struct {
 }
 
 // Serve writes the report of projectID for the window in the query
-// string; usage supplies plan_usage (the limiter knows it).
-func (a *API) Serve(w http.ResponseWriter, r *http.Request, projectID string, usage func(context.Context) PlanUsage) {
+// string; usage supplies plan_usage (the limiter knows it). An error is
+// the caller's to answer (the platform API writes every envelope).
+func (a *API) Serve(w http.ResponseWriter, r *http.Request, projectID string, usage func(context.Context) PlanUsage) error {
 	win, problems := ParseWindow(r.URL.Query(), a.Now())
 	if problems != nil {
-		envelope.WriteError(w, envelope.Fields(envelope.CodeInvalidQuery, "Invalid analytics range", problems))
-		return
+		return envelope.Fields(envelope.CodeInvalidQuery, "Invalid analytics range", problems)
 	}
 	rep, err := Query(r.Context(), a.DB, projectID, win)
 	if err != nil {
-		a.Logger.Error("analytics query failed", "project", projectID, "err", err)
-		envelope.WriteError(w, err)
-		return
+		return fmt.Errorf("analytics of %s: %w", projectID, err)
 	}
 	rep.PlanUsage = usage(r.Context())
 	envelope.OK(w, rep)
+	return nil
 }

@@ -219,11 +219,19 @@ func alignDown(t time.Time, iv time.Duration) time.Time {
 	return time.Unix(u-mod(u, s), 0).UTC()
 }
 
+// points counts the intervals in [from, to). It counts in seconds, not
+// time.Duration: a span longer than ~292 years (from=0001-01-01) saturates
+// a Duration, and rounding it up then overflowed into a negative count
+// that passed the MaxPoints check.
 func points(from, to time.Time, iv time.Duration) int {
 	if !from.Before(to) {
 		return 0
 	}
-	return int((to.Sub(from) + iv - 1) / iv)
+	span, s := to.Unix()-from.Unix(), int64(iv/time.Second)
+	if to.Nanosecond() > from.Nanosecond() {
+		span++
+	}
+	return int((span + s - 1) / s)
 }
 
 // rowsIn selects the buckets of both resolutions in [$2, $3) of project $1.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/openapi"
 	"github.com/tablesmith/tablesmith/openapi/swaggerui"
@@ -133,7 +134,8 @@ func onlyGet(w http.ResponseWriter, r *http.Request) error {
 var hostRe = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
 
 // ServerURL is the base URL of a project's API as this request reached
-// it: scheme (X-Forwarded-Proto from a proxy in front, else TLS or not),
+// it: scheme (X-Forwarded-Proto from a trusted proxy in front, else TLS
+// or not),
 // host and /v1/<project_id>. A Host that is not a plain host name gives
 // the relative /v1/<project_id>, which clients resolve against the
 // document's own URL.
@@ -141,15 +143,7 @@ func ServerURL(r *http.Request, projectID string) string {
 	if !hostRe.MatchString(r.Host) {
 		return openapi.BasePath(projectID)
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	switch p := strings.ToLower(r.Header.Get("X-Forwarded-Proto")); p {
-	case "http", "https":
-		scheme = p
-	}
-	return scheme + "://" + strings.ToLower(r.Host) + openapi.BasePath(projectID)
+	return clientaddr.Scheme(r) + "://" + strings.ToLower(r.Host) + openapi.BasePath(projectID)
 }
 
 func matchesETag(header, etag string) bool {

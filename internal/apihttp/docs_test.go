@@ -65,6 +65,7 @@ func TestOpenAPIServerFollowsHostAndForwardedProto(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(docsSchema)
+	s.SetClient("198.51.100.7", true)
 	res := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "X-Forwarded-Proto", "https").Must(t, 200)
 	want := `"url": "https://` + strings.TrimPrefix(s.URL, "http://") + `/v1/` + p.ID + `"`
 	if !strings.Contains(string(res.Raw), want) {
@@ -78,6 +79,13 @@ func TestOpenAPIServerFollowsHostAndForwardedProto(t *testing.T) {
 	other := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "If-None-Match", etag).Must(t, 200)
 	if other.Header.Get("ETag") == etag {
 		t.Fatal("documents naming different servers share an ETag")
+	}
+	// Anyone can send the header: from a peer that is not a trusted
+	// proxy it changes nothing.
+	s.SetClient("198.51.100.7", false)
+	untrusted := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "X-Forwarded-Proto", "https").Must(t, 200)
+	if strings.Contains(string(untrusted.Raw), `"url": "https://`) {
+		t.Fatal("X-Forwarded-Proto from an untrusted peer was believed")
 	}
 }
 

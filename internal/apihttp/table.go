@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/jsonbody"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/validate"
 	"github.com/tablesmith/tablesmith/schema"
@@ -302,30 +301,10 @@ func parseID(t *schema.CTable, s string) (any, bool) {
 	}
 }
 
-// readBody enforces the media type and size and decodes a JSON object.
+// readBody reads a JSON object body by the shared rules (jsonbody):
+// media type, size, UTF-8, no duplicate keys, one object.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
-	ct := r.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		return nil, envelope.New(envelope.CodeUnsupportedMedia, "The body must be JSON with Content-Type: application/json")
-	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.d.MaxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, envelope.New(envelope.CodePayloadTooLarge, "The body is larger than %d bytes", h.d.MaxBody)
-		}
-		return nil, envelope.New(envelope.CodeInvalidJSON, "The body could not be read")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var body map[string]any
-	if err := dec.Decode(&body); err != nil || body == nil {
-		return nil, envelope.New(envelope.CodeInvalidJSON, "The body must be a JSON object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, envelope.New(envelope.CodeInvalidJSON, "The body must be a single JSON object")
-	}
-	return body, nil
+	return jsonbody.Object(w, r, h.d.MaxBody)
 }
 
 // ReadBody reads a JSON object body with the same media type, size and

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
@@ -22,9 +23,9 @@ const (
 	DefaultAccessTTL     = time.Hour
 	DefaultRefreshTTL    = 30 * 24 * time.Hour
 	DefaultStatusTTL     = 5 * time.Second
-	DefaultLoginWindow   = 15 * time.Minute
-	DefaultEmailFailures = 5
-	DefaultAddrFailures  = 30
+	DefaultLoginWindow   = loginthrottle.DefaultWindow
+	DefaultEmailFailures = loginthrottle.DefaultEmailFailures
+	DefaultAddrFailures  = loginthrottle.DefaultAddrFailures
 )
 
 // Config is what Auth is built from. DB, Store and Secret are required.
@@ -51,19 +52,14 @@ type Config struct {
 	StatusTTL time.Duration
 	Throttle  Throttle
 	// ClientAddr is the client's address for login throttling; default:
-	// the host of r.RemoteAddr.
+	// the address Caddy determined (loginthrottle.ClientAddr).
 	ClientAddr func(r *http.Request) string
 	Logger     *slog.Logger
 }
 
-// Throttle limits failed logins in a fixed window that starts with the
-// first failure: at the limit, logins for that e-mail (or from that
-// client address) answer 429 until the window ends, right password or not.
-type Throttle struct {
-	Window        time.Duration
-	EmailFailures int
-	AddrFailures  int
-}
+// Throttle limits failed logins; the platform API's login uses the same
+// limits and counting (loginthrottle).
+type Throttle = loginthrottle.Limits
 
 // Auth serves the /auth routes of every project and verifies the access
 // tokens they issue. It is safe for concurrent use.
@@ -90,17 +86,9 @@ func New(cfg Config) *Auth {
 	if cfg.StatusTTL <= 0 {
 		cfg.StatusTTL = DefaultStatusTTL
 	}
-	if cfg.Throttle.Window <= 0 {
-		cfg.Throttle.Window = DefaultLoginWindow
-	}
-	if cfg.Throttle.EmailFailures <= 0 {
-		cfg.Throttle.EmailFailures = DefaultEmailFailures
-	}
-	if cfg.Throttle.AddrFailures <= 0 {
-		cfg.Throttle.AddrFailures = DefaultAddrFailures
-	}
+	cfg.Throttle = cfg.Throttle.WithDefaults()
 	if cfg.ClientAddr == nil {
-		cfg.ClientAddr = remoteAddr
+		cfg.ClientAddr = loginthrottle.ClientAddr
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

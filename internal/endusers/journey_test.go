@@ -214,6 +214,18 @@ func TestLogoutWithTheAccessTokenAloneEndsItsSession(t *testing.T) {
 	wantError(t, e.auth("POST", "logout", "", map[string]any{}), 400, "VALIDATION_ERROR")
 }
 
+func TestLogoutWithAnEmptyJSONBodyEndsTheAccessTokensSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, appSchema)
+	e.register("cy@example.com")
+	s := e.login("cy@example.com")
+	res := e.s.Do("POST", "/v1/"+e.p.ID+"/auth/logout", s.Access, "")
+	if res.Status != 200 {
+		t.Fatalf("logout with Content-Type: application/json and no body = %d %s", res.Status, res.Raw)
+	}
+	wantError(t, e.auth("GET", "me", s.Access, nil), 401, "UNAUTHORIZED")
+}
+
 func TestAuthRequestsCountAgainstThePlan(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t, testserver.WithPlans(plans.Defaults(), "free"))

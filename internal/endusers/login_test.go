@@ -184,3 +184,28 @@ func TestPruneDeletesOnlyWhatCanNoLongerMatter(t *testing.T) {
 	wantError(t, e.auth("POST", "refresh", "", map[string]any{"refresh_token": old.Refresh}), 401, "UNAUTHORIZED")
 	e.auth("POST", "refresh", "", map[string]any{"refresh_token": fresh.Refresh}).Must(t, 200)
 }
+
+func TestTheLoginThrottleKeysOnTheClientAddressCaddyDetermined(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, appSchema)
+	e.register("real@example.com")
+	// Every request reaches the handler from 127.0.0.1; only the address
+	// the proxy in front determined differs.
+	e.s.SetClient("203.0.113.20", true)
+	for i := range 30 {
+		wantError(t, e.loginWith(fmt.Sprintf("user%d@example.com", i), "password1"), 401, "INVALID_CREDENTIALS")
+	}
+	wantError(t, e.loginWith("real@example.com", password), 429, "TOO_MANY_ATTEMPTS")
+	e.s.SetClient("203.0.113.21", true)
+	e.login("real@example.com")
+}
+
+func TestALoginEmailWithANULCharacterIsAValidationError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, appSchema)
+	r := e.auth("POST", "login", "", `{"email":"a\u0000@example.com","password":"longpassword"}`)
+	wantError(t, r, 400, "VALIDATION_ERROR")
+	if r.Details()["email"] != "must not contain NUL characters" {
+		t.Fatalf("details = %v", r.Details())
+	}
+}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"github.com/tablesmith/tablesmith/internal/access"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/validate"
@@ -182,27 +182,22 @@ func (a *Auth) login(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	}
 	ctx, now := r.Context(), a.cfg.Now()
 	email := strings.ToLower(strings.TrimSpace(in["email"]))
-	subjects := loginSubjects(email, a.cfg.ClientAddr(r))
-	wait, err := a.loginWait(ctx, rt.ProjectID, subjects, now)
-	if err != nil {
+	throttle := loginthrottle.Throttle{Limits: a.cfg.Throttle, Store: a.cfg.Store, Scope: rt.ProjectID}
+	attempt := loginthrottle.Subjects(email, a.cfg.ClientAddr(r))
+	if err := throttle.Check(ctx, w, attempt, now); err != nil {
 		return err
-	}
-	if wait > 0 {
-		secs := retryAfterSeconds(wait)
-		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		return envelope.New(envelope.CodeTooManyAttempts, "Too many failed logins; try again in %d seconds", secs)
 	}
 	u, err := a.userByEmail(ctx, q, email)
 	if err != nil {
 		return err
 	}
 	if !auth.CheckPasswordOrDummy(u.Hash, in["password"]) {
-		if err := a.cfg.Store.RecordLoginFailure(ctx, rt.ProjectID, subjects, now, a.cfg.Throttle.Window); err != nil {
+		if err := throttle.Failed(ctx, attempt, now); err != nil {
 			return err
 		}
 		return envelope.New(envelope.CodeInvalidCreds, "Invalid e-mail or password")
 	}
-	if err := a.cfg.Store.ClearLoginFailures(ctx, rt.ProjectID, subjects[0]); err != nil {
+	if err := throttle.Succeeded(ctx, attempt); err != nil {
 		return err
 	}
 	if !u.Active {
@@ -303,10 +298,12 @@ func (a *Auth) revoke(ctx context.Context, projectID, sessionID, reason string, 
 
 // logout revokes the session of a refresh token given in the body, or,
 // without a body, the session of the access token that authenticates the
-// request. Its refresh tokens and its access tokens stop working.
+// request. Its refresh tokens and its access tokens stop working. An
+// empty body is no body, whatever Content-Type says (clients that always
+// send application/json).
 func (a *Auth) logout(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
 	ctx, now := r.Context(), a.cfg.Now()
-	if r.ContentLength == 0 && r.Header.Get("Content-Type") == "" {
+	if r.ContentLength == 0 {
 		if err := h.Authenticate(r, rt); err != nil {
 			return err
 		}
@@ -407,6 +404,9 @@ func onlyStrings(body map[string]any, fields ...string) (map[string]string, erro
 			problems[f] = "must be a string"
 		case s == "":
 			problems[f] = "must not be empty"
+		case strings.ContainsRune(s, 0):
+			// PostgreSQL text cannot hold it (the e-mail is looked up).
+			problems[f] = "must not contain NUL characters"
 		default:
 			out[f] = s
 		}

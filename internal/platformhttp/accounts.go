@@ -8,6 +8,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -28,11 +29,10 @@ type accountView struct {
 	} `json:"usage"`
 }
 
-func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
 	var c credentials
 	if err := h.decode(w, r, &c); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	emailCol := schema.Column{Name: "email", Type: schema.TypeEmail, Required: true}
 	problems := map[string]string{}
@@ -48,60 +48,66 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) {
 		problems["name"] = "must be at most 100 characters"
 	}
 	if len(problems) > 0 {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
-		return
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
 	}
 	hash, err := auth.HashPassword(c.Password)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	cfg := h.d.Config()
 	acc, err := h.d.Store.CreateAccount(r.Context(), email.(string), c.Name, hash, cfg.DefaultPlan)
 	if errors.Is(err, store.ErrDuplicate) {
-		h.fail(w, r, envelope.Fields(envelope.CodeConflict, "An account with this e-mail already exists", map[string]string{"email": "already registered"}))
-		return
+		return envelope.Fields(envelope.CodeConflict, "An account with this e-mail already exists", map[string]string{"email": "already registered"})
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
-	h.respondSession(w, r, acc, http.StatusCreated)
+	return h.respondSession(w, r, acc, http.StatusCreated)
 }
 
-func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	var c credentials
 	if err := h.decode(w, r, &c); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
-	acc, err := h.d.Store.AccountByEmail(r.Context(), strings.ToLower(strings.TrimSpace(c.Email)))
+	ctx, now := r.Context(), h.d.Now()
+	email := strings.ToLower(strings.TrimSpace(c.Email))
+	// Throttled like end-user logins, in a table of its own.
+	throttle := loginthrottle.Throttle{Limits: h.d.LoginThrottle, Store: h.d.Store, Scope: store.PlatformLogins}
+	attempt := loginthrottle.Subjects(email, loginthrottle.ClientAddr(r))
+	if err := throttle.Check(ctx, w, attempt, now); err != nil {
+		return err
+	}
+	acc, err := h.d.Store.AccountByEmail(ctx, email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	// The same work and the same answer whether the e-mail is unknown or
 	// the password wrong.
 	if !auth.CheckPasswordOrDummy(acc.PasswordHash, c.Password) {
-		h.fail(w, r, envelope.New(envelope.CodeInvalidCreds, "Wrong e-mail or password"))
-		return
+		if err := throttle.Failed(ctx, attempt, now); err != nil {
+			return err
+		}
+		return envelope.New(envelope.CodeInvalidCreds, "Wrong e-mail or password")
 	}
-	h.respondSession(w, r, acc, http.StatusOK)
+	if err := throttle.Succeeded(ctx, attempt); err != nil {
+		return err
+	}
+	return h.respondSession(w, r, acc, http.StatusOK)
 }
 
-func (h *Handler) respondSession(w http.ResponseWriter, r *http.Request, acc store.Account, status int) {
+func (h *Handler) respondSession(w http.ResponseWriter, r *http.Request, acc store.Account, status int) error {
 	tok, err := h.d.Sessions.Issue(acc.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	view, err := h.view(r, acc)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.Write(w, status, envelope.Success{Data: map[string]any{"account": view, "token": tok,
 		"token_type": "Bearer", "expires_in": int(h.d.Sessions.TTL.Seconds())}})
+	return nil
 }
 
 func (h *Handler) view(r *http.Request, acc store.Account) (accountView, error) {
@@ -113,11 +119,11 @@ func (h *Handler) view(r *http.Request, acc store.Account) (accountView, error) 
 	return v, err
 }
 
-func (h *Handler) account(w http.ResponseWriter, r *http.Request, acc store.Account) {
+func (h *Handler) account(w http.ResponseWriter, r *http.Request, acc store.Account) error {
 	v, err := h.view(r, acc)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.OK(w, v)
+	return nil
 }

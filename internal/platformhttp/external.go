@@ -105,49 +105,44 @@ func connectionError(err error) error {
 // connection is checked and the schema read before anything is stored;
 // the introspected document becomes the draft and the first published
 // version at once, without any DDL.
-func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc store.Account, name string, conn connectionInput) {
+func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc store.Account, name string, conn connectionInput) error {
 	cfg := h.d.Config()
 	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
 	if plan.Projects >= 0 {
 		// Checked before connecting, so a full plan costs no connection.
 		n, err := h.d.Store.CountProjects(r.Context(), acc.ID)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		if n >= plan.Projects {
-			h.fail(w, r, planLimitError(acc.Plan, plan.Projects))
-			return
+			return planLimitError(acc.Plan, plan.Projects)
 		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
 	defer cancel()
 	cat, err := h.d.External.Inspect(ctx, conn.URL, conn.Schema)
 	if err != nil {
-		h.fail(w, r, connectionError(err))
-		return
+		return connectionError(err)
 	}
 	in := schema.Introspect(cat)
 	sealed, err := h.d.External.Seal(ctx, conn.URL)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	doc, _ := json.Marshal(in.Document)
 	report, _ := json.Marshal(reportOf(in))
 	p, err := h.d.Store.CreateExternalProject(ctx, acc.ID, name,
 		store.ExternalConnection{Schema: conn.Schema, MaskedURL: extdb.MaskURL(conn.URL), SealedURL: sealed}, doc, report, plan.Projects)
 	if errors.Is(err, store.ErrLimit) {
-		h.fail(w, r, planLimitError(acc.Plan, plan.Projects))
-		return
+		return planLimitError(acc.Plan, plan.Projects)
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Location", "/api/projects/"+p.ID)
 	envelope.Write(w, http.StatusCreated, envelope.Success{Data: h.projectView(r, acc, p),
 		Message: fmt.Sprintf("Connected: %d table(s) served, %d left out", len(in.Document.Tables), len(in.Unsupported))})
+	return nil
 }
 
 // describeExternal adds the connection (password masked) and the last
@@ -280,28 +275,24 @@ func (h *Handler) checkRows(ctx context.Context, p store.Project, checks []schem
 // is recorded in the control schema (store.PublishExternal), and the
 // plan's after-commit statements (and only those) run afterwards. A plan
 // without changes touches the fronted database not at all.
-func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p store.Project, confirmDestructive bool) {
+func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p store.Project, confirmDestructive bool) error {
 	ctx := r.Context()
 	draft, err := publish.Draft(ctx, h.d.Store, p.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	plan, err := h.externalPlan(ctx, p, draft)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if err := publish.Refusal(plan, confirmDestructive); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	var db *sql.DB
 	if len(plan.Statements) > 0 || len(plan.Prechecks) > 0 || len(plan.Locks) > 0 || len(plan.After) > 0 {
 		pool, err := h.externalPool(ctx, p)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		db = pool.DB
 	}
@@ -310,8 +301,7 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 	m := store.Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements}
 	version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, db, m, doc, applied)
 	if err != nil {
-		h.fail(w, r, publish.MigrationError(err))
-		return
+		return publish.MigrationError(err)
 	}
 	h.d.Registry.Invalidate(p.ID)
 	after := []store.FinishStep{}
@@ -328,6 +318,7 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
 		"version": version, "endpoints": endpoints(p.ID, draft), "applied": plan.Changes,
 		"statements": plan.Statements, "after_commit": after, "notes": plan.Notes}})
+	return nil
 }
 
 // refreshResult is the answer of "Refresh from database".
@@ -350,60 +341,52 @@ type refreshResult struct {
 // and the draft gets the same changes while keeping its own unpublished
 // edits, so a later generate applies exactly those edits. It never
 // changes the fronted database.
-func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	var in struct {
 		Apply bool `json:"apply"`
 	}
 	if r.ContentLength != 0 {
 		if err := h.decode(w, r, &in); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Refresh from database applies to projects that front an existing database",
-			map[string]string{"engine": "is " + p.Engine + "; refresh needs postgres_external"}))
-		return
+		return envelope.Fields(envelope.CodeValidation, "Refresh from database applies to projects that front an existing database",
+			map[string]string{"engine": "is " + p.Engine + "; refresh needs postgres_external"})
 	}
 	if h.d.External == nil {
-		h.fail(w, r, envelope.New(envelope.CodeUnavailable, "Fronting existing databases is not enabled on this server"))
-		return
+		return envelope.New(envelope.CodeUnavailable, "Fronting existing databases is not enabled on this server")
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
 	defer cancel()
 	raw, err := h.d.External.Unseal(ctx, conn.SealedURL)
 	if err != nil {
-		h.fail(w, r, envelope.New(envelope.CodeUnavailable, "The project's database connection cannot be read; enter it again"))
-		return
+		return envelope.New(envelope.CodeUnavailable, "The project's database connection cannot be read; enter it again")
 	}
 	cat, err := h.d.External.Inspect(ctx, raw, conn.Schema)
 	if err != nil {
 		if prob, ok := extdb.AsProblem(err); ok && prob.Kind == extdb.ProblemCannotConnect {
 			e := envelope.Fields(envelope.CodeUnavailable, "The database cannot be reached: "+prob.Message, map[string]string{"connection": prob.Message})
 			e.Extra = map[string]string{"problem": prob.Kind}
-			h.fail(w, r, e)
-			return
+			return e
 		}
-		h.fail(w, r, connectionError(err))
-		return
+		return connectionError(err)
 	}
 	intro := schema.Introspect(cat)
 	pub, err := publish.Published(ctx, h.d.Store, p)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	draft, err := publish.Draft(ctx, h.d.Store, p.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	rec := schema.Reconcile(pub, draft, intro.Document)
 	res := refreshResult{Changes: rec.Changes, Replaced: rec.Replaced, introspectionReport: reportOf(intro), Version: p.PublishedVersion}
 	if !in.Apply {
 		envelope.Write(w, http.StatusOK, envelope.Success{Data: res, Message: refreshMessage(rec.Changes, false)})
-		return
+		return nil
 	}
 	newPub, notes := schema.RepairPublished(rec.Published)
 	res.Notes = append(res.Notes, notes...)
@@ -419,24 +402,22 @@ func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.
 		applied, _ := json.Marshal(adopted)
 		version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, nil, store.Migration{}, doc, applied)
 		if err != nil {
-			h.fail(w, r, publish.MigrationError(err))
-			return
+			return publish.MigrationError(err)
 		}
 		res.Version = version
 		h.d.Registry.Invalidate(p.ID)
 	}
 	newDraft, _ := json.Marshal(rec.Draft)
 	if err := h.d.Store.PutDraft(ctx, p.ID, newDraft); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	report, _ := json.Marshal(res.introspectionReport)
 	if err := h.d.Store.SetIntrospection(ctx, p.ID, report); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	res.Applied = true
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: res, Message: refreshMessage(rec.Changes, true)})
+	return nil
 }
 
 func refreshMessage(changes []schema.DatabaseChange, applied bool) string {
@@ -465,35 +446,30 @@ func sameDocument(a, b schema.Document) bool {
 // password, a moved server, another schema): the new one is checked as on
 // create, then sealed and stored, and every node's API switches to it.
 // The schema document stays as it is; "Refresh from database" shows what
-// differs in the new place. It reports whether it succeeded (it has
-// answered when not).
-func (h *Handler) updateConnection(w http.ResponseWriter, r *http.Request, p store.Project, raw json.RawMessage) bool {
+// differs in the new place. It answers nothing itself: an error is the
+// answer.
+func (h *Handler) updateConnection(w http.ResponseWriter, r *http.Request, p store.Project, raw json.RawMessage) error {
 	if p.Engine != store.EngineExternal || h.d.External == nil {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed",
-			map[string]string{"connection": "only projects that front an existing database have a connection"}))
-		return false
+		return envelope.Fields(envelope.CodeValidation, "Validation failed",
+			map[string]string{"connection": "only projects that front an existing database have a connection"})
 	}
 	problems := map[string]string{}
 	conn := parseConnection(raw, problems)
 	if len(problems) > 0 {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
-		return false
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
 	defer cancel()
 	if _, err := h.d.External.Inspect(ctx, conn.URL, conn.Schema); err != nil {
-		h.fail(w, r, connectionError(err))
-		return false
+		return connectionError(err)
 	}
 	sealed, err := h.d.External.Seal(ctx, conn.URL)
 	if err != nil {
-		h.fail(w, r, err)
-		return false
+		return err
 	}
 	if err := h.d.Store.SetConnection(ctx, p.ID, store.ExternalConnection{Schema: conn.Schema, MaskedURL: extdb.MaskURL(conn.URL), SealedURL: sealed}); err != nil {
-		h.fail(w, r, err)
-		return false
+		return err
 	}
 	h.d.Registry.Invalidate(p.ID)
-	return true
+	return nil
 }

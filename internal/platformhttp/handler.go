@@ -4,19 +4,19 @@ package platformhttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
+	"github.com/tablesmith/tablesmith/internal/jsonbody"
+	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -34,7 +34,7 @@ type Deps struct {
 	Trigram bool
 	Logger  *slog.Logger
 	// Analytics serves GET /api/projects/{id}/analytics; nil: 404.
-	Analytics func(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan)
+	Analytics func(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) error
 	// Usage reports this hour's generated-API requests of a project.
 	Usage func(ctx context.Context, projectID string) (used int64, resets time.Time)
 	Now   func() time.Time
@@ -43,6 +43,8 @@ type Deps struct {
 	// External enables the postgres_external engine (external.go); nil:
 	// the engine is listed as unavailable.
 	External *extdb.Connections
+	// LoginThrottle limits failed logins (zero: the end-user defaults).
+	LoginThrottle loginthrottle.Limits
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -76,10 +78,10 @@ func New(d Deps) *Handler {
 // routes reads as the table of contents of CONTRACT section 3.
 func (h *Handler) routes() {
 	m := h.mux
-	m.HandleFunc("POST /api/auth/signup", h.signup)
-	m.HandleFunc("POST /api/auth/login", h.login)
+	m.HandleFunc("POST /api/auth/signup", h.serve(h.signup))
+	m.HandleFunc("POST /api/auth/login", h.serve(h.login))
 	m.HandleFunc("GET /api/account", h.authed(h.account))
-	m.HandleFunc("GET /api/engines", h.engines)
+	m.HandleFunc("GET /api/engines", h.serve(h.engines))
 
 	m.HandleFunc("POST /api/projects", h.authed(h.createProject))
 	m.HandleFunc("GET /api/projects", h.authed(h.listProjects))
@@ -104,12 +106,12 @@ func (h *Handler) routes() {
 
 	m.HandleFunc("GET /api/projects/{id}/analytics", h.owned(h.analytics))
 
-	m.HandleFunc("/", h.notFound)
+	m.HandleFunc("/", h.serve(h.notFound))
 }
 
 // notFound answers paths no route serves: 405 with Allow when the path
 // exists under other methods, else 404.
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) error {
 	var allow []string
 	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		probe := r.Clone(r.Context())
@@ -120,10 +122,9 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		envelope.WriteError(w, envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; allowed: %s", r.Method, strings.Join(allow, ", ")))
-		return
+		return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; allowed: %s", r.Method, strings.Join(allow, ", "))
 	}
-	envelope.WriteError(w, envelope.New(envelope.CodeNotFound, "No such platform API endpoint: %s %s", r.Method, r.URL.Path))
+	return envelope.New(envelope.CodeNotFound, "No such platform API endpoint: %s %s", r.Method, r.URL.Path)
 }
 
 // ServeHTTP recovers panics into a 500 envelope.
@@ -137,101 +138,75 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-type ctxKey int
-
-const accountKey ctxKey = 1
-
-// authed requires a valid session and puts the account in the context.
-func (h *Handler) authed(next func(http.ResponseWriter, *http.Request, store.Account)) http.HandlerFunc {
+// serve is the one place that writes the error envelope: a handler
+// returns its error, and an internal one is logged here, once, with
+// the request it failed.
+func (h *Handler) serve(next func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
-		if !ok {
-			envelope.WriteError(w, envelope.New(envelope.CodeUnauthorized, "Missing session: send Authorization: Bearer <token from /api/auth/login>"))
-			return
+		if err := next(w, r); err != nil {
+			if e := envelope.As(err); e.Code == envelope.CodeInternal {
+				h.d.Logger.Error("platform API request failed", "err", err, "method", r.Method, "path", r.URL.Path)
+			}
+			envelope.WriteError(w, err)
 		}
-		id, err := h.d.Sessions.Verify(tok)
-		if err != nil {
-			envelope.WriteError(w, envelope.New(envelope.CodeUnauthorized, "Invalid or expired session; log in again"))
-			return
-		}
-		acc, err := h.d.Store.AccountByID(r.Context(), id)
-		if errors.Is(err, store.ErrNotFound) {
-			envelope.WriteError(w, envelope.New(envelope.CodeUnauthorized, "The account no longer exists"))
-			return
-		}
-		if err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		next(w, r, acc)
 	}
+}
+
+// authed requires a valid session and passes the account on.
+func (h *Handler) authed(next func(http.ResponseWriter, *http.Request, store.Account) error) http.HandlerFunc {
+	return h.serve(func(w http.ResponseWriter, r *http.Request) error {
+		acc, err := h.sessionAccount(r)
+		if err != nil {
+			return err
+		}
+		return next(w, r, acc)
+	})
+}
+
+// sessionAccount returns the account of the request's session.
+func (h *Handler) sessionAccount(r *http.Request) (store.Account, error) {
+	tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return store.Account{}, envelope.New(envelope.CodeUnauthorized, "Missing session: send Authorization: Bearer <token from /api/auth/login>")
+	}
+	id, err := h.d.Sessions.Verify(tok)
+	if err != nil {
+		return store.Account{}, envelope.New(envelope.CodeUnauthorized, "Invalid or expired session; log in again")
+	}
+	acc, err := h.d.Store.AccountByID(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return acc, envelope.New(envelope.CodeUnauthorized, "The account no longer exists")
+	}
+	return acc, err
 }
 
 // owned additionally loads the project in the path and makes sure the
 // account owns it; someone else's project is simply not found.
-func (h *Handler) owned(next func(http.ResponseWriter, *http.Request, store.Account, store.Project)) http.HandlerFunc {
-	return h.authed(func(w http.ResponseWriter, r *http.Request, acc store.Account) {
+func (h *Handler) owned(next func(http.ResponseWriter, *http.Request, store.Account, store.Project) error) http.HandlerFunc {
+	return h.authed(func(w http.ResponseWriter, r *http.Request, acc store.Account) error {
 		p, err := h.d.Store.Project(r.Context(), r.PathValue("id"))
 		if errors.Is(err, store.ErrNotFound) || (err == nil && p.AccountID != acc.ID) {
-			envelope.WriteError(w, envelope.New(envelope.CodeNotFound, "Project %q not found", r.PathValue("id")))
-			return
+			return envelope.New(envelope.CodeNotFound, "Project %q not found", r.PathValue("id"))
 		}
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
-		next(w, r, acc, p)
+		return next(w, r, acc, p)
 	})
 }
 
-// fail logs an unexpected error and answers with an envelope that hides it.
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if e := envelope.As(err); e.Code == envelope.CodeInternal {
-		h.d.Logger.Error("platform API request failed", "err", err, "method", r.Method, "path", r.URL.Path)
-	}
-	envelope.WriteError(w, err)
-}
-
-// decode reads a JSON object body into v, rejecting unknown fields.
+// decode reads a JSON object body into v by the shared rules (jsonbody),
+// refusing unknown fields and NUL characters.
 func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return envelope.New(envelope.CodeUnsupportedMedia, "The body must be JSON with Content-Type: application/json")
-	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.d.MaxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return envelope.New(envelope.CodePayloadTooLarge, "The body is larger than %d bytes", h.d.MaxBody)
-		}
-		return envelope.New(envelope.CodeInvalidJSON, "The body could not be read")
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{ute.Field: "has the wrong type"})
-		}
-		if strings.HasPrefix(err.Error(), "json: unknown field ") {
-			f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{f: "unknown field"})
-		}
-		return envelope.New(envelope.CodeInvalidJSON, "The body must be a JSON object")
-	}
-	return nil
+	return jsonbody.Decode(w, r, h.d.MaxBody, v)
 }
 
 func created(w http.ResponseWriter, data any) {
 	envelope.Write(w, http.StatusCreated, envelope.Success{Data: data})
 }
 
+// baseURL is this server as the client reached it (X-Forwarded-Proto
+// only from a trusted proxy).
 func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
-		scheme = p
-	}
-	return scheme + "://" + r.Host
+	return clientaddr.Scheme(r) + "://" + r.Host
 }

@@ -11,14 +11,13 @@ import (
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
-func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	var in struct {
 		Name  string `json:"name"`
 		Scope string `json:"scope"`
 	}
 	if err := h.decode(w, r, &in); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	problems := map[string]string{}
 	in.Name = strings.TrimSpace(in.Name)
@@ -35,50 +34,47 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ store.Acco
 		problems["scope"] = "must be read or read_write"
 	}
 	if len(problems) > 0 {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
-		return
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
 	}
 	key, prefix := auth.NewAPIKey(store.RandomID)
 	k, err := h.d.Store.CreateKey(r.Context(), p.ID, in.Name, in.Scope, prefix, auth.HashAPIKey(key))
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.Write(w, http.StatusCreated, envelope.Success{
 		Message: "Copy the key now: it is shown only once",
 		Data: map[string]any{"id": k.ID, "name": k.Name, "scope": k.Scope, "prefix": k.Prefix,
 			"created_at": k.CreatedAt, "last_used_at": nil, "key": key}})
+	return nil
 }
 
-func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	ks, err := h.d.Store.Keys(r.Context(), p.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.OK(w, ks)
+	return nil
 }
 
-func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	err := h.d.Store.RevokeKey(r.Context(), p.ID, r.PathValue("key_id"))
 	if errors.Is(err, store.ErrNotFound) {
-		h.fail(w, r, envelope.New(envelope.CodeNotFound, "API key %q not found", r.PathValue("key_id")))
-		return
+		return envelope.New(envelope.CodeNotFound, "API key %q not found", r.PathValue("key_id"))
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	ks, _ := h.d.Store.KeyByID(r.Context(), r.PathValue("key_id"))
 	h.d.Keys.Forget(ks.Prefix)
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: map[string]any{"id": r.PathValue("key_id"), "revoked": true}, Message: "API key revoked"})
+	return nil
 }
 
-func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
+func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	if h.d.Analytics == nil {
-		h.fail(w, r, envelope.New(envelope.CodeNotFound, "Analytics are not enabled"))
-		return
+		return envelope.New(envelope.CodeNotFound, "Analytics are not enabled")
 	}
 	cfg := h.d.Config()
-	h.d.Analytics(w, r, p, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
+	return h.d.Analytics(w, r, p, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
 }

@@ -43,8 +43,9 @@ func (h *Handler) externalEngine() engine {
 	return e
 }
 
-func (h *Handler) engines(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) engines(w http.ResponseWriter, r *http.Request) error {
 	envelope.OK(w, h.engineList())
+	return nil
 }
 
 // projectView is a project as the API shows it.
@@ -96,11 +97,10 @@ func validProjectName(name string) (string, string) {
 	return name, ""
 }
 
-func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc store.Account) {
+func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc store.Account) error {
 	var in projectInput
 	if err := h.decode(w, r, &in); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	problems := map[string]string{}
 	name, msg := validProjectName(in.Name)
@@ -130,67 +130,63 @@ func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc stor
 		conn = parseConnection(in.Connection, problems)
 	}
 	if len(problems) > 0 {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", problems))
-		return
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
 	}
 	if in.Engine == store.EngineExternal {
-		h.createExternal(w, r, acc, name, conn)
-		return
+		return h.createExternal(w, r, acc, name, conn)
 	}
 	cfg := h.d.Config()
 	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
 	p, err := h.d.Store.CreateProject(r.Context(), acc.ID, name, in.Engine, nil, nil, plan.Projects)
 	if errors.Is(err, store.ErrLimit) {
-		h.fail(w, r, planLimitError(acc.Plan, plan.Projects))
-		return
+		return planLimitError(acc.Plan, plan.Projects)
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Location", "/api/projects/"+p.ID)
 	created(w, h.projectView(r, acc, p))
+	return nil
 }
 
-func (h *Handler) listProjects(w http.ResponseWriter, r *http.Request, acc store.Account) {
+func (h *Handler) listProjects(w http.ResponseWriter, r *http.Request, acc store.Account) error {
 	ps, err := h.d.Store.Projects(r.Context(), acc.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	out := make([]projectView, len(ps))
 	for i, p := range ps {
 		out[i] = h.projectView(r, acc, p)
 	}
 	envelope.OK(w, out)
+	return nil
 }
 
-func (h *Handler) getProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
+func (h *Handler) getProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	envelope.OK(w, h.projectView(r, acc, p))
+	return nil
 }
 
-func (h *Handler) renameProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
+func (h *Handler) renameProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var in struct {
 		Name *string `json:"name"`
 		// Connection replaces a fronted project's connection (external.go).
 		Connection json.RawMessage `json:"connection"`
 	}
 	if err := h.decode(w, r, &in); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if len(in.Connection) > 0 && string(in.Connection) != "null" {
-		if !h.updateConnection(w, r, p, in.Connection) {
-			return
+		if err := h.updateConnection(w, r, p, in.Connection); err != nil {
+			return err
 		}
 		if in.Name == nil {
 			p, err := h.d.Store.Project(r.Context(), p.ID)
 			if err != nil {
-				h.fail(w, r, err)
-				return
+				return err
 			}
 			envelope.OK(w, h.projectView(r, acc, p))
-			return
+			return nil
 		}
 	}
 	var given string
@@ -199,24 +195,23 @@ func (h *Handler) renameProject(w http.ResponseWriter, r *http.Request, acc stor
 	}
 	name, msg := validProjectName(given)
 	if msg != "" {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"name": msg}))
-		return
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"name": msg})
 	}
 	p, err := h.d.Store.RenameProject(r.Context(), p.ID, name)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.OK(w, h.projectView(r, acc, p))
+	return nil
 }
 
-func (h *Handler) deleteProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) {
+func (h *Handler) deleteProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	if err := h.d.Store.DeleteProject(r.Context(), p.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	h.d.Registry.Invalidate(p.ID)
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: h.projectView(r, acc, p), Message: "Project deleted"})
+	return nil
 }
 
 // planLimitError is the answer to a project the account's plan does not

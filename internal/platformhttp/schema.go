@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/jsonbody"
 	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -61,18 +62,17 @@ func (h *Handler) schemaMeta(ctx context.Context, p store.Project, doc schema.Do
 	return m, nil
 }
 
-func (h *Handler) getSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) getSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	doc, at, err := h.draft(r.Context(), p)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	meta, err := h.schemaMeta(r.Context(), p, doc, at)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: doc, Meta: meta})
+	return nil
 }
 
 // readDocument decodes a schema document body; a document that does not
@@ -81,7 +81,7 @@ func (h *Handler) readDocument(w http.ResponseWriter, r *http.Request) (schema.D
 	var doc schema.Document
 	if err := h.decode(w, r, &doc); err != nil {
 		var e *envelope.Error
-		if errors.As(err, &e) && e.Code == envelope.CodeInvalidJSON {
+		if errors.As(err, &e) && e.Code == envelope.CodeInvalidJSON && e.Message == jsonbody.MsgNotObject {
 			return doc, envelope.New(envelope.CodeInvalidJSON, "The body must be a schema document: {\"tables\": [...]}")
 		}
 		return doc, err
@@ -94,51 +94,47 @@ func (h *Handler) readDocument(w http.ResponseWriter, r *http.Request) (schema.D
 
 // putSchema saves the draft, valid or not: the builder saves work in
 // progress; meta.valid and meta.problems say whether it can be generated.
-func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	doc, err := h.readDocument(w, r)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
-	h.saveDraft(w, r, p, doc, "Draft saved")
+	return h.saveDraft(w, r, p, doc, "Draft saved")
 }
 
 // saveDraft stores doc as the project's draft and answers with it and its
 // meta (valid or not, unpublished changes).
-func (h *Handler) saveDraft(w http.ResponseWriter, r *http.Request, p store.Project, doc schema.Document, message string) {
+func (h *Handler) saveDraft(w http.ResponseWriter, r *http.Request, p store.Project, doc schema.Document, message string) error {
 	raw, _ := json.Marshal(doc)
 	if err := h.d.Store.PutDraft(r.Context(), p.ID, raw); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	_, at, err := h.d.Store.Draft(r.Context(), p.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	meta, err := h.schemaMeta(r.Context(), p, doc, at)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: doc, Meta: meta, Message: message})
+	return nil
 }
 
 func invalid(problems schema.Problems) error {
 	return envelope.Fields(envelope.CodeValidation, "The schema is not valid", problems)
 }
 
-func (h *Handler) validateSchema(w http.ResponseWriter, r *http.Request, _ store.Account, _ store.Project) {
+func (h *Handler) validateSchema(w http.ResponseWriter, r *http.Request, _ store.Account, _ store.Project) error {
 	doc, err := h.readDocument(w, r)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if problems := schema.Validate(doc); len(problems) > 0 {
-		h.fail(w, r, invalid(problems))
-		return
+		return invalid(problems)
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: map[string]any{"valid": true}, Message: "The schema is valid"})
+	return nil
 }
 
 // plan computes the change plan from the published document to the draft.
@@ -158,25 +154,24 @@ func (h *Handler) plan(ctx context.Context, p store.Project) (schema.Document, s
 // planSchema shows what the next generate would do: every change with its
 // SQL and flags. With ?check=true it also runs the prechecks (read-only)
 // and lists the rows that would block the generate under violations.
-func (h *Handler) planSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) planSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	_, plan, err := h.plan(r.Context(), p)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if r.URL.Query().Get("check") != "true" {
 		envelope.OK(w, plan)
-		return
+		return nil
 	}
 	violations, err := h.checkRows(r.Context(), p, plan.Prechecks)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.OK(w, struct {
 		schema.Plan
 		Violations []store.Violation `json:"violations"`
 	}{plan, violations})
+	return nil
 }
 
 type endpoint struct {
@@ -184,25 +179,22 @@ type endpoint struct {
 	Path   string `json:"path"`
 }
 
-func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	var in struct {
 		ConfirmDestructive bool `json:"confirm_destructive"`
 	}
 	if r.ContentLength != 0 {
 		if err := h.decode(w, r, &in); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	if p.Engine == store.EngineExternal {
-		h.generateExternal(w, r, p, in.ConfirmDestructive)
-		return
+		return h.generateExternal(w, r, p, in.ConfirmDestructive)
 	}
 	res, err := publish.Generate(r.Context(), h.d.Store, p.ID, publish.Options{ConfirmDestructive: in.ConfirmDestructive, Trigram: h.d.Trigram,
 		Committed: func(int) { h.d.Registry.Invalidate(p.ID) }})
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	for _, step := range res.Pending() {
 		h.d.Logger.Warn("generate left work for later", "project", p.ID, "statement", step.Statement, "err", step.Error)
@@ -210,6 +202,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Accou
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
 		"version": res.Version, "endpoints": endpoints(p.ID, res.Document), "applied": res.Applied,
 		"statements": res.Statements, "after_commit": res.AfterCommit, "notes": res.Notes}})
+	return nil
 }
 
 func endpoints(projectID string, doc schema.Document) []endpoint {
@@ -238,11 +231,11 @@ func endpoints(projectID string, doc schema.Document) []endpoint {
 	return out
 }
 
-func (h *Handler) listVersions(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) listVersions(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	vs, err := h.d.Store.Versions(r.Context(), p.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.OK(w, vs)
+	return nil
 }

@@ -27,77 +27,70 @@ func (h *Handler) version(r *http.Request, p store.Project, raw string) (store.V
 }
 
 // getVersion answers GET /api/projects/{id}/schema/versions/{version}.
-func (h *Handler) getVersion(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) getVersion(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	v, err := h.version(r, p, r.PathValue("version"))
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	envelope.OK(w, v)
+	return nil
 }
 
 // resetSchema answers POST /api/projects/{id}/schema/reset {version}: the
 // draft becomes that published version's document. Nothing is generated;
 // generating it afterwards migrates the database back to that shape (its
 // own plan, prechecks and confirmations apply).
-func (h *Handler) resetSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) resetSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	var in struct {
 		Version *int `json:"version"`
 	}
 	if err := h.decode(w, r, &in); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if in.Version == nil {
-		h.fail(w, r, envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"version": "is required"}))
-		return
+		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"version": "is required"})
 	}
 	v, err := h.version(r, p, strconv.Itoa(*in.Version))
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	doc, err := schema.Parse(v.Document)
 	if err != nil {
-		h.fail(w, r, fmt.Errorf("version %d of %s: %w", v.Version, p.ID, err))
-		return
+		return fmt.Errorf("version %d of %s: %w", v.Version, p.ID, err)
 	}
-	h.saveDraft(w, r, p, doc, fmt.Sprintf("Draft reset to version %d", v.Version))
+	return h.saveDraft(w, r, p, doc, fmt.Sprintf("Draft reset to version %d", v.Version))
 }
 
 // exportSchema answers GET /api/projects/{id}/schema/export: the draft
 // (or ?version=N, a published version) as a downloadable schema.json,
 // without an envelope, so that PUT /api/projects/{id}/schema and
 // `caddy tablesmith schema apply` take the file back as it is.
-func (h *Handler) exportSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) {
+func (h *Handler) exportSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	var doc schema.Document
 	name := p.ID + "-schema.json"
 	if raw := r.URL.Query().Get("version"); raw != "" {
 		v, err := h.version(r, p, raw)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		if doc, err = schema.Parse(v.Document); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		name = fmt.Sprintf("%s-schema-v%d.json", p.ID, v.Version)
 	} else {
 		var err error
 		if doc, _, err = h.draft(r.Context(), p); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 	}
 	body, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(body, '\n'))
+	return nil
 }

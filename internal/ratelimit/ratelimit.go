@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,7 +148,7 @@ func New(cfg Config) (*Limiter, error) {
 	if cfg.RedisURL != "" {
 		opt, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
-			return nil, fmt.Errorf("redis_url: %w", err)
+			return nil, redisURLError(err)
 		}
 		opt.DialTimeout = cfg.RedisTimeout
 		opt.ReadTimeout = cfg.RedisTimeout
@@ -384,4 +385,16 @@ func redactURL(u string) string {
 		return p.Redacted()
 	}
 	return "(unparsable URL)"
+}
+
+// redisURLError says what is wrong with redis_url without repeating it:
+// url.Parse's errors quote the whole URL, password included, so only
+// the inner reason is kept.
+func redisURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Errorf("redis_url is not a valid Redis URL (redis://[user:password@]host:port[/db] or rediss://...): %s",
+		strings.TrimPrefix(err.Error(), "redis: "))
 }

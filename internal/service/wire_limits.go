@@ -103,8 +103,8 @@ func (l *limits) Record(s apihttp.Sample) {
 	l.recorder.Record(a)
 }
 
-func (l *limits) serveAnalytics(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) {
-	l.report.Serve(w, r, p.ID, func(ctx context.Context) analytics.PlanUsage {
+func (l *limits) serveAnalytics(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) error {
+	return l.report.Serve(w, r, p.ID, func(ctx context.Context) analytics.PlanUsage {
 		used, resets := l.usage(ctx, p.ID)
 		return analytics.PlanUsage{Plan: plan.Name, Limit: plan.RatePerHour, Used: used, ResetsAt: resets.UTC()}
 	})

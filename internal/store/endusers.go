@@ -113,10 +113,23 @@ type LoginWindow struct {
 	Failures int
 }
 
+// PlatformLogins is the projectID under which the login failures of
+// platform accounts are counted (in a table of their own).
+const PlatformLogins = ""
+
+// loginFailures is the table that counts a scope's failed logins: a
+// project's end users, or the platform's accounts.
+func loginFailures(projectID string) string {
+	if projectID == PlatformLogins {
+		return "tablesmith.platform_login_failures"
+	}
+	return "tablesmith.end_user_login_failures"
+}
+
 // LoginFailures returns the windows of the given subjects that started
 // after since (older windows are over and count nothing).
 func (s *Store) LoginFailures(ctx context.Context, projectID string, subjects []string, since time.Time) (map[string]LoginWindow, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT subject, window_start, failures FROM tablesmith.end_user_login_failures
+	rows, err := s.DB.QueryContext(ctx, `SELECT subject, window_start, failures FROM `+loginFailures(projectID)+`
 		WHERE project_id = $1 AND subject = ANY($2) AND window_start > $3`, projectID, pq.Array(subjects), since)
 	if err != nil {
 		return nil, err
@@ -138,7 +151,7 @@ func (s *Store) LoginFailures(ctx context.Context, projectID string, subjects []
 // that ended (started at or before now-window) starts over at now.
 func (s *Store) RecordLoginFailure(ctx context.Context, projectID string, subjects []string, now time.Time, window time.Duration) error {
 	_, err := s.DB.ExecContext(ctx, `
-		INSERT INTO tablesmith.end_user_login_failures AS f (project_id, subject, window_start, failures)
+		INSERT INTO `+loginFailures(projectID)+` AS f (project_id, subject, window_start, failures)
 		SELECT $1, subject, $3, 1 FROM unnest($2::text[]) AS subject
 		ON CONFLICT (project_id, subject) DO UPDATE SET
 			window_start = CASE WHEN f.window_start <= $4 THEN $3 ELSE f.window_start END,
@@ -150,7 +163,7 @@ func (s *Store) RecordLoginFailure(ctx context.Context, projectID string, subjec
 // ClearLoginFailures forgets the failures of a subject (after a login
 // with the right password).
 func (s *Store) ClearLoginFailures(ctx context.Context, projectID, subject string) error {
-	_, err := s.DB.ExecContext(ctx, `DELETE FROM tablesmith.end_user_login_failures WHERE project_id = $1 AND subject = $2`, projectID, subject)
+	_, err := s.DB.ExecContext(ctx, `DELETE FROM `+loginFailures(projectID)+` WHERE project_id = $1 AND subject = $2`, projectID, subject)
 	return err
 }
 
@@ -165,6 +178,7 @@ func (s *Store) PruneEndUsers(ctx context.Context, now time.Time, loginWindow ti
 		{`DELETE FROM tablesmith.end_user_sessions s WHERE NOT EXISTS
 			(SELECT 1 FROM tablesmith.end_user_refresh_tokens r WHERE r.session_id = s.id)`, nil},
 		{`DELETE FROM tablesmith.end_user_login_failures WHERE window_start <= $1`, []any{now.Add(-loginWindow)}},
+		{`DELETE FROM tablesmith.platform_login_failures WHERE window_start <= $1`, []any{now.Add(-loginWindow)}},
 	}
 	for _, st := range stmts {
 		if _, err := s.DB.ExecContext(ctx, st.sql, st.args...); err != nil {

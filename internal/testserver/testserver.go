@@ -11,9 +11,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -25,6 +27,19 @@ type Server struct {
 	*httptest.Server
 	Svc *service.Service
 	t   testing.TB
+	// client is what the server in front determined, when set (SetClient).
+	client atomic.Pointer[clientInfo]
+}
+
+type clientInfo struct {
+	ip      string
+	trusted bool
+}
+
+// SetClient makes every later request look as Caddy would pass it on:
+// from client ip, through a trusted proxy or not (clientaddr.With).
+func (s *Server) SetClient(ip string, trustedProxy bool) {
+	s.client.Store(&clientInfo{ip, trustedProxy})
 }
 
 // Option adjusts the service configuration.
@@ -59,7 +74,13 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", svc.API())
 	mux.Handle("/api/", svc.Platform())
-	s := &Server{Server: httptest.NewServer(mux), Svc: svc, t: t}
+	s := &Server{Svc: svc, t: t}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := s.client.Load(); c != nil {
+			r = r.WithContext(clientaddr.With(r.Context(), c.ip, c.trusted))
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(func() {
 		s.Close()
 		svc.Close()
