@@ -89,14 +89,14 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		if err != nil {
 			return queryError(err)
 		}
-		count, data, err := pgexec.CountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
+		count, data, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
 		if err != nil {
 			return listDBError(err, t)
 		}
 		meta := ls.Meta(count)
 		if ls.NeedsEstimate(count) {
 			stmt, args := ls.Estimate()
-			plan, err := pgexec.JSON(ctx, h.db(rt), stmt, args...)
+			plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)
 			if err != nil {
 				return listDBError(err, t)
 			}
@@ -173,11 +173,15 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 
 // one runs a by-id statement, the owner-scoped variant when owner is set.
 func (h *Handler) one(r *http.Request, rt *Route, plain, owned string, owner, id any) ([]byte, error) {
+	run := pgexec.JSON
+	if rt.Operation == OpGet {
+		run = pgexec.ReadJSON // a read runs again if its connection broke
+	}
 	data, err := func() ([]byte, error) {
 		if owner != nil {
-			return pgexec.JSON(r.Context(), h.db(rt), owned, id, owner)
+			return run(r.Context(), h.db(rt), owned, id, owner)
 		}
-		return pgexec.JSON(r.Context(), h.db(rt), plain, id)
+		return run(r.Context(), h.db(rt), plain, id)
 	}()
 	if errors.Is(err, pgexec.ErrNoRow) {
 		return nil, envelope.New(envelope.CodeNotFound, "Record not found")
