@@ -3,7 +3,9 @@ package caddymodule
 import (
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -33,6 +35,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    max_body        <size>              # generated-API body limit (1MiB)
 //	    max_connections <n>                 # size of each PostgreSQL pool, control and data (20)
 //	    prepared_statements <n> | off       # prepared statements kept per data pool (64)
+//	    request_timeout <duration>          # each request's deadline, both APIs (10s)
 //	    plan <name> {
 //	        rate     <n>/hour | unlimited   # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
@@ -99,12 +102,22 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("prepared_statements: %q is not a positive number or off", v)
 			}
 			a.PreparedStatements = n
+		case "request_timeout":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("request_timeout takes exactly one duration, e.g. 10s")
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur < 100*time.Millisecond {
+				return d.Errf("request_timeout: %q is not a duration of at least 100ms (e.g. 10s)", v)
+			}
+			a.RequestTimeout = caddy.Duration(dur)
 		case "plan":
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, request_timeout, plan)", key)
 		}
 	}
 	return nil
