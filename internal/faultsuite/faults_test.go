@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { testpg.Main(m, "faultsuite") }
 // what an answer may take beyond it (scheduling on a busy machine).
 const (
 	deadline = time.Second
-	margin   = 1500 * time.Millisecond
+	margin   = 2 * time.Second
 )
 
 const itemsSchema = `{"tables": [{"name": "items", "columns": [
