@@ -42,6 +42,9 @@ type App struct {
 	// ProjectQueueWait is how long a statement waits for its project's
 	// turn before a 503 (default 2 s).
 	ProjectQueueWait caddy.Duration `json:"project_queue_wait,omitempty"`
+	// RequestTimeout is each request's deadline in both APIs (0: 10s).
+	// The pools are opened with it, so a changed value takes new pools.
+	RequestTimeout caddy.Duration `json:"request_timeout,omitempty"`
 
 	svc     *service.Service
 	poolKey string
@@ -88,13 +91,14 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if _, ok := set[a.DefaultPlan]; !ok {
 		return fmt.Errorf("tablesmith: default_plan %q is not a defined plan", a.DefaultPlan)
 	}
-	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL
+	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String()
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
 			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxOpenConns: a.MaxConnections,
-			PreparedStatements: a.PreparedStatements, Logger: logger, WithoutMetering: withoutMetering(),
+			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout),
+			Logger: logger, WithoutMetering: withoutMetering(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 		})
 		if err != nil {
@@ -137,6 +141,9 @@ func (a *App) Validate() error {
 		if p.RatePerHour < plans.Unlimited || p.Projects < plans.Unlimited {
 			return fmt.Errorf("tablesmith: plan %q: limits must be positive or unlimited", name)
 		}
+	}
+	if a.RequestTimeout < 0 {
+		return fmt.Errorf("tablesmith: request_timeout must be positive")
 	}
 	if a.MaxBody < 0 {
 		return fmt.Errorf("tablesmith: max_body must be positive")

@@ -37,6 +37,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    prepared_statements <n> | off       # prepared statements kept per data pool (64)
 //	    project_concurrency <n> | off       # data statements one project runs at once per node (max_connections/4)
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
+//	    request_timeout <duration>          # each request's deadline, both APIs (10s)
 //	    plan <name> {
 //	        rate     <n>/hour | unlimited   # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
@@ -128,12 +129,22 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("project_queue_wait: %q is not a positive duration (e.g. 500ms, 2s)", v)
 			}
 			a.ProjectQueueWait = caddy.Duration(w)
+		case "request_timeout":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("request_timeout takes exactly one duration, e.g. 10s")
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur < 100*time.Millisecond {
+				return d.Errf("request_timeout: %q is not a duration of at least 100ms (e.g. 10s)", v)
+			}
+			a.RequestTimeout = caddy.Duration(dur)
 		case "plan":
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, project_concurrency, project_queue_wait, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, project_concurrency, project_queue_wait, request_timeout, plan)", key)
 		}
 	}
 	return nil

@@ -125,3 +125,41 @@ func TestAPlanWithoutStatementTimeoutKeepsTheBuiltInOneOrThirtySeconds(t *testin
 		}
 	}
 }
+
+func TestRequestTimeoutTakesADurationOfAtLeast100ms(t *testing.T) {
+	cases := []struct {
+		value   string
+		want    time.Duration
+		wantErr string
+	}{
+		{"10s", 10 * time.Second, ""},
+		{"1500ms", 1500 * time.Millisecond, ""},
+		{"2m", 2 * time.Minute, ""},
+		{"50ms", 0, `request_timeout: "50ms" is not a duration of at least 100ms`},
+		{"soon", 0, `request_timeout: "soon" is not a duration`},
+		{"", 0, "request_timeout takes exactly one duration"},
+		{"1s 2s", 0, "request_timeout takes exactly one duration"},
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			var a App
+			err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\nrequest_timeout " + c.value + "\n}"))
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error = %v, want it to contain %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if time.Duration(a.RequestTimeout) != c.want {
+				t.Fatalf("request_timeout %s parsed as %v", c.value, time.Duration(a.RequestTimeout))
+			}
+			raw, _ := json.Marshal(a)
+			if !strings.Contains(string(raw), `"request_timeout":`) {
+				t.Fatalf("the JSON config lacks request_timeout: %s", raw)
+			}
+		})
+	}
+}

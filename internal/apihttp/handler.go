@@ -54,7 +54,13 @@ type Deps struct {
 	// are honoured for projects whose tables are on it (idempotency.go);
 	// nil answers the header 400.
 	Idempotency *sql.DB
+	// Timeout bounds each request (default DefaultTimeout): statements
+	// and waits for a connection end with it and the request answers 503.
+	Timeout time.Duration
 }
+
+// DefaultTimeout is the request deadline when Deps.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
 
 // Limiter decides whether a project may make another request.
 type Limiter interface {
@@ -111,6 +117,9 @@ func New(d Deps) *Handler {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Timeout <= 0 {
+		d.Timeout = DefaultTimeout
+	}
 	return &Handler{d: d}
 }
 
@@ -133,6 +142,9 @@ type Route struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	rt := &Route{Start: h.d.Now()}
+	ctx, cancel := context.WithTimeout(r.Context(), h.d.Timeout)
+	defer cancel()
+	r = r.WithContext(ctx)
 	defer func() {
 		if p := recover(); p != nil {
 			h.d.Logger.Error("panic in generated API", "panic", p, "stack", string(debug.Stack()), "path", r.URL.Path)
@@ -148,8 +160,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	setRequestID(sw, r)
 	if err := h.serve(sw, r, rt); err != nil {
-		if e := envelope.As(err); e.Code == envelope.CodeInternal {
+		switch e := envelope.As(err); e.Code {
+		case envelope.CodeInternal:
 			h.d.Logger.Error("generated API request failed", "err", err, "path", r.URL.Path, "request_id", sw.Header().Get("X-Request-Id"))
+		case envelope.CodeUnavailable:
+			h.d.Logger.Warn("generated API request unavailable", "err", err, "path", r.URL.Path, "request_id", sw.Header().Get("X-Request-Id"))
 		}
 		envelope.WriteError(sw, err)
 	}

@@ -100,14 +100,14 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		var data []byte
 		var meta translate.Meta
 		err = h.statements(w, r, rt, func(ctx context.Context) error {
-			count, page, err := pgexec.CountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
+			count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
 			if err != nil {
 				return listDBError(err, t)
 			}
 			data, meta = page, ls.Meta(count)
 			if ls.NeedsEstimate(count) {
 				stmt, args := ls.Estimate()
-				plan, err := pgexec.JSON(ctx, h.db(rt), stmt, args...)
+				plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)
 				if err != nil {
 					return listDBError(err, t)
 				}
@@ -236,13 +236,17 @@ func updateOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *s
 // one runs a by-id statement of table t, the owner-scoped variant when
 // owner is set, and maps its error as op.
 func (h *Handler) one(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, op pgexec.Op, plain, owned string, owner, id any) ([]byte, error) {
+	run := pgexec.JSON
+	if rt.Operation == OpGet {
+		run = pgexec.ReadJSON // a read runs again if its connection broke
+	}
 	var data []byte
 	err := h.statements(w, r, rt, func(ctx context.Context) error {
 		var err error
 		if owner != nil {
-			data, err = pgexec.JSON(ctx, h.db(rt), owned, id, owner)
+			data, err = run(ctx, h.db(rt), owned, id, owner)
 		} else {
-			data, err = pgexec.JSON(ctx, h.db(rt), plain, id)
+			data, err = run(ctx, h.db(rt), plain, id)
 		}
 		if errors.Is(err, pgexec.ErrNoRow) {
 			return envelope.New(envelope.CodeNotFound, "Record not found")

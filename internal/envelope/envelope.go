@@ -95,12 +95,16 @@ func Fields(code, message string, details map[string]string) *Error {
 	return &Error{Code: code, Message: message, Details: details}
 }
 
-// As returns the *Error inside err, or an INTERNAL_ERROR that hides err's
+// As returns the *Error inside err, SERVICE_UNAVAILABLE for a deadline or
+// a lost connection (Unavailable), or an INTERNAL_ERROR that hides err's
 // text: internals never reach the client.
 func As(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if u := Unavailable(err); u != nil {
+		return u
 	}
 	return &Error{Code: CodeInternal, Message: "An internal error occurred"}
 }
@@ -117,6 +121,9 @@ func WriteError(w http.ResponseWriter, err error) {
 	e := As(err)
 	if e.Code == CodeRateLimited && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "60")
+	}
+	if e.Code == CodeUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", RetryAfterUnavailable)
 	}
 	body, _ := json.Marshal(struct {
 		Success bool      `json:"success"`

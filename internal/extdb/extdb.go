@@ -22,6 +22,8 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/tablesmith/tablesmith/internal/pgpool"
+
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -218,7 +220,7 @@ func Inspect(ctx context.Context, raw, schemaName string, o Options) (schema.Cat
 	if err != nil {
 		return schema.Catalog{}, err
 	}
-	conn, err := pq.NewConnectorConfig(cfg)
+	conn, err := pgpool.NewConnector(cfg)
 	if err != nil {
 		return schema.Catalog{}, &Problem{Kind: ProblemInvalidURL, Message: "the url cannot be used: " + err.Error(), Err: err}
 	}

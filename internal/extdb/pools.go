@@ -13,6 +13,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
+	"github.com/tablesmith/tablesmith/internal/pgpool"
 )
 
 // Pools holds one connection pool per fronted database URL, shared by
@@ -108,7 +109,9 @@ func (ps *Pools) Get(raw string) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	inner, err := pq.NewConnectorConfig(cfg)
+	// Statements on the pool end by their request's deadline even when
+	// the database stops answering (pgpool).
+	inner, err := pgpool.NewConnector(cfg)
 	if err != nil {
 		return nil, &Problem{Kind: ProblemInvalidURL, Message: "the url cannot be used: " + err.Error(), Err: err}
 	}
@@ -156,7 +159,7 @@ func (p *Pool) Health() Health { return p.health.report() }
 // trackedConnector opens connections through the driver, refusing at
 // once while the database is known to be down and between retries.
 type trackedConnector struct {
-	inner  *pq.Connector
+	inner  driver.Connector
 	health *health
 }
 
@@ -189,7 +192,7 @@ func unavailable(cause error) error {
 
 type health struct {
 	cfg       pq.Config
-	inner     *pq.Connector
+	inner     driver.Connector
 	retry     time.Duration
 	now       func() time.Time
 	log       *slog.Logger

@@ -5,9 +5,11 @@ package pgexec
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
-	"net"
+	"io"
+	"os"
 	"strings"
 	"syscall"
 
@@ -50,6 +52,65 @@ func CountAndJSON(ctx context.Context, q Querier, query string, args ...any) (co
 	return count, data, err
 }
 
+// ReadJSON is JSON for a statement that only reads: one that failed on a
+// broken connection runs once more, on another connection.
+func ReadJSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, error) {
+	out, err := JSON(ctx, q, query, args...)
+	if retryRead(ctx, q, err) {
+		out, err = JSON(ctx, q, query, args...)
+	}
+	return out, err
+}
+
+// ReadCountAndJSON is CountAndJSON retried like ReadJSON.
+func ReadCountAndJSON(ctx context.Context, q Querier, query string, args ...any) (count sql.NullInt64, data []byte, err error) {
+	count, data, err = CountAndJSON(ctx, q, query, args...)
+	if retryRead(ctx, q, err) {
+		count, data, err = CountAndJSON(ctx, q, query, args...)
+	}
+	return count, data, err
+}
+
+// retryRead says whether a read that failed with err runs again: only
+// when its connection broke (the database restarted, a proxy or the
+// network dropped it) while the request still has time. A deadline or a
+// statement timeout is not retried: the second try would wait as long.
+// The pool's idle connections are dropped first, as they most likely
+// broke the same way, so the retry dials a fresh one.
+func retryRead(ctx context.Context, q Querier, err error) bool {
+	if err == nil || ctx.Err() != nil || !BrokenConnection(err) {
+		return false
+	}
+	var db *sql.DB
+	switch q := q.(type) {
+	case *Statements:
+		db = q.db
+	case *sql.DB:
+		db = q
+	}
+	if db != nil {
+		n := db.Stats().MaxOpenConnections
+		db.SetMaxIdleConns(0) // closes the idle connections
+		db.SetMaxIdleConns(max(n, 2))
+	}
+	return true
+}
+
+// BrokenConnection reports whether err says the connection itself failed
+// (closed, reset, or ended by the server) rather than the statement or
+// its deadline.
+func BrokenConnection(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return false
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code == "57P01" || pe.Code == "57P02" || strings.HasPrefix(string(pe.Code), "08")
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
 // scanRow runs a one-row statement and scans it into dest. A statement
 // whose prepared form the connection could not use runs once more,
 // unprepared (Statements.retry says when that is safe).
@@ -80,11 +141,8 @@ func MapError(err error, t *schema.CTable, op Op) error {
 	}
 	var pe *pq.Error
 	if !errors.As(err, &pe) {
-		if isConnectionError(err) {
-			return envelope.New(envelope.CodeUnavailable, "The database is unavailable; try again shortly")
-		}
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return envelope.New(envelope.CodeUnavailable, "The request took too long")
+		if u := envelope.Unavailable(err); u != nil {
+			return u
 		}
 		return err
 	}
@@ -110,8 +168,6 @@ func MapError(err error, t *schema.CTable, op Op) error {
 	case "23514": // check_violation
 		col := columnOfConstraint(t, pe.Constraint, "check")
 		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{col: "is not an allowed value"})
-	case "57014": // query_canceled (statement timeout)
-		return envelope.New(envelope.CodeUnavailable, "The request took too long")
 	case "42P01", "42703": // undefined table/column: the database changed under a published schema
 		e := envelope.New(envelope.CodeInternal, "An internal error occurred")
 		e.Cause = fmt.Errorf("table %s: %w: %w", t.Name, ErrSchemaChanged, err)
@@ -120,8 +176,8 @@ func MapError(err error, t *schema.CTable, op Op) error {
 	if strings.HasPrefix(string(pe.Code), "22") { // data exceptions: out of range, bad representation
 		return envelope.New(envelope.CodeValidation, "A value is out of range for its column")
 	}
-	if strings.HasPrefix(string(pe.Code), "08") || strings.HasPrefix(string(pe.Code), "57P") || pe.Code == "53300" {
-		return envelope.New(envelope.CodeUnavailable, "The database is unavailable; try again shortly")
+	if u := envelope.Unavailable(err); u != nil { // statement timeout, shutdown, connection exceptions
+		return u
 	}
 	return err
 }
@@ -133,10 +189,4 @@ func columnOfConstraint(t *schema.CTable, constraint, suffix string) string {
 		}
 	}
 	return constraint
-}
-
-func isConnectionError(err error) bool {
-	var ne net.Error
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne) ||
-		errors.Is(err, sql.ErrConnDone) || errors.Is(err, pq.ErrSSLNotSupported) || strings.Contains(err.Error(), "bad connection")
 }

@@ -129,8 +129,16 @@ func (s *Statements) acquire(ctx context.Context, query string) *prepared {
 	}
 
 	// Prepare outside the lock, on a context that a cancelled request
-	// does not end half-way: others may be waiting for this statement.
-	stmt, err := s.db.PrepareContext(context.WithoutCancel(ctx), query)
+	// does not end half-way: others may be waiting for this statement. It
+	// keeps the request's deadline, so a database that stops answering
+	// cannot hold the preparation (and its waiters) past it.
+	pctx := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithDeadline(pctx, d)
+		defer cancel()
+	}
+	stmt, err := s.db.PrepareContext(pctx, query)
 	s.mu.Lock()
 	if err == nil {
 		p.stmt = stmt

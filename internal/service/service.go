@@ -21,6 +21,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
+	"github.com/tablesmith/tablesmith/internal/pgpool"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
 	"github.com/tablesmith/tablesmith/internal/registry"
@@ -54,6 +55,12 @@ type Config struct {
 	PreparedStatements int
 	Logger             *slog.Logger
 	Now                func() time.Time
+	// RequestTimeout is each request's deadline in both APIs (default
+	// apihttp.DefaultTimeout, 10s): a statement, or a wait for a
+	// connection, still running then ends and the request answers 503. The
+	// generated API's pools also set it as PostgreSQL's statement_timeout,
+	// and every pool connects within min(5s, RequestTimeout).
+	RequestTimeout time.Duration
 	// WithoutMetering serves the generated API without its rate limiter
 	// and analytics recorder. Only the benchmarks set it, to measure what
 	// metering costs (bench/RESULTS.md).
@@ -135,20 +142,27 @@ func New(cfg Config) (*Service, error) {
 	if cfg.MaxOpenConns <= 0 {
 		cfg.MaxOpenConns = 20
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = apihttp.DefaultTimeout
+	}
 	switch {
 	case cfg.PreparedStatements == 0:
 		cfg.PreparedStatements = DefaultPreparedStatements
 	case cfg.PreparedStatements < 0:
 		cfg.PreparedStatements = 0
 	}
-	db, err := sql.Open("postgres", cfg.DatabaseURL)
+	// The control pool also runs migrations and background work, which
+	// may take longer than a request: it gets no statement_timeout, and a
+	// request's statements end by its deadline (pgpool) and lib/pq's
+	// cancel request.
+	db, err := pgpool.Open(cfg.DatabaseURL, pgpool.Options{ConnectTimeout: cfg.connectTimeout()}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("database_url: %w", err)
 	}
 	db.SetMaxOpenConns(cfg.MaxOpenConns)
 	db.SetMaxIdleConns(cfg.MaxOpenConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	dataDB := openDataPool(cfg.DatabaseURL)
+	dataDB := openDataPool(cfg.DatabaseURL, cfg.dataPoolOptions())
 	dataDB.SetMaxOpenConns(cfg.MaxOpenConns)
 	dataDB.SetMaxIdleConns(cfg.MaxOpenConns)
 	dataDB.SetConnMaxIdleTime(5 * time.Minute)
@@ -158,7 +172,7 @@ func New(cfg Config) (*Service, error) {
 	s.Registry = registry.New(s.loadProject)
 	s.Keys = &auth.Keys{Lookup: s.lookupKey}
 	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, Logger: cfg.Logger, Now: cfg.Now,
-		Routes: map[string]apihttp.RouteHandler{}}
+		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout}
 	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,
 		Config: func() platformhttp.Config {
 			st := s.settings.Load()
@@ -360,30 +374,43 @@ func (s *Service) Close() error {
 // text form), but the control schema's statements bind JSON as []byte, so
 // they keep the default pool. Like sql.Open it does no I/O; a URL lib/pq
 // cannot parse gets a plain pool that reports the error on first use.
-func openDataPool(databaseURL string) *sql.DB {
-	cfg, err := pq.NewConfig(databaseURL)
-	if err == nil {
-		cfg.BinaryParameters = true
-		if conn, err := pq.NewConnectorConfig(cfg); err == nil {
-			return sql.OpenDB(conn)
-		}
+func openDataPool(databaseURL string, o pgpool.Options) *sql.DB {
+	db, err := pgpool.Open(databaseURL, o, func(cfg *pq.Config) { cfg.BinaryParameters = true })
+	if err != nil {
+		db, _ = sql.Open("postgres", databaseURL)
 	}
-	db, _ := sql.Open("postgres", databaseURL)
 	return db
+}
+
+// connectTimeout bounds establishing a connection of any pool: 5s, or
+// the request deadline if shorter.
+func (c Config) connectTimeout() time.Duration { return min(5*time.Second, c.RequestTimeout) }
+
+// dataPoolOptions bound the generated API's pools (the managed data pool
+// and fronted databases'): the server stops a statement at the request
+// deadline too, even if the client's cancel request never reaches it.
+func (c Config) dataPoolOptions() pgpool.Options {
+	return pgpool.Options{ConnectTimeout: c.connectTimeout(), StatementTimeout: c.RequestTimeout}
 }
 
 // API is the generated-API handler (/v1).
 func (s *Service) API() http.Handler { return s.api }
 
-// Platform is the platform-API handler (/api).
+// Platform is the platform-API handler (/api). Each request has the
+// request deadline, like the generated API's.
 func (s *Service) Platform() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := s.platform.Load()
-		if h == nil {
-			http.Error(w, `{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"Starting"}}`, http.StatusServiceUnavailable)
+		if s.serveHealth(w, r) {
 			return
 		}
-		h.ServeHTTP(w, r)
+		h := s.platform.Load()
+		if h == nil {
+			writeStarting(w)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -17,7 +17,8 @@ import (
 func (s *Service) wireExternal() error {
 	secret := s.endUserSecret() // the master secret as it is now
 	s.external = &extdb.Connections{
-		Pools: &extdb.Pools{Logger: s.log, Now: s.cfg.Now, PreparedStatements: s.cfg.PreparedStatements},
+		Pools: &extdb.Pools{Logger: s.log, Now: s.cfg.Now, PreparedStatements: s.cfg.PreparedStatements,
+			Options: extdb.Options{ConnectTimeout: s.cfg.connectTimeout(), StatementTimeout: s.cfg.RequestTimeout}},
 		Key: func(ctx context.Context) ([]byte, error) {
 			v, err := secret(ctx)
 			if err != nil {

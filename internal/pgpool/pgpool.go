@@ -1,0 +1,221 @@
+// Package pgpool opens PostgreSQL pools whose statements cannot outlive
+// their request. lib/pq cancels a statement whose context ends by sending
+// a CancelRequest on a second connection, but the statement's own socket
+// read goes on waiting: against a database that stops answering (packets
+// dropped, not refused) it waits for as long as the outage lasts. Here
+// every statement's socket takes its context's deadline, so it fails at
+// the deadline whatever the network does; connections get a connect
+// timeout, and optionally the server a statement_timeout on the same
+// budget.
+package pgpool
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Options bound a pool's connections and statements.
+type Options struct {
+	// ConnectTimeout bounds establishing one connection (TCP, TLS and
+	// startup); a shorter connect_timeout in the URL stays. 0: none.
+	ConnectTimeout time.Duration
+	// StatementTimeout is set as the server's statement_timeout for every
+	// connection, unless the URL sets one. 0: the server's default.
+	StatementTimeout time.Duration
+}
+
+// Apply puts the options into a driver configuration.
+func (o Options) Apply(cfg *pq.Config) {
+	if o.ConnectTimeout > 0 && (cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > o.ConnectTimeout) {
+		cfg.ConnectTimeout = o.ConnectTimeout
+	}
+	if o.StatementTimeout > 0 {
+		for k := range cfg.Runtime {
+			if strings.EqualFold(k, "statement_timeout") {
+				return
+			}
+		}
+		rt := make(map[string]string, len(cfg.Runtime)+1)
+		for k, v := range cfg.Runtime {
+			rt[k] = v
+		}
+		rt["statement_timeout"] = strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+		cfg.Runtime = rt
+	}
+}
+
+// Open parses a URL, applies the options and opens a pool (no I/O).
+func Open(databaseURL string, o Options, edit func(*pq.Config)) (*sql.DB, error) {
+	cfg, err := pq.NewConfig(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	o.Apply(&cfg)
+	if edit != nil {
+		edit(&cfg)
+	}
+	c, err := NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
+}
+
+// NewConnector returns a connector whose connections take each
+// statement's context deadline as their socket deadline.
+func NewConnector(cfg pq.Config) (driver.Connector, error) {
+	inner, err := pq.NewConnectorConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &dialer{cancelTimeout: cfg.ConnectTimeout}
+	if d.cancelTimeout <= 0 {
+		d.cancelTimeout = 10 * time.Second
+	}
+	inner.Dialer(d)
+	return &connector{inner: inner}, nil
+}
+
+type connector struct{ inner *pq.Connector }
+
+// slot receives the socket that lib/pq dials for one Connect call.
+type slot struct{ nc net.Conn }
+
+type slotKey struct{}
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	s := &slot{}
+	dc, err := c.inner.Connect(context.WithValue(ctx, slotKey{}, s))
+	if err != nil {
+		return nil, err
+	}
+	pc, ok := dc.(pqConn)
+	if !ok || s.nc == nil {
+		return dc, nil
+	}
+	return &conn{pqConn: pc, nc: s.nc}, nil
+}
+
+func (c *connector) Driver() driver.Driver { return c.inner.Driver() }
+
+// dialer hands each connection's socket to the Connect call that dialed
+// it. A dial outside Connect is lib/pq's CancelRequest, which reads until
+// the server closes: its socket gets a deadline so that it cannot wait
+// forever on a database that stopped answering.
+type dialer struct {
+	d             net.Dialer
+	cancelTimeout time.Duration
+}
+
+func (d *dialer) Dial(network, address string) (net.Conn, error) {
+	return d.DialContext(context.Background(), network, address)
+}
+
+func (d *dialer) DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return d.DialContext(ctx, network, address)
+}
+
+func (d *dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	nc, err := d.d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := ctx.Value(slotKey{}).(*slot); ok {
+		s.nc = nc
+	} else {
+		_ = nc.SetDeadline(time.Now().Add(d.cancelTimeout))
+	}
+	return nc, nil
+}
+
+// pqConn is what lib/pq's connection offers database/sql.
+type pqConn interface {
+	driver.Conn
+	driver.ConnPrepareContext
+	driver.QueryerContext
+	driver.ExecerContext
+	driver.ConnBeginTx
+	driver.Pinger
+	driver.NamedValueChecker
+	driver.SessionResetter
+	driver.Validator
+}
+
+// conn arms its socket with the deadline of each call's context before
+// passing the call on; the rows of a query are read under the same
+// deadline. database/sql uses a connection from one goroutine at a time.
+type conn struct {
+	pqConn
+	nc    net.Conn
+	armed time.Time
+}
+
+func (c *conn) arm(ctx context.Context) {
+	d, _ := ctx.Deadline()
+	if !d.Equal(c.armed) {
+		_ = c.nc.SetDeadline(d)
+		c.armed = d
+	}
+}
+
+func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	c.arm(ctx)
+	st, err := c.pqConn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if ps, ok := st.(pqStmt); ok {
+		return &stmt{pqStmt: ps, c: c}, nil
+	}
+	return st, nil
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	c.arm(ctx)
+	return c.pqConn.QueryContext(ctx, query, args)
+}
+
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.arm(ctx)
+	return c.pqConn.ExecContext(ctx, query, args)
+}
+
+func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	c.arm(ctx)
+	return c.pqConn.BeginTx(ctx, opts)
+}
+
+func (c *conn) Ping(ctx context.Context) error {
+	c.arm(ctx)
+	return c.pqConn.Ping(ctx)
+}
+
+type pqStmt interface {
+	driver.Stmt
+	driver.StmtQueryContext
+	driver.StmtExecContext
+}
+
+type stmt struct {
+	pqStmt
+	c *conn
+}
+
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.c.arm(ctx)
+	return s.pqStmt.QueryContext(ctx, args)
+}
+
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.c.arm(ctx)
+	return s.pqStmt.ExecContext(ctx, args)
+}

@@ -1,0 +1,119 @@
+package pgpool_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/pgpool"
+	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testproxy"
+)
+
+func TestMain(m *testing.M) { testpg.Main(m, "pgpool") }
+
+func proxied(t *testing.T) (*testproxy.Proxy, string) {
+	u, err := url.Parse(testpg.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := testproxy.Start(t, u.Host)
+	u.Host = px.Addr
+	return px, u.String()
+}
+
+func TestAStatementOnABlackholedDatabaseFailsAtItsDeadline(t *testing.T) {
+	px, dsn := proxied(t)
+	db, err := pgpool.Open(dsn, pgpool.Options{ConnectTimeout: time.Second, StatementTimeout: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var one int
+	if err := db.QueryRow(`SELECT 1`).Scan(&one); err != nil {
+		t.Fatal(err)
+	}
+	goroutines := runtime.NumGoroutine()
+
+	px.SetMode(testproxy.Blackhole)
+	for _, name := range []string{"idle connection", "new connection"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		start := time.Now()
+		err := db.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
+		took := time.Since(start)
+		cancel()
+		if err == nil {
+			t.Fatalf("%s: a blackholed statement succeeded", name)
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: err = %v, want a deadline error", name, err)
+		}
+		if took > 1500*time.Millisecond {
+			t.Errorf("%s: the statement took %v with a 500ms deadline", name, took)
+		}
+	}
+
+	// lib/pq's CancelRequest runs on into the blackhole; it ends by the
+	// connect timeout, so nothing is left waiting.
+	px.SetMode(testproxy.Forward)
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines+2 {
+		t.Errorf("%d goroutines after the outage, %d before", n, goroutines)
+	}
+	if err := db.QueryRow(`SELECT 1`).Scan(&one); err != nil {
+		t.Fatalf("after the outage: %v", err)
+	}
+}
+
+func TestConnectionsCarryTheStatementTimeoutAndConnectTimeout(t *testing.T) {
+	db, err := pgpool.Open(testpg.URL(t), pgpool.Options{ConnectTimeout: time.Second, StatementTimeout: 1500 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var st string
+	if err := db.QueryRow(`SHOW statement_timeout`).Scan(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st != "1500ms" {
+		t.Errorf("statement_timeout = %q, want 1500ms", st)
+	}
+	// A connection that is accepted but never answered gives up after the
+	// connect timeout.
+	px, dsn := proxied(t)
+	px.SetMode(testproxy.Blackhole)
+	db2, err := pgpool.Open(dsn, pgpool.Options{ConnectTimeout: 500 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	start := time.Now()
+	if err := db2.Ping(); err == nil {
+		t.Fatal("ping through a blackhole succeeded")
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("connecting took %v with a 500ms connect timeout", took)
+	}
+}
+
+func TestAURLsOwnStatementTimeoutStays(t *testing.T) {
+	db, err := pgpool.Open(testpg.URL(t)+"&statement_timeout=700", pgpool.Options{StatementTimeout: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var st string
+	if err := db.QueryRow(`SHOW statement_timeout`).Scan(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st != "700ms" {
+		t.Errorf("statement_timeout = %q, want 700ms", st)
+	}
+}
