@@ -159,8 +159,21 @@ type conn struct {
 	armed time.Time
 }
 
+// cancelGrace is how long after a context's deadline the socket itself
+// gives up. lib/pq sends its CancelRequest when the context ends, but only
+// while the statement is still waiting: a socket that failed at the very
+// same instant would end the statement first, the cancel would never be
+// sent, and PostgreSQL would go on running it (a backend waiting on a
+// lock does not notice its client left). Against a database that answers,
+// the cancel lands within the grace; against one that stopped answering,
+// the socket ends the wait.
+const cancelGrace = 500 * time.Millisecond
+
 func (c *conn) arm(ctx context.Context) {
-	d, _ := ctx.Deadline()
+	d, ok := ctx.Deadline()
+	if ok {
+		d = d.Add(cancelGrace)
+	}
 	if !d.Equal(c.armed) {
 		_ = c.nc.SetDeadline(d)
 		c.armed = d
