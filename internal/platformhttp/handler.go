@@ -43,6 +43,9 @@ type Deps struct {
 	// External enables the postgres_external engine (external.go); nil:
 	// the engine is listed as unavailable.
 	External *extdb.Connections
+	// BuildIndexes starts this node's index builder after a generate;
+	// nil: builds wait for a builder's poll.
+	BuildIndexes func()
 }
 
 // Config is the part of the configuration that a reload may change.

@@ -23,6 +23,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
+	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -58,6 +59,8 @@ type Config struct {
 	// and analytics recorder. Only the benchmarks set it, to measure what
 	// metering costs (bench/RESULTS.md).
 	WithoutMetering bool
+	// IndexBuilds bound the background index builds (wire_indexes.go).
+	IndexBuilds store.BuildOptions
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -91,6 +94,8 @@ type Service struct {
 	renderDocs func(*registry.Entry)
 	// external reaches the databases that projects front (wire_external.go).
 	external *extdb.Connections
+	// Indexes builds indexes after generates (wire_indexes.go).
+	Indexes *publish.Builder
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
 	starters      []func(ctx context.Context) error
@@ -157,7 +162,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireIndexes} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

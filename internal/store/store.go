@@ -298,6 +298,9 @@ type Version struct {
 	Document  json.RawMessage `json:"document"`
 	Applied   json.RawMessage `json:"applied"`
 	CreatedAt time.Time       `json:"created_at"`
+	// Indexes are the index builds that run after the version's
+	// migration committed (Versions and VersionByNumber fill it).
+	Indexes *IndexStatus `json:"indexes,omitempty"`
 }
 
 // LatestVersion returns the newest published version; ErrNotFound before
@@ -328,5 +331,8 @@ func (s *Store) Versions(ctx context.Context, projectID string) ([]Version, erro
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, s.withIndexes(ctx, projectID, out)
 }
