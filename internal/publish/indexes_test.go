@@ -52,6 +52,20 @@ func holdWrite(t *testing.T, s *testserver.Server, p *testserver.Project) *sql.T
 	return tx
 }
 
+// holdSnapshot opens a transaction that keeps a snapshot and locks
+// nothing: CREATE INDEX CONCURRENTLY builds its (INVALID) index, then
+// waits for it to end, while DDL on the table is free to go.
+func holdSnapshot(t *testing.T, s *testserver.Server) *sql.Tx {
+	t.Helper()
+	tx, err := s.Svc.DB.BeginTx(context.Background(), &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	exec(t, tx, `SELECT 1`)
+	return tx
+}
+
 // generateWithin generates doc and fails the test if the answer takes
 // longer than limit.
 func generateWithin(t *testing.T, s *testserver.Server, p *testserver.Project, doc string, limit time.Duration) map[string]any {
@@ -299,5 +313,34 @@ func TestANewerGenerateSupersedesUnfinishedBuilds(t *testing.T) {
 	}
 	if !validIndex(t, s, p, "items_title_idx") || len(invalidIndexes(t, s, p)) != 0 {
 		t.Fatalf("items_title_idx valid %v; INVALID: %v", validIndex(t, s, p, "items_title_idx"), invalidIndexes(t, s, p))
+	}
+}
+
+func TestDeletingAProjectCancelsItsRunningIndexBuild(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(itemsV1)
+	fill(t, s, p, 500)
+	tx := holdSnapshot(t, s)
+	generateWithin(t, s, p, `{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text", "index": true}, {"name": "score", "type": "integer"}]}]}`, 20*time.Second)
+	waitFor(t, s, p, 2, "building", func(ix map[string]any) bool { return itemStates(ix)["items_title_idx"] == "building" })
+
+	done := make(chan int, 1)
+	go func() { done <- s.Do("DELETE", "/api/projects/"+p.ID, p.Session, nil).Status }()
+	select {
+	case code := <-done:
+		if code != 200 && code != 204 {
+			t.Fatalf("delete answered %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("delete waited for the index build")
+	}
+	tx.Rollback()
+	var rows int
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM tablesmith.index_builds WHERE project_id = $1`, p.ID).Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("%d builds left (%v)", rows, err)
+	}
+	var schemas int
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname = $1`, store.SchemaName(p.ID)).Scan(&schemas); err != nil || schemas != 0 {
+		t.Fatalf("schema still there (%v)", err)
 	}
 }

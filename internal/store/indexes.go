@@ -233,6 +233,16 @@ func (s *Store) NextBuildDue(ctx context.Context) (time.Duration, bool, error) {
 // a builder that dies releases it with its connection.
 func buildLockKey(projectID string) string { return "tablesmith-index-builds:" + projectID }
 
+// cancelBuilder cancels the statement of whichever session holds the
+// project's build lock (an int8 advisory lock shows in pg_locks as its
+// high and low 32 bits).
+func (s *Store) cancelBuilder(ctx context.Context, projectID string) error {
+	_, err := s.DB.ExecContext(ctx, `SELECT pg_cancel_backend(l.pid) FROM pg_locks l
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+		  AND ((l.classid::int8 << 32) | l.objid::int8) = hashtext($1)::int8`, buildLockKey(projectID))
+	return err
+}
+
 // BuildIndexes runs the due builds of a project one after another, on
 // one connection that holds the project's build lock; it returns at once
 // with claimed false when another builder holds it. A build whose row

@@ -245,6 +245,11 @@ func (s *Store) RenameProject(ctx context.Context, id, name string) (Project, er
 // DeleteProject removes a project, its keys and versions, and drops its
 // schema with every table in it, all in one transaction.
 func (s *Store) DeleteProject(ctx context.Context, id string) error {
+	// An index build running on the project's tables would hold the
+	// schema's drop up until it ends.
+	if err := s.cancelBuilder(ctx, id); err != nil {
+		return err
+	}
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
