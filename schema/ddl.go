@@ -206,8 +206,9 @@ func (g DDL) indexes(table string, c Column) []string {
 
 // IndexSpec is an index a published document asks for.
 type IndexSpec struct {
-	Table string // table name
-	Name  string // index name, unquoted
+	Table  string // table name
+	Column string // column name
+	Name   string // index name, unquoted
 	// Create builds it with CREATE INDEX CONCURRENTLY IF NOT EXISTS.
 	Create string
 	// Drop removes it with DROP INDEX CONCURRENTLY IF EXISTS (used to
@@ -228,7 +229,7 @@ func (g DDL) WantedIndexes(d Document) []IndexSpec {
 			for _, kind := range []string{indexPlain, indexTrigram} {
 				if g.wantsIndex(c, kind) {
 					name := ConstraintName(t.Name, c.Name, kind)
-					out = append(out, IndexSpec{Table: t.Name, Name: name, Create: g.createIndex(t.Name, c, kind, true),
+					out = append(out, IndexSpec{Table: t.Name, Column: c.Name, Name: name, Create: g.createIndex(t.Name, c, kind, true),
 						Drop: "DROP INDEX CONCURRENTLY IF EXISTS " + QuoteIdent(g.Schema) + "." + QuoteIdent(name)})
 				}
 			}

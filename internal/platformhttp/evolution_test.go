@@ -45,6 +45,27 @@ func (e *evo) exec(q string, args ...any) {
 	}
 }
 
+// indexesBuilt waits until no index build of the project is pending or
+// running: generate answers before them (TestGenerateAnswersBeforeItsIndexBuildsFinish).
+func (e *evo) indexesBuilt() {
+	e.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		e.s.Svc.Indexes.Kick()
+		var n int
+		if err := e.s.Svc.DB.QueryRow(`SELECT count(*) FROM tablesmith.index_builds WHERE project_id = $1 AND state IN ('pending', 'building')`, e.p.ID).Scan(&n); err != nil {
+			e.t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%d index builds still unfinished after a minute", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // generate saves doc as the draft and generates it.
 func (e *evo) generate(doc string, confirm bool) *testserver.Response {
 	e.t.Helper()
@@ -77,6 +98,7 @@ func (e *evo) rows(table string) map[string]map[string]any {
 // schema: relations, columns, constraints, indexes, sequences.
 func (e *evo) catalog() []string {
 	e.t.Helper()
+	e.indexesBuilt()
 	rows, err := e.s.Svc.DB.QueryContext(context.Background(), `
 		SELECT 'relation ' || c.relname || ' ' || c.relkind::text FROM pg_class c
 		WHERE c.relnamespace = $1::regnamespace

@@ -45,6 +45,9 @@ type Deps struct {
 	External *extdb.Connections
 	// LoginThrottle limits failed logins (zero: the end-user defaults).
 	LoginThrottle loginthrottle.Limits
+	// BuildIndexes starts this node's index builder after a generate;
+	// nil: builds wait for a builder's poll.
+	BuildIndexes func()
 }
 
 // Config is the part of the configuration that a reload may change.

@@ -196,12 +196,15 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Accou
 	if err != nil {
 		return err
 	}
+	if h.d.BuildIndexes != nil {
+		h.d.BuildIndexes()
+	}
 	for _, step := range res.Pending() {
 		h.d.Logger.Warn("generate left work for later", "project", p.ID, "statement", step.Statement, "err", step.Error)
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
 		"version": res.Version, "endpoints": endpoints(p.ID, res.Document), "applied": res.Applied,
-		"statements": res.Statements, "after_commit": res.AfterCommit, "notes": res.Notes}})
+		"statements": res.Statements, "after_commit": res.AfterCommit, "notes": res.Notes, "indexes": res.Indexes}})
 	return nil
 }
 

@@ -50,8 +50,11 @@ type Result struct {
 	// AfterCommit are the statements run once the migration committed;
 	// a step with an error is left for the next generate to finish.
 	AfterCommit []store.FinishStep `json:"after_commit"`
-	Notes       []string           `json:"notes,omitempty"`
-	Document    schema.Document    `json:"-"`
+	// Indexes are the version's index builds as the generate answers:
+	// they run in the background (Builder) after it.
+	Indexes  *store.IndexStatus `json:"indexes"`
+	Notes    []string           `json:"notes,omitempty"`
+	Document schema.Document    `json:"-"`
 }
 
 // Pending returns the after-commit steps that failed.
@@ -131,15 +134,15 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 		return Result{}, err
 	}
 	if p.PublishedVersion > 0 {
-		// Work an earlier generate left undone goes first, so this
-		// migration starts from a complete database.
-		if pub, err := Published(ctx, st, p); err == nil {
-			heal := opt
-			if heal.FinishTimeout <= 0 || heal.FinishTimeout > healTimeout {
-				heal.FinishTimeout = healTimeout
-			}
-			_, _ = finish(ctx, st, p.ID, pub, heal)
+		// Constraints an earlier generate left unvalidated go first, so
+		// this migration starts from a complete database. (Its index
+		// builds are the Builder's: this version records every index
+		// still missing and supersedes the earlier builds.)
+		heal := opt
+		if heal.FinishTimeout <= 0 || heal.FinishTimeout > healTimeout {
+			heal.FinishTimeout = healTimeout
 		}
+		_, _ = finish(ctx, st, p.ID, heal)
 	}
 	plan, err := Plan(ctx, st, p, draft, opt.Trigram)
 	if err != nil {
@@ -151,7 +154,8 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 	doc, _ := json.Marshal(draft)
 	applied, _ := json.Marshal(plan.Changes)
 	m := store.Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements,
-		LockTimeout: opt.LockTimeout, BeforeStatement: opt.BeforeStatement}
+		LockTimeout: opt.LockTimeout, BeforeStatement: opt.BeforeStatement,
+		Indexes: DDL(p.ID, opt.Trigram).WantedIndexes(draft)}
 	version, err := st.PublishMigration(ctx, p.ID, p.PublishedVersion, m, doc, applied)
 	if err != nil {
 		return Result{}, MigrationError(err)
@@ -160,15 +164,18 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 		opt.Committed(version)
 	}
 	res := Result{Version: version, Applied: plan.Changes, Statements: plan.Statements, Notes: plan.Notes, Document: draft}
-	res.AfterCommit, _ = finish(ctx, st, p.ID, draft, opt)
+	res.AfterCommit, _ = finish(ctx, st, p.ID, opt)
 	if res.AfterCommit == nil {
 		res.AfterCommit = []store.FinishStep{}
+	}
+	if v, err := st.VersionByNumber(ctx, p.ID, version); err == nil {
+		res.Indexes = v.Indexes
 	}
 	return res, nil
 }
 
 // healTimeout bounds the after-commit work an earlier generate left,
-// when it runs before a new migration: an index build waiting for a long
+// when it runs before a new migration: a validation waiting for a long
 // transaction must not hold the new generate up for long.
 const healTimeout = 30 * time.Second
 
@@ -181,17 +188,18 @@ func managed(p store.Project) error {
 	return nil
 }
 
-// finish runs store.Finish for a published document. It outlives the
-// caller's context (a client that hangs up must not leave an index build
-// half done) but not FinishTimeout.
-func finish(ctx context.Context, st *store.Store, projectID string, doc schema.Document, opt Options) ([]store.FinishStep, error) {
+// finish runs store.Finish's constraint steps (validation, NOT NULL);
+// index builds run in the background (Builder). It outlives the caller's
+// context (a client that hangs up must not leave a step half done) but
+// not FinishTimeout.
+func finish(ctx context.Context, st *store.Store, projectID string, opt Options) ([]store.FinishStep, error) {
 	timeout := opt.FinishTimeout
 	if timeout <= 0 {
 		timeout = 5 * time.Minute
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	return st.Finish(fctx, store.SchemaName(projectID), DDL(projectID, opt.Trigram).WantedIndexes(doc), opt.LockTimeout)
+	return st.Finish(fctx, store.SchemaName(projectID), nil, opt.LockTimeout)
 }
 
 // Refusal returns the error that stops a plan before it runs: changes
@@ -293,6 +301,15 @@ func Describe(r Result) string {
 	for _, s := range r.Pending() {
 		fmt.Fprintf(&b, "  left for the next generate: %s (%s)\n", s.Statement, s.Error)
 	}
+	if r.Indexes != nil {
+		for _, ix := range r.Indexes.Items {
+			fmt.Fprintf(&b, "  index %s on %s.%s: %s", ix.Name, ix.Table, ix.Column, ix.State)
+			if ix.Error != "" {
+				fmt.Fprintf(&b, " (%s)", ix.Error)
+			}
+			b.WriteString("\n")
+		}
+	}
 	return b.String()
 }
 
@@ -332,7 +349,18 @@ func Apply(ctx context.Context, st *store.Store, projectID string, file []byte, 
 		return Result{}, nil, err
 	}
 	res, err := Generate(ctx, st, p.ID, opt)
-	return res, nil, err
+	if err != nil {
+		return res, nil, err
+	}
+	// A script waits for the index builds: it runs them here, unless a
+	// server's builder has already claimed them.
+	if _, err := BuildProject(ctx, st, p.ID, store.BuildOptions{}); err != nil {
+		return res, nil, err
+	}
+	if v, err := st.VersionByNumber(ctx, p.ID, res.Version); err == nil {
+		res.Indexes = v.Indexes
+	}
+	return res, nil, nil
 }
 
 // DryRun is what Apply reports without applying.

@@ -1,11 +1,12 @@
-// Package sanitize reduces user text to plain text, or to markup without
-// active content, with goquery.
+// Package sanitize reduces user text to plain text (goquery), or to
+// markup without active content (bluemonday's UGC policy).
 package sanitize
 
 import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/microcosm-cc/bluemonday"
 )
 
 // maxPasses bounds the fixed-point loop; each pass removes at least one
@@ -55,38 +56,19 @@ func isTagStart(c byte) bool {
 	return c == '/' || c == '!' || c == '?' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-var activeElements = "script, style, iframe, object, embed, frame, frameset, applet, base, meta, link, form"
+// ugc is bluemonday's policy for user-generated content: formatting,
+// links (http, https, mailto; given rel="nofollow"), images and tables,
+// and no script, style, frame, form, event handler, style attribute or
+// other URL scheme. A Policy is safe for concurrent use once built.
+var ugc = bluemonday.UGCPolicy()
 
-// SafeHTML keeps markup but removes active content: script-like elements,
-// event-handler attributes and javascript: URLs.
+// SafeHTML keeps formatting markup and removes everything that could run
+// or load active content, by bluemonday's UGC allowlist: what the policy
+// does not name is dropped (script and style contents with their
+// elements, other elements keep their text).
 func SafeHTML(s string) string {
-	if !strings.ContainsRune(s, '<') {
+	if !mayHoldMarkup(s) {
 		return s
 	}
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(s))
-	if err != nil {
-		return PlainText(s)
-	}
-	body := doc.Find("body")
-	body.Find(activeElements).Remove()
-	body.Find("*").Each(func(_ int, sel *goquery.Selection) {
-		for _, n := range sel.Nodes {
-			kept := n.Attr[:0]
-			for _, a := range n.Attr {
-				key := strings.ToLower(a.Key)
-				val := strings.ToLower(strings.Join(strings.Fields(a.Val), ""))
-				if strings.HasPrefix(key, "on") || strings.HasPrefix(val, "javascript:") || strings.HasPrefix(val, "vbscript:") ||
-					(strings.HasPrefix(val, "data:") && key != "src") {
-					continue
-				}
-				kept = append(kept, a)
-			}
-			n.Attr = kept
-		}
-	})
-	out, err := body.Html()
-	if err != nil {
-		return PlainText(s)
-	}
-	return out
+	return ugc.Sanitize(s)
 }

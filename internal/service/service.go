@@ -24,6 +24,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/pgpool"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
+	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -72,6 +73,8 @@ type Config struct {
 	// ProjectQueueWait is how long a statement waits for its project's
 	// turn before a 503 (0: fairshare.DefaultWait, 2 s).
 	ProjectQueueWait time.Duration
+	// IndexBuilds bound the background index builds (wire_indexes.go).
+	IndexBuilds store.BuildOptions
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -105,6 +108,8 @@ type Service struct {
 	renderDocs func(*registry.Entry)
 	// external reaches the databases that projects front (wire_external.go).
 	external *extdb.Connections
+	// Indexes builds indexes after generates (wire_indexes.go).
+	Indexes *publish.Builder
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
 	starters      []func(ctx context.Context) error
@@ -178,7 +183,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

@@ -32,6 +32,10 @@ type Migration struct {
 	// BeforeStatement, when set, runs before each statement; an error
 	// fails the migration there. Tests inject faults with it.
 	BeforeStatement func(i int, statement string) error
+	// Indexes are every index the new document asks for; those missing
+	// after the statements are recorded as pending builds of the new
+	// version (see BuildIndexes).
+	Indexes []schema.IndexSpec
 }
 
 // Violation is what a precheck found: existing rows that break a rule.
@@ -102,6 +106,9 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 	}
 	next := current + 1
 	if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
+		return 0, err
+	}
+	if err := recordIndexBuilds(ctx, tx, projectID, next, m.Indexes); err != nil {
 		return 0, err
 	}
 	return next, tx.Commit()
@@ -241,7 +248,12 @@ func (s *Store) VersionByNumber(ctx context.Context, projectID string, version i
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, ErrNotFound
 	}
-	return v, err
+	if err != nil {
+		return v, err
+	}
+	vs := []Version{v}
+	err = s.withIndexes(ctx, projectID, vs)
+	return vs[0], err
 }
 
 // FinishStep is one statement Finish ran, with its error if it failed.
@@ -261,7 +273,8 @@ type FinishStep struct {
 //     it) and is dropped;
 //   - every index of wanted that is missing is built with CREATE INDEX
 //     CONCURRENTLY; one left INVALID by a failed build is dropped first,
-//     and dropped again if the build fails.
+//     and dropped again if the build fails. Generate passes none: its
+//     builds run in the background (BuildIndexes).
 //
 // It returns the steps it ran; a failed step does not stop the others.
 // Two calls for one schema do not run at once: the second returns at once.
@@ -348,36 +361,19 @@ func (s *Store) Finish(ctx context.Context, schemaName string, wanted []schema.I
 	}
 
 	// Build missing indexes concurrently.
-	valid := map[string]bool{}
-	rows, err = conn.QueryContext(ctx, `SELECT c.relname, i.indisvalid FROM pg_index i
-		JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = $1`, schemaName)
+	valid, err := indexValidity(ctx, conn, schemaName)
 	if err != nil {
 		return steps, err
 	}
-	for rows.Next() {
-		var name string
-		var ok bool
-		if err := rows.Scan(&name, &ok); err != nil {
-			rows.Close()
-			return steps, err
-		}
-		valid[name] = ok
-	}
-	rows.Close()
 	for _, ix := range wanted {
-		ok, exists := valid[ix.Name]
-		if exists && ok {
+		if valid[ix.Name] {
 			continue
 		}
-		if exists && run(ix.Drop) != nil {
-			continue
+		step := FinishStep{Statement: ix.Create}
+		if err := buildIndex(ctx, conn, schemaName, ix.Name, ix.Create, ix.Drop, time.Hour); err != nil {
+			step.Error = err.Error()
 		}
-		if run(ix.Create) != nil {
-			// A failed concurrent build leaves an INVALID index that
-			// writes still maintain; drop it, the next Finish retries.
-			_ = run(ix.Drop)
-		}
+		steps = append(steps, step)
 	}
 	return steps, nil
 }

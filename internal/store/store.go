@@ -245,6 +245,11 @@ func (s *Store) RenameProject(ctx context.Context, id, name string) (Project, er
 // DeleteProject removes a project, its keys and versions, and drops its
 // schema with every table in it, all in one transaction.
 func (s *Store) DeleteProject(ctx context.Context, id string) error {
+	// An index build running on the project's tables would hold the
+	// schema's drop up until it ends.
+	if err := s.cancelBuilder(ctx, id); err != nil {
+		return err
+	}
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -298,6 +303,9 @@ type Version struct {
 	Document  json.RawMessage `json:"document"`
 	Applied   json.RawMessage `json:"applied"`
 	CreatedAt time.Time       `json:"created_at"`
+	// Indexes are the index builds that run after the version's
+	// migration committed (Versions and VersionByNumber fill it).
+	Indexes *IndexStatus `json:"indexes,omitempty"`
 }
 
 // LatestVersion returns the newest published version; ErrNotFound before
@@ -328,5 +336,8 @@ func (s *Store) Versions(ctx context.Context, projectID string) ([]Version, erro
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, s.withIndexes(ctx, projectID, out)
 }

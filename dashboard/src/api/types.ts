@@ -138,6 +138,28 @@ export interface AfterCommitStep {
   error?: string;
 }
 
+export type IndexBuildState = 'pending' | 'building' | 'ready' | 'failed' | 'superseded';
+
+/** One index a version builds after its commit (docs/schema-evolution.md, "Index builds"). */
+export interface IndexBuild {
+  name: string;
+  table: string;
+  column: string;
+  state: IndexBuildState;
+  attempts: number;
+  error?: string;
+  updated_at?: string;
+}
+
+/** A version's index builds: `building` while any is pending or running, then `failed` or `ready`. */
+export interface IndexStatus {
+  state: 'building' | 'ready' | 'failed';
+  total: number;
+  ready: number;
+  failed: number;
+  items: IndexBuild[];
+}
+
 export interface GenerateResult {
   version: number;
   endpoints: Endpoint[];
@@ -145,6 +167,8 @@ export interface GenerateResult {
   statements?: string[];
   after_commit?: AfterCommitStep[];
   notes?: string[];
+  /** The index builds as they stood when generate answered; they go on in the background. */
+  indexes?: IndexStatus | null;
 }
 
 export interface SchemaVersion {
@@ -155,6 +179,8 @@ export interface SchemaVersion {
   document?: SchemaDocument;
   /** The changes this version applied (a refresh's are prefixed "refresh:"). */
   applied?: PlannedChange[] | null;
+  /** Its index builds (absent from servers older than index builds). */
+  indexes?: IndexStatus | null;
 }
 
 /** What GET/PUT /schema and POST /schema/reset say beside the draft. */

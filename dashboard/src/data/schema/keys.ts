@@ -5,5 +5,6 @@ export const schemaKeys = {
   /** The plan with its prechecks run (?check=true): under plan, so invalidating the plan refreshes it too. */
   planChecked: (projectId: string) => [...schemaKeys.plan(projectId), 'checked'] as const,
   versions: (projectId: string) => [...schemaKeys.all(projectId), 'versions'] as const,
+  version: (projectId: string, version: number) => [...schemaKeys.versions(projectId), version] as const,
   published: (projectId: string) => [...schemaKeys.all(projectId), 'published'] as const,
 };

@@ -10,12 +10,14 @@ import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useGenerateMutation } from '../../../data/schema/generate-mutation';
 import { useChangePlanQuery } from '../../../data/schema/schema-plan-query';
+import { useSchemaVersionsQuery } from '../../../data/schema/schema-versions-query';
 import { attachFindings, currentViolations, describeViolation, lockedTableName, pathOf, violationsOf } from '../../../evolution/plan';
 import { tones } from '../../../tones';
 import { useProjectId } from '../useProjectId';
 import { ChangeList, terminated } from './ChangeList';
 import { DestructiveConfirm } from './DestructiveConfirm';
 import { GenerateResultPanel } from './GenerateResultPanel';
+import { IndexBuildsPanel } from './IndexBuildsPanel';
 
 export function GeneratePage() {
   const projectId = useProjectId();
@@ -25,6 +27,11 @@ export function GeneratePage() {
   const generate = useGenerateMutation();
   const [confirmed, setConfirmed] = useState(false);
   const [result, setResult] = useState<GenerateResult | null>(null);
+  // The newest version's index builds, when they are still under way or
+  // failed: they outlive the generate's answer (and a reload of this page).
+  const versions = useSchemaVersionsQuery(projectId);
+  const latest = versions.data?.[0];
+  const unfinishedBuilds = latest?.indexes && latest.indexes.state !== 'ready' ? latest : undefined;
 
   const refusal = isApiError(generate.error, 'DESTRUCTIVE_CHANGE') ? generate.error : undefined;
   const conflict = isApiError(generate.error, 'CONFLICT') ? generate.error : undefined;
@@ -68,6 +75,7 @@ export function GeneratePage() {
         description="Applies the saved schema to the database in one transaction and publishes the API. Nothing changes if any step fails."
       />
       {result && <GenerateResultPanel result={result} projectId={projectId} />}
+      {!result && unfinishedBuilds && <IndexBuildsPanel projectId={projectId} version={unfinishedBuilds.version} initial={unfinishedBuilds.indexes} />}
       {plan.isPending && <LoadingState label="Working out what will change and checking the existing rows…" />}
       {plan.error && (
         <>

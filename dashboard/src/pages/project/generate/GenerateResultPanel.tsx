@@ -5,6 +5,7 @@ import type { GenerateResult } from '../../../api/types';
 import { MethodBadge } from '../../../components/MethodBadge';
 import { failedSteps } from '../../../evolution/plan';
 import { tones } from '../../../tones';
+import { IndexBuildsPanel } from './IndexBuildsPanel';
 
 /** After a generate: the new version and its endpoints, linked into Docs and Test, and how the work after the commit went. */
 export function GenerateResultPanel({ result, projectId }: { result: GenerateResult; projectId: string }) {
@@ -78,7 +79,7 @@ export function GenerateResultPanel({ result, projectId }: { result: GenerateRes
           data-testid="after-commit"
         >
           <Text size="sm" mb={4}>
-            The new version is live either way: these steps only validate constraints and build indexes while the API keeps serving.
+            The new version is live either way: these steps only validate constraints while the API keeps serving.
           </Text>
           <List size="sm" spacing={4}>
             {after.map((step, i) => (
@@ -98,6 +99,7 @@ export function GenerateResultPanel({ result, projectId }: { result: GenerateRes
           </List>
         </Alert>
       )}
+      <IndexBuildsPanel projectId={projectId} version={result.version} initial={result.indexes} />
     </Stack>
   );
 }
