@@ -1,7 +1,8 @@
 # Tablesmith: `make run` builds and serves everything; `make test` runs every test.
 .PHONY: run caddy dashboard test test-go test-dashboard test-e2e lint bench stop-db swagger-ui
 
-GO_TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
+# -race: every Go test runs under the race detector (issue 16).
+GO_TEST_FLAGS ?= -race -p 2 -count=1 -timeout 15m
 
 run: caddy dashboard
 	@url=$$(./scripts/devdb.sh) && \
