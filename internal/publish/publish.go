@@ -151,6 +151,17 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 	if err := Refusal(plan, opt.ConfirmDestructive); err != nil {
 		return Result{}, err
 	}
+	// The after-commit work's turn is taken before the commit, so the new
+	// version's background index builds cannot start first and hold its
+	// tables (nil: a build of an earlier version runs, and the builder
+	// does this work once it is done).
+	turn, err := st.TakeFinishTurn(ctx, store.SchemaName(p.ID))
+	if err != nil {
+		return Result{}, err
+	}
+	if turn != nil {
+		defer turn.Release()
+	}
 	doc, _ := json.Marshal(draft)
 	applied, _ := json.Marshal(plan.Changes)
 	m := store.Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements,
@@ -164,7 +175,9 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 		opt.Committed(version)
 	}
 	res := Result{Version: version, Applied: plan.Changes, Statements: plan.Statements, Notes: plan.Notes, Document: draft}
-	res.AfterCommit, _ = finish(ctx, st, p.ID, opt)
+	if turn != nil {
+		res.AfterCommit, _ = finishIn(ctx, turn, opt)
+	}
 	if res.AfterCommit == nil {
 		res.AfterCommit = []store.FinishStep{}
 	}
@@ -193,13 +206,26 @@ func managed(p store.Project) error {
 // context (a client that hangs up must not leave a step half done) but
 // not FinishTimeout.
 func finish(ctx context.Context, st *store.Store, projectID string, opt Options) ([]store.FinishStep, error) {
+	fctx, cancel := finishContext(ctx, opt)
+	defer cancel()
+	return st.Finish(fctx, store.SchemaName(projectID), nil, opt.LockTimeout)
+}
+
+// finishIn is finish in a turn already taken.
+func finishIn(ctx context.Context, turn *store.FinishTurn, opt Options) ([]store.FinishStep, error) {
+	fctx, cancel := finishContext(ctx, opt)
+	defer cancel()
+	return turn.Finish(fctx, nil, opt.LockTimeout)
+}
+
+// finishContext bounds after-commit work by opt.FinishTimeout (default 5
+// minutes); the client going away does not stop it.
+func finishContext(ctx context.Context, opt Options) (context.Context, context.CancelFunc) {
 	timeout := opt.FinishTimeout
 	if timeout <= 0 {
 		timeout = 5 * time.Minute
 	}
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-	defer cancel()
-	return st.Finish(fctx, store.SchemaName(projectID), nil, opt.LockTimeout)
+	return context.WithTimeout(context.WithoutCancel(ctx), timeout)
 }
 
 // Refusal returns the error that stops a plan before it runs: changes

@@ -228,6 +228,9 @@ func (s *Store) NextBuildDue(ctx context.Context) (time.Duration, bool, error) {
 	return time.Duration(wait.Float64 * float64(time.Second)), true, nil
 }
 
+// finishLockKey is the advisory lock Finish holds while it runs.
+func finishLockKey(schemaName string) string { return "tablesmith-finish:" + schemaName }
+
 // buildLockKey is the advisory lock held by whoever builds a project's
 // indexes: builds of one project run one after another on one node, and
 // a builder that dies releases it with its connection.
@@ -262,46 +265,75 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 		return false, err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, buildLockKey(projectID))
+	schemaName := SchemaName(projectID)
+	// A build and a generate's after-commit work (Finish) on one table
+	// would wait on each other's locks until one gives up, so they take
+	// turns on Finish's lock: a build starts only while no Finish runs,
+	// and holds the lock while it runs. A Finish that found it taken
+	// skipped its work; the builder runs it once its builds are done.
+	finishKey := finishLockKey(schemaName)
+	defer func() {
+		if err == nil && claimed {
+			_, err = s.Finish(ctx, schemaName, nil, 0)
+		}
+	}()
 	for {
-		var version, attempts int
-		var name, create, drop string
-		err := conn.QueryRowContext(ctx, `UPDATE tablesmith.index_builds b SET state = 'building', attempts = attempts + 1, updated_at = now()
+		var free bool
+		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, finishKey).Scan(&free); err != nil {
+			return true, err
+		}
+		if !free {
+			return false, nil // a generate is finishing: its kick comes next
+		}
+		more, err := s.buildNext(ctx, conn, projectID, opt)
+		if _, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, finishKey); err == nil {
+			err = uerr
+		}
+		if err != nil || !more {
+			return true, err
+		}
+	}
+}
+
+// buildNext builds the project's next due index; more is false when none
+// was due.
+func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string, opt BuildOptions) (more bool, err error) {
+	var version, attempts int
+	var name, create, drop string
+	err = conn.QueryRowContext(ctx, `UPDATE tablesmith.index_builds b SET state = 'building', attempts = attempts + 1, updated_at = now()
 			FROM (SELECT version, name FROM tablesmith.index_builds
 			      WHERE project_id = $1 AND state IN ('pending', 'building') AND next_try_at <= now()
 			      ORDER BY version, table_name, column_name, name LIMIT 1) n
 			WHERE b.project_id = $1 AND b.version = n.version AND b.name = n.name
 			RETURNING b.version, b.name, b.create_sql, b.drop_sql, b.attempts`, projectID).Scan(&version, &name, &create, &drop, &attempts)
-		if errors.Is(err, sql.ErrNoRows) {
-			return true, nil
-		}
-		if err != nil {
-			return true, err
-		}
-		if opt.BeforeBuild != nil {
-			opt.BeforeBuild(name)
-		}
-		buildErr := buildIndex(ctx, conn, SchemaName(projectID), name, create, drop, opt.Timeout)
-		if ctx.Err() != nil {
-			// Shutting down: the row stays building and the next
-			// builder (this node restarted, or another) takes it over.
-			return true, ctx.Err()
-		}
-		if buildErr == nil {
-			_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'ready', error = '', updated_at = now()
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if opt.BeforeBuild != nil {
+		opt.BeforeBuild(name)
+	}
+	buildErr := buildIndex(ctx, conn, SchemaName(projectID), name, create, drop, opt.Timeout)
+	if ctx.Err() != nil {
+		// Shutting down: the row stays building and the next
+		// builder (this node restarted, or another) takes it over.
+		return false, ctx.Err()
+	}
+	if buildErr == nil {
+		_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'ready', error = '', updated_at = now()
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name)
-		} else if attempts >= opt.MaxAttempts {
-			_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'failed', error = $4, updated_at = now()
+	} else if attempts >= opt.MaxAttempts {
+		_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'failed', error = $4, updated_at = now()
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name, buildErr.Error())
-		} else {
-			wait := opt.Backoff << (attempts - 1)
-			_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'pending', error = $4, updated_at = now(),
+	} else {
+		wait := opt.Backoff << (attempts - 1)
+		_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'pending', error = $4, updated_at = now(),
 				next_try_at = now() + make_interval(secs => $5)
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name, buildErr.Error(), wait.Seconds())
-		}
-		if err != nil {
-			return true, err
-		}
 	}
+	return err == nil, err
 }
 
 // buildIndex builds one index concurrently: an INVALID one (from an

@@ -279,24 +279,50 @@ type FinishStep struct {
 // It returns the steps it ran; a failed step does not stop the others.
 // Two calls for one schema do not run at once: the second returns at once.
 func (s *Store) Finish(ctx context.Context, schemaName string, wanted []schema.IndexSpec, lockTimeout time.Duration) ([]FinishStep, error) {
-	if lockTimeout <= 0 {
-		lockTimeout = DefaultLockTimeout
+	turn, err := s.TakeFinishTurn(ctx, schemaName)
+	if err != nil || turn == nil {
+		return nil, err
 	}
+	defer turn.Release()
+	return turn.Finish(ctx, wanted, lockTimeout)
+}
+
+// FinishTurn is a held turn at a schema's after-commit work: while one is
+// held, no other Finish and no index build of the schema runs.
+type FinishTurn struct {
+	conn       *sql.Conn
+	schemaName string
+}
+
+// TakeFinishTurn takes the schema's turn if it is free, and returns nil
+// if another Finish or an index build has it. Generate takes it before
+// its migration commits, so the background builds of the new version
+// start only after its after-commit work.
+func (s *Store) TakeFinishTurn(ctx context.Context, schemaName string) (*FinishTurn, error) {
 	conn, err := s.DB.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
 	var mine bool
-	key := "tablesmith-finish:" + schemaName
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, key).Scan(&mine); err != nil {
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, finishLockKey(schemaName)).Scan(&mine); err != nil || !mine {
+		conn.Close()
 		return nil, err
 	}
-	if !mine {
-		return nil, nil
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, key)
+	return &FinishTurn{conn: conn, schemaName: schemaName}, nil
+}
 
+// Release gives the turn back.
+func (t *FinishTurn) Release() {
+	_, _ = t.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock(hashtext($1))`, finishLockKey(t.schemaName))
+	t.conn.Close()
+}
+
+// Finish runs the schema's after-commit work (see Store.Finish) in this turn.
+func (t *FinishTurn) Finish(ctx context.Context, wanted []schema.IndexSpec, lockTimeout time.Duration) ([]FinishStep, error) {
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	conn, schemaName := t.conn, t.schemaName
 	var steps []FinishStep
 	run := func(st string) error {
 		_, err := conn.ExecContext(ctx, st)
