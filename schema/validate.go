@@ -137,22 +137,50 @@ func validateTable(p Problems, d Document, tables map[string]*Table, i int) {
 	}
 }
 
+// validateColumn checks one column, a step per concern. The order of the
+// steps is the order of the rules: where two rules report at the same path,
+// the first one's message is kept (Problems.add).
 func validateColumn(p Problems, cp string, t *Table, c *Column, tables map[string]*Table) {
-	if _, known := pgTypes[c.Type]; !known {
-		if c.Type == TypePassthrough && t.External != nil {
-			return
-		}
-		p.add(cp+".type", "unknown type %q (one of %s)", c.Type, strings.Join(Types, ", "))
+	if !checkColumnType(p, cp, t, c) {
 		return
 	}
+	checkNumericBounds(p, cp, c)
+	checkLengths(p, cp, c)
+	checkPattern(p, cp, c)
+	checkEnumValues(p, cp, c)
+	checkTypeFlags(p, cp, c)
+	checkColumnDefault(p, cp, c)
+	checkReference(p, cp, t, c, tables)
+	checkRelationNameRules(p, cp, c)
+}
+
+// checkColumnType reports whether the column has a type the other rules
+// apply to. A passthrough column of a fronted table has none, and is fine.
+func checkColumnType(p Problems, cp string, t *Table, c *Column) bool {
+	if _, known := pgTypes[c.Type]; known {
+		return true
+	}
+	if c.Type != TypePassthrough || t.External == nil {
+		p.add(cp+".type", "unknown type %q (one of %s)", c.Type, strings.Join(Types, ", "))
+	}
+	return false
+}
+
+// checkNumericBounds: min and max, on numeric columns only.
+func checkNumericBounds(p Problems, cp string, c *Column) {
 	numeric := c.Type == TypeInteger || c.Type == TypeNumber || c.Type == TypeDecimal
-	textual := isTextual(c.Type) || c.Type == TypePassword
 	if (c.Min != nil || c.Max != nil) && !numeric {
 		p.add(cp+".min", "min and max apply to integer, number and decimal columns")
 	}
 	if c.Min != nil && c.Max != nil && *c.Min > *c.Max {
 		p.add(cp+".min", "must not be greater than max")
 	}
+}
+
+// checkLengths: min_length, max_length and pattern are set on text-like
+// columns only, and the lengths are possible.
+func checkLengths(p Problems, cp string, c *Column) {
+	textual := isTextual(c.Type) || c.Type == TypePassword
 	if (c.MinLength != nil || c.MaxLength != nil || c.Pattern != "") && !textual {
 		p.add(cp+".max_length", "min_length, max_length and pattern apply to text-like columns")
 	}
@@ -165,25 +193,43 @@ func validateColumn(p Problems, cp string, t *Table, c *Column, tables map[strin
 	if c.MinLength != nil && c.MaxLength != nil && *c.MinLength > *c.MaxLength {
 		p.add(cp+".min_length", "must not be greater than max_length")
 	}
-	if c.Pattern != "" {
-		if _, err := patternCache(c.Pattern); err != nil {
-			p.add(cp+".pattern", "is not a valid regular expression")
-		}
+}
+
+// checkPattern: a pattern compiles (where it may be set is checkLengths's
+// concern).
+func checkPattern(p Problems, cp string, c *Column) {
+	if c.Pattern == "" {
+		return
 	}
-	if c.Type == TypeEnum {
-		if len(c.Values) == 0 {
-			p.add(cp+".values", "an enum needs at least one value")
-		}
-		seen := map[string]bool{}
-		for _, v := range c.Values {
-			if v == "" || seen[v] {
-				p.add(cp+".values", "values must be non-empty and distinct")
-			}
-			seen[v] = true
-		}
-	} else if len(c.Values) > 0 {
-		p.add(cp+".values", "values apply to enum columns only")
+	if _, err := patternCache(c.Pattern); err != nil {
+		p.add(cp+".pattern", "is not a valid regular expression")
 	}
+}
+
+// checkEnumValues: an enum has distinct, non-empty values; no other type
+// has values.
+func checkEnumValues(p Problems, cp string, c *Column) {
+	if c.Type != TypeEnum {
+		if len(c.Values) > 0 {
+			p.add(cp+".values", "values apply to enum columns only")
+		}
+		return
+	}
+	if len(c.Values) == 0 {
+		p.add(cp+".values", "an enum needs at least one value")
+	}
+	seen := map[string]bool{}
+	for _, v := range c.Values {
+		if v == "" || seen[v] {
+			p.add(cp+".values", "values must be non-empty and distinct")
+		}
+		seen[v] = true
+	}
+}
+
+// checkTypeFlags: searchable, html, unique and index where the column's
+// type allows them.
+func checkTypeFlags(p Problems, cp string, c *Column) {
 	if c.Searchable && !isTextual(c.Type) {
 		p.add(cp+".searchable", "only text, email, url and enum columns are searchable")
 	}
@@ -196,39 +242,65 @@ func validateColumn(p Problems, cp string, t *Table, c *Column, tables map[strin
 	if c.Type == TypeJSON && c.Unique {
 		p.add(cp+".unique", "json columns cannot be unique")
 	}
-	if len(c.Default) > 0 && !bytes.Equal(bytes.TrimSpace(c.Default), []byte("null")) {
-		if msg := checkDefault(c); msg != "" {
-			p.add(cp+".default", "%s", msg)
+}
+
+// checkColumnDefault: a default (other than null) is a value the column
+// accepts.
+func checkColumnDefault(p Problems, cp string, c *Column) {
+	if len(c.Default) == 0 || bytes.Equal(bytes.TrimSpace(c.Default), []byte("null")) {
+		return
+	}
+	if msg := checkDefault(c); msg != "" {
+		p.add(cp+".default", "%s", msg)
+	}
+}
+
+// checkReference: the referenced table exists and may be referenced, the
+// column's type matches its id, and on_delete is known and possible.
+// Without a reference, relation names have nothing to name.
+func checkReference(p Problems, cp string, t *Table, c *Column, tables map[string]*Table) {
+	r := c.References
+	if r == nil {
+		if c.Relation != "" || c.ReverseRelation != "" {
+			p.add(cp+".relation", "relation names apply to columns with references")
+		}
+		return
+	}
+	target := tables[r.Table]
+	switch {
+	case target == nil:
+		p.add(cp+".references.table", "no table named %q", r.Table)
+	case target.External != nil && t.External == nil:
+		p.add(cp+".references.table", "cannot reference a table of an external database")
+	default:
+		want := TypeInteger
+		if target.IDType == IDUUID {
+			want = TypeUUID
+		}
+		if c.Type != want {
+			p.add(cp+".type", "must be %s to reference %s.id", want, r.Table)
 		}
 	}
-	if r := c.References; r != nil {
-		target := tables[r.Table]
-		switch {
-		case target == nil:
-			p.add(cp+".references.table", "no table named %q", r.Table)
-		case target.External != nil && t.External == nil:
-			p.add(cp+".references.table", "cannot reference a table of an external database")
-		default:
-			want := TypeInteger
-			if target.IDType == IDUUID {
-				want = TypeUUID
-			}
-			if c.Type != want {
-				p.add(cp+".type", "must be %s to reference %s.id", want, r.Table)
-			}
+	checkOnDelete(p, cp, c)
+}
+
+// checkOnDelete: on_delete is one of the rules, and set_null needs a
+// column that may be null.
+func checkOnDelete(p Problems, cp string, c *Column) {
+	switch c.References.OnDelete {
+	case "", OnDeleteRestrict, OnDeleteCascade:
+	case OnDeleteSetNull:
+		if c.Required {
+			p.add(cp+".references.on_delete", "set_null needs a column that is not required")
 		}
-		switch r.OnDelete {
-		case "", OnDeleteRestrict, OnDeleteCascade:
-		case OnDeleteSetNull:
-			if c.Required {
-				p.add(cp+".references.on_delete", "set_null needs a column that is not required")
-			}
-		default:
-			p.add(cp+".references.on_delete", "must be cascade, restrict or set_null")
-		}
-	} else if c.Relation != "" || c.ReverseRelation != "" {
-		p.add(cp+".relation", "relation names apply to columns with references")
+	default:
+		p.add(cp+".references.on_delete", "must be cascade, restrict or set_null")
 	}
+}
+
+// checkRelationNameRules: relation names set by the user follow the name
+// rules (whether they clash is checkRelationNames's concern).
+func checkRelationNameRules(p Problems, cp string, c *Column) {
 	for _, rel := range []string{c.Relation, c.ReverseRelation} {
 		if rel != "" && !ValidName(rel) {
 			p.add(cp+".relation", "relation names follow the name rules")

@@ -24,7 +24,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/pgpool"
 
-	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/schema/introspect"
 )
 
 // Kinds of connection problems.
@@ -215,20 +215,20 @@ func target(cfg pq.Config) string {
 // shared pool: a connection being created may never be used), runs only
 // reads in a read-only transaction, and returns a *Problem naming what to
 // fix when the connection cannot front the schema.
-func Inspect(ctx context.Context, raw, schemaName string, o Options) (schema.Catalog, error) {
+func Inspect(ctx context.Context, raw, schemaName string, o Options) (introspect.Catalog, error) {
 	cfg, err := Config(raw, o)
 	if err != nil {
-		return schema.Catalog{}, err
+		return introspect.Catalog{}, err
 	}
 	conn, err := pgpool.NewConnector(cfg)
 	if err != nil {
-		return schema.Catalog{}, &Problem{Kind: ProblemInvalidURL, Message: "the url cannot be used: " + err.Error(), Err: err}
+		return introspect.Catalog{}, &Problem{Kind: ProblemInvalidURL, Message: "the url cannot be used: " + err.Error(), Err: err}
 	}
 	db := sql.OpenDB(conn)
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	if err := db.PingContext(ctx); err != nil {
-		return schema.Catalog{}, Classify(err, cfg)
+		return introspect.Catalog{}, Classify(err, cfg)
 	}
 	return ReadSchema(ctx, db, cfg.User, schemaName)
 }
@@ -236,22 +236,22 @@ func Inspect(ctx context.Context, raw, schemaName string, o Options) (schema.Cat
 // ReadSchema checks that the role can use schemaName of the database db
 // is connected to, and reads the schema's catalog in one read-only
 // transaction.
-func ReadSchema(ctx context.Context, db *sql.DB, user, schemaName string) (schema.Catalog, error) {
+func ReadSchema(ctx context.Context, db *sql.DB, user, schemaName string) (introspect.Catalog, error) {
 	if schemaName == "" || len(schemaName) > 63 || strings.ContainsRune(schemaName, 0) {
-		return schema.Catalog{}, &Problem{Kind: ProblemInvalidSchemaName, Message: "the schema must be the name of a PostgreSQL schema (at most 63 bytes)"}
+		return introspect.Catalog{}, &Problem{Kind: ProblemInvalidSchemaName, Message: "the schema must be the name of a PostgreSQL schema (at most 63 bytes)"}
 	}
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return schema.Catalog{}, Classify(err, pq.Config{User: user})
+		return introspect.Catalog{}, Classify(err, pq.Config{User: user})
 	}
 	defer tx.Rollback()
 	var control bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = 'tablesmith' AND c.relname = 'schema_migrations')`).Scan(&control); err != nil {
-		return schema.Catalog{}, Classify(err, pq.Config{User: user})
+		return introspect.Catalog{}, Classify(err, pq.Config{User: user})
 	}
 	if control {
-		return schema.Catalog{}, &Problem{Kind: ProblemControlDatabase,
+		return introspect.Catalog{}, &Problem{Kind: ProblemControlDatabase,
 			Message: "this is Tablesmith's own database; point the connection at your application's database"}
 	}
 	var usage sql.NullBool
@@ -264,13 +264,13 @@ func ReadSchema(ctx context.Context, db *sql.DB, user, schemaName string) (schem
 		if len(names) > 0 {
 			msg += " (schemas you can use: " + strings.Join(names, ", ") + ")"
 		}
-		return schema.Catalog{}, &Problem{Kind: ProblemSchemaNotFound, Message: msg}
+		return introspect.Catalog{}, &Problem{Kind: ProblemSchemaNotFound, Message: msg}
 	}
 	if err != nil {
-		return schema.Catalog{}, Classify(err, pq.Config{User: user})
+		return introspect.Catalog{}, Classify(err, pq.Config{User: user})
 	}
 	if !usage.Bool {
-		return schema.Catalog{}, &Problem{Kind: ProblemPrivileges,
+		return introspect.Catalog{}, &Problem{Kind: ProblemPrivileges,
 			Message: fmt.Sprintf("user %q lacks the USAGE privilege on schema %q (GRANT USAGE ON SCHEMA %s TO %s)",
 				user, schemaName, pq.QuoteIdentifier(schemaName), pq.QuoteIdentifier(user))}
 	}

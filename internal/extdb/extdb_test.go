@@ -20,6 +20,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testproxy"
 	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/schema/introspect"
 )
 
 func TestMain(m *testing.M) { testpg.Main(m, "extdb") }
@@ -211,7 +212,7 @@ func TestInspectReadsTheCatalogOfARealLookingSchema(t *testing.T) {
 	if cat.Enums["shop.order_status"] == nil || len(cat.Relations) != 15 {
 		t.Fatalf("catalog: %d relations, enums %v", len(cat.Relations), cat.Enums)
 	}
-	in := schema.Introspect(cat)
+	in := introspect.Read(cat)
 	if p := schema.Validate(in.Document); len(p) > 0 {
 		t.Fatalf("the introspected document is invalid: %v", p)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/schema/introspect"
 )
 
 // The catalog queries read pg_catalog only (information_schema hides
@@ -97,10 +97,10 @@ WHERE t.oid IN (
 ORDER BY 1, e.enumsortorder`
 
 // readCatalog reads the catalog rows of one schema.
-func readCatalog(ctx context.Context, tx *sql.Tx, schemaName string) (schema.Catalog, error) {
-	cat := schema.Catalog{Schema: schemaName, Enums: map[string][]string{}}
+func readCatalog(ctx context.Context, tx *sql.Tx, schemaName string) (introspect.Catalog, error) {
+	cat := introspect.Catalog{Schema: schemaName, Enums: map[string][]string{}}
 	err := each(ctx, tx, relationsSQL, schemaName, func(rows *sql.Rows) error {
-		var r schema.CatalogRelation
+		var r introspect.CatalogRelation
 		err := rows.Scan(&r.Name, &r.Kind, &r.PartitionOf, &r.Comment, &r.CanSelect, &r.CanInsert, &r.CanUpdate, &r.CanDelete)
 		cat.Relations = append(cat.Relations, r)
 		return err
@@ -109,7 +109,7 @@ func readCatalog(ctx context.Context, tx *sql.Tx, schemaName string) (schema.Cat
 		return cat, fmt.Errorf("read relations: %w", err)
 	}
 	err = each(ctx, tx, columnsSQL, schemaName, func(rows *sql.Rows) error {
-		var c schema.CatalogColumn
+		var c introspect.CatalogColumn
 		err := rows.Scan(&c.Table, &c.Name, &c.Type, &c.BaseType, &c.TypeKind, &c.Category, &c.EnumType,
 			&c.Length, &c.NotNull, &c.Default, &c.Identity, &c.Generated, &c.Comment)
 		cat.Columns = append(cat.Columns, c)
@@ -119,7 +119,7 @@ func readCatalog(ctx context.Context, tx *sql.Tx, schemaName string) (schema.Cat
 		return cat, fmt.Errorf("read columns: %w", err)
 	}
 	err = each(ctx, tx, constraintsSQL, schemaName, func(rows *sql.Rows) error {
-		var c schema.CatalogConstraint
+		var c introspect.CatalogConstraint
 		err := rows.Scan(&c.Table, &c.Name, &c.Kind, pq.Array(&c.Columns), &c.Definition,
 			&c.RefSchema, &c.RefTable, pq.Array(&c.RefColumns), &c.OnDelete)
 		cat.Constraints = append(cat.Constraints, c)
@@ -129,7 +129,7 @@ func readCatalog(ctx context.Context, tx *sql.Tx, schemaName string) (schema.Cat
 		return cat, fmt.Errorf("read constraints: %w", err)
 	}
 	err = each(ctx, tx, indexesSQL, schemaName, func(rows *sql.Rows) error {
-		var ix schema.CatalogIndex
+		var ix introspect.CatalogIndex
 		err := rows.Scan(&ix.Table, &ix.Name, pq.Array(&ix.Columns), &ix.Unique, &ix.Primary, &ix.Partial, &ix.Method)
 		cat.Indexes = append(cat.Indexes, ix)
 		return err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
-	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/schema/introspect"
 )
 
 // sealPrefix marks the format of a sealed value, so that a later format
@@ -117,6 +117,6 @@ func (c *Connections) Pool(ctx context.Context, sealed string) (*Pool, error) {
 
 // Inspect checks a connection and reads a schema's catalog with the
 // pools' connection limits.
-func (c *Connections) Inspect(ctx context.Context, raw, schemaName string) (schema.Catalog, error) {
+func (c *Connections) Inspect(ctx context.Context, raw, schemaName string) (introspect.Catalog, error) {
 	return Inspect(ctx, raw, schemaName, c.Pools.Options)
 }

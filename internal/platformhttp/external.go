@@ -16,6 +16,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/schema/introspect"
 )
 
 // This file is the postgres_external engine on the platform API (issue
@@ -44,8 +45,8 @@ type connectionView struct {
 // introspectionReport is what the project keeps of its last
 // introspection.
 type introspectionReport struct {
-	Unsupported []schema.UnsupportedTable  `json:"unsupported"`
-	Notes       []schema.IntrospectionNote `json:"notes"`
+	Unsupported []introspect.UnsupportedTable `json:"unsupported"`
+	Notes       []introspect.Note             `json:"notes"`
 }
 
 // introspectionView is the report as a project shows it.
@@ -54,7 +55,7 @@ type introspectionView struct {
 	IntrospectedAt *time.Time `json:"introspected_at,omitempty"`
 }
 
-func reportOf(in schema.Introspection) introspectionReport {
+func reportOf(in introspect.Result) introspectionReport {
 	return introspectionReport{Unsupported: in.Unsupported, Notes: in.Notes}
 }
 
@@ -124,7 +125,7 @@ func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc sto
 	if err != nil {
 		return connectionError(err)
 	}
-	in := schema.Introspect(cat)
+	in := introspect.Read(cat)
 	sealed, err := h.d.External.Seal(ctx, conn.URL)
 	if err != nil {
 		return err
@@ -325,7 +326,7 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 type refreshResult struct {
 	// Changes are the differences between the draft and the database,
 	// each saying whether the database or the draft made it.
-	Changes []schema.DatabaseChange `json:"changes"`
+	Changes []introspect.Change `json:"changes"`
 	// Replaced lists unpublished edits that applying replaces.
 	Replaced []string `json:"replaced"`
 	introspectionReport
@@ -373,7 +374,7 @@ func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.
 		}
 		return connectionError(err)
 	}
-	intro := schema.Introspect(cat)
+	intro := introspect.Read(cat)
 	pub, err := publish.Published(ctx, h.d.Store, p)
 	if err != nil {
 		return err
@@ -382,18 +383,18 @@ func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.
 	if err != nil {
 		return err
 	}
-	rec := schema.Reconcile(pub, draft, intro.Document)
+	rec := introspect.Reconcile(pub, draft, intro.Document)
 	res := refreshResult{Changes: rec.Changes, Replaced: rec.Replaced, introspectionReport: reportOf(intro), Version: p.PublishedVersion}
 	if !in.Apply {
 		envelope.Write(w, http.StatusOK, envelope.Success{Data: res, Message: refreshMessage(rec.Changes, false)})
 		return nil
 	}
-	newPub, notes := schema.RepairPublished(rec.Published)
+	newPub, notes := introspect.RepairPublished(rec.Published)
 	res.Notes = append(res.Notes, notes...)
 	if !sameDocument(newPub, pub) {
 		var adopted []schema.Change
 		for _, c := range rec.Changes {
-			if c.Origin == schema.OriginDatabase {
+			if c.Origin == introspect.OriginDatabase {
 				adopted = append(adopted, schema.Change{Kind: c.Kind, Table: c.Table, Column: c.Column,
 					Description: "refresh: " + c.Description, Statements: []string{}})
 			}
@@ -420,10 +421,10 @@ func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.
 	return nil
 }
 
-func refreshMessage(changes []schema.DatabaseChange, applied bool) string {
+func refreshMessage(changes []introspect.Change, applied bool) string {
 	n := 0
 	for _, c := range changes {
-		if c.Origin == schema.OriginDatabase {
+		if c.Origin == introspect.OriginDatabase {
 			n++
 		}
 	}

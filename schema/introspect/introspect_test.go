@@ -1,9 +1,11 @@
-package schema
+package introspect
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // catalogBuilder writes test catalogs tersely: a table with its columns,
@@ -82,12 +84,12 @@ func TestIntrospectMapsColumnsKeysAndConstraints(t *testing.T) {
 		constraint("accounts", "accounts_plan_check", "c", "CHECK ((plan = ANY (ARRAY['free'::text, 'pro'::text])))", "plan").
 		constraint("accounts", "accounts_score_check", "c", "CHECK (((score >= (0)::numeric) AND (score <= 10.5)))", "score")
 	b.cat.Indexes = append(b.cat.Indexes, CatalogIndex{Table: "accounts", Name: "accounts_joined_idx", Columns: []string{"joined"}, Method: "btree"})
-	in := Introspect(b.cat)
-	if p := Validate(in.Document); len(p) > 0 {
+	in := Read(b.cat)
+	if p := schema.Validate(in.Document); len(p) > 0 {
 		t.Fatalf("invalid document: %v", p)
 	}
 	tb, _ := in.Document.Table("accounts")
-	if tb.External == nil || *tb.External != (ExternalTable{PrimaryKey: "id", HasCreatedAt: true, HasUpdatedAt: true}) || tb.IDType != "" {
+	if tb.External == nil || *tb.External != (schema.ExternalTable{PrimaryKey: "id", HasCreatedAt: true, HasUpdatedAt: true}) || tb.IDType != "" {
 		t.Fatalf("table = %+v", tb)
 	}
 	got, _ := json.Marshal(tb.Columns)
@@ -114,12 +116,12 @@ func TestIntrospectMapsColumnsKeysAndConstraints(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
-	if _, err := Compile(in.Document); err != nil {
+	if _, err := schema.Compile(in.Document); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func notesText(in Introspection) string {
+func notesText(in Result) string {
 	var lines []string
 	for _, n := range in.Notes {
 		where := n.Table
@@ -150,7 +152,7 @@ func TestIntrospectReportsWhatItCannotServeWithTheReason(t *testing.T) {
 	withPK(b, "secret")
 	b.cat.Relations[6].PartitionOf = "log"
 	b.cat.Relations[9].CanSelect = false
-	in := Introspect(b.cat)
+	in := Read(b.cat)
 	if len(in.Document.Tables) != 0 {
 		t.Fatalf("served %v", in.Document.Tables)
 	}
@@ -186,11 +188,11 @@ func TestForeignKeysBecomeRelationsWithNamesThatNeverClash(t *testing.T) {
 		fk("comments", "post_id", "posts", "a").fk("comments", "parent_id", "comments", "d")
 	b.cat.Constraints = append(b.cat.Constraints, CatalogConstraint{Table: "posts", Name: "posts_external_id_fkey", Kind: "f",
 		Columns: []string{"external_id"}, RefSchema: "billing", RefTable: "invoices", RefColumns: []string{"id"}})
-	in := Introspect(b.cat)
-	if p := Validate(in.Document); len(p) > 0 {
+	in := Read(b.cat)
+	if p := schema.Validate(in.Document); len(p) > 0 {
 		t.Fatalf("invalid: %v", p)
 	}
-	c, err := Compile(in.Document)
+	c, err := schema.Compile(in.Document)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +214,7 @@ func TestForeignKeysBecomeRelationsWithNamesThatNeverClash(t *testing.T) {
 	author, _ := p.Column("author_id")
 	editor, _ := p.Column("editor_id")
 	ext, _ := p.Column("external_id")
-	if author.References.OnDelete != OnDeleteCascade || editor.References.OnDelete != OnDeleteSetNull || ext.References != nil {
+	if author.References.OnDelete != schema.OnDeleteCascade || editor.References.OnDelete != schema.OnDeleteSetNull || ext.References != nil {
 		t.Errorf("references = %+v %+v %+v", author.References, editor.References, ext.References)
 	}
 	if !strings.Contains(notesText(in), "posts.external_id: it references billing.invoices in another schema") ||
@@ -222,11 +224,11 @@ func TestForeignKeysBecomeRelationsWithNamesThatNeverClash(t *testing.T) {
 }
 
 func TestCheckConstraintsThatMapToColumnRules(t *testing.T) {
-	intCol := Column{Name: "n", Type: TypeInteger}
-	numCol := Column{Name: "x", Type: TypeNumber}
-	textCol := Column{Name: "s", Type: TypeText}
+	intCol := schema.Column{Name: "n", Type: schema.TypeInteger}
+	numCol := schema.Column{Name: "x", Type: schema.TypeNumber}
+	textCol := schema.Column{Name: "s", Type: schema.TypeText}
 	cases := []struct {
-		col  Column
+		col  schema.Column
 		def  string
 		ok   bool
 		want string
@@ -261,28 +263,28 @@ func TestCheckConstraintsThatMapToColumnRules(t *testing.T) {
 
 func TestDefaultsTheDocumentCanState(t *testing.T) {
 	cases := []struct {
-		col  Column
+		col  schema.Column
 		expr string
 		want string // "" when only the database can evaluate it
 	}{
-		{Column{Type: TypeInteger}, "0", "0"},
-		{Column{Type: TypeInteger}, "'-3'::integer", "-3"},
-		{Column{Type: TypeDecimal}, "'1.50'::numeric", "1.50"},
-		{Column{Type: TypeNumber}, "(2.5)::double precision", "2.5"},
-		{Column{Type: TypeText}, "'it''s'::text", `"it's"`},
-		{Column{Type: TypeText}, "'draft'::character varying", `"draft"`},
-		{Column{Type: TypeEnum, Values: []string{"a", "b"}}, "'b'::app.kind", `"b"`},
-		{Column{Type: TypeEnum, Values: []string{"a"}}, "'z'::app.kind", ""},
-		{Column{Type: TypeBoolean}, "false", "false"},
-		{Column{Type: TypeTimestamp}, "now()", `"now"`},
-		{Column{Type: TypeTimestamp}, "CURRENT_TIMESTAMP", `"now"`},
-		{Column{Type: TypeTimestamp}, "(now() AT TIME ZONE 'utc'::text)", ""},
-		{Column{Type: TypeDate}, "CURRENT_DATE", `"now"`},
-		{Column{Type: TypeDate}, "'2026-01-31'::date", `"2026-01-31"`},
-		{Column{Type: TypeJSON}, `'{"a": [1]}'::jsonb`, `{"a": [1]}`},
-		{Column{Type: TypeUUID}, "gen_random_uuid()", ""},
-		{Column{Type: TypeInteger}, "nextval('app.t_id_seq'::regclass)", ""},
-		{Column{Type: TypeText, MaxLength: intPtr(2)}, "'abc'::text", ""},
+		{schema.Column{Type: schema.TypeInteger}, "0", "0"},
+		{schema.Column{Type: schema.TypeInteger}, "'-3'::integer", "-3"},
+		{schema.Column{Type: schema.TypeDecimal}, "'1.50'::numeric", "1.50"},
+		{schema.Column{Type: schema.TypeNumber}, "(2.5)::double precision", "2.5"},
+		{schema.Column{Type: schema.TypeText}, "'it''s'::text", `"it's"`},
+		{schema.Column{Type: schema.TypeText}, "'draft'::character varying", `"draft"`},
+		{schema.Column{Type: schema.TypeEnum, Values: []string{"a", "b"}}, "'b'::app.kind", `"b"`},
+		{schema.Column{Type: schema.TypeEnum, Values: []string{"a"}}, "'z'::app.kind", ""},
+		{schema.Column{Type: schema.TypeBoolean}, "false", "false"},
+		{schema.Column{Type: schema.TypeTimestamp}, "now()", `"now"`},
+		{schema.Column{Type: schema.TypeTimestamp}, "CURRENT_TIMESTAMP", `"now"`},
+		{schema.Column{Type: schema.TypeTimestamp}, "(now() AT TIME ZONE 'utc'::text)", ""},
+		{schema.Column{Type: schema.TypeDate}, "CURRENT_DATE", `"now"`},
+		{schema.Column{Type: schema.TypeDate}, "'2026-01-31'::date", `"2026-01-31"`},
+		{schema.Column{Type: schema.TypeJSON}, `'{"a": [1]}'::jsonb`, `{"a": [1]}`},
+		{schema.Column{Type: schema.TypeUUID}, "gen_random_uuid()", ""},
+		{schema.Column{Type: schema.TypeInteger}, "nextval('app.t_id_seq'::regclass)", ""},
+		{schema.Column{Type: schema.TypeText, MaxLength: intPtr(2)}, "'abc'::text", ""},
 	}
 	for _, c := range cases {
 		got, ok := defaultValue(c.expr, c.col)
@@ -305,15 +307,15 @@ func TestIntrospectedDocumentsAreAlwaysValid(t *testing.T) {
 	withPK(b, "pets")
 	withPK(b, "vets")
 	b.fk("pets", "owner_id", "owners", "n").fk("vets", "owner_id", "owners", "n")
-	in := Introspect(b.cat)
-	if p := Validate(in.Document); len(p) > 0 {
+	in := Read(b.cat)
+	if p := schema.Validate(in.Document); len(p) > 0 {
 		t.Fatalf("invalid: %v", p)
 	}
 	pets, _ := in.Document.Table("pets")
-	if c, _ := pets.Column("owner_id"); c.References != nil || c.Type != TypeInteger {
+	if c, _ := pets.Column("owner_id"); c.References != nil || c.Type != schema.TypeInteger {
 		t.Errorf("a foreign key of the wrong type became a relation: %+v", c)
 	}
-	if c, _ := pets.Column("mood"); c.Type != TypePassthrough {
+	if c, _ := pets.Column("mood"); c.Type != schema.TypePassthrough {
 		t.Errorf("an enum without labels = %+v", c)
 	}
 	vets, _ := in.Document.Table("vets")
@@ -322,9 +324,9 @@ func TestIntrospectedDocumentsAreAlwaysValid(t *testing.T) {
 	}
 }
 
-func doc(t *testing.T, s string) Document {
+func doc(t *testing.T, s string) schema.Document {
 	t.Helper()
-	d, err := Parse([]byte(s))
+	d, err := schema.Parse([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +393,7 @@ func TestReconcileTellsDatabaseChangesFromDraftEditsAndKeepsTheEdits(t *testing.
 	}
 	// The draft keeps its edits (email as an email, vip, drafts) and
 	// takes the database's changes; a diff of the two is exactly the edits.
-	plan := Diff(DDL{Schema: "app"}, r.Published, r.Draft)
+	plan := schema.Diff(schema.DDL{Schema: "app"}, r.Published, r.Draft)
 	var kinds []string
 	for _, c := range plan.Changes {
 		kinds = append(kinds, c.Kind+" "+c.Table+"."+c.Column)
@@ -399,7 +401,7 @@ func TestReconcileTellsDatabaseChangesFromDraftEditsAndKeepsTheEdits(t *testing.
 	if got := strings.Join(kinds, ", "); got != "alter_column users.email, add_column users.vip, create_table drafts." {
 		t.Errorf("plan after reconcile = %s", got)
 	}
-	if p := Validate(r.Published); len(p) > 0 {
+	if p := schema.Validate(r.Published); len(p) > 0 {
 		t.Errorf("published after reconcile is invalid: %v", p)
 	}
 }

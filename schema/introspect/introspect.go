@@ -1,4 +1,8 @@
-package schema
+// Package introspect reads an existing PostgreSQL schema (as catalog rows
+// that internal/extdb reads) into a schema document, and reconciles a
+// fronted project's documents with a later reading of its database. Like
+// schema, it does no I/O.
+package introspect
 
 import (
 	"encoding/json"
@@ -7,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // Catalog is what introspection reads from an existing database's system
@@ -92,15 +98,15 @@ type CatalogIndex struct {
 	Method  string
 }
 
-// Introspection is a database schema read into a schema document, with
-// what could not be read and why.
-type Introspection struct {
-	Document Document `json:"document"`
+// Result is a database schema read into a schema document, with what
+// could not be read and why.
+type Result struct {
+	Document schema.Document `json:"document"`
 	// Unsupported lists relations left out of the API.
 	Unsupported []UnsupportedTable `json:"unsupported"`
 	// Notes say what was kept with a limitation (read-only columns,
 	// constraints only the database enforces, relations not offered).
-	Notes []IntrospectionNote `json:"notes"`
+	Notes []Note `json:"notes"`
 }
 
 // UnsupportedTable is a relation of the database that the API leaves out.
@@ -111,14 +117,14 @@ type UnsupportedTable struct {
 	Reason string `json:"reason"`
 }
 
-// IntrospectionNote is a remark about one table or column.
-type IntrospectionNote struct {
+// Note is a remark about one table or column.
+type Note struct {
 	Table  string `json:"table"`
 	Column string `json:"column,omitempty"`
 	Note   string `json:"note"`
 }
 
-// Kinds of relations, as Introspection reports them.
+// Kinds of relations, as UnsupportedTable reports them.
 const (
 	RelationTable            = "table"
 	RelationView             = "view"
@@ -127,16 +133,16 @@ const (
 	RelationPartition        = "partition"
 )
 
-// Introspect builds the schema document of the supported tables of a
-// catalog: every table with a single-column integer or uuid primary key
-// and a name the API can use, with its columns mapped to column types
-// (unmodeled types become read-only passthrough columns), constraints
-// that have an equivalent, and foreign keys between supported tables as
-// relations. The document is valid: whatever would make it invalid is
-// left out and reported instead.
-func Introspect(cat Catalog) Introspection {
-	in := &introspector{cat: cat, res: Introspection{Document: Document{Tables: []Table{}},
-		Unsupported: []UnsupportedTable{}, Notes: []IntrospectionNote{}}}
+// Read builds the schema document of the supported tables of a catalog:
+// every table with a single-column integer or uuid primary key and a name
+// the API can use, with its columns mapped to column types (unmodeled
+// types become read-only passthrough columns), constraints that have an
+// equivalent, and foreign keys between supported tables as relations. The
+// document is valid: whatever would make it invalid is left out and
+// reported instead.
+func Read(cat Catalog) Result {
+	in := &introspector{cat: cat, res: Result{Document: schema.Document{Tables: []schema.Table{}},
+		Unsupported: []UnsupportedTable{}, Notes: []Note{}}}
 	in.index()
 	rels := append([]CatalogRelation(nil), cat.Relations...)
 	sort.Slice(rels, func(i, j int) bool { return rels[i].Name < rels[j].Name })
@@ -151,7 +157,7 @@ func Introspect(cat Catalog) Introspection {
 
 type introspector struct {
 	cat         Catalog
-	res         Introspection
+	res         Result
 	columns     map[string][]CatalogColumn
 	constraints map[string][]CatalogConstraint
 	indexes     map[string][]CatalogIndex
@@ -180,7 +186,7 @@ func (in *introspector) unsupported(table, kind, reason string) {
 }
 
 func (in *introspector) note(table, column, format string, args ...any) {
-	in.res.Notes = append(in.res.Notes, IntrospectionNote{Table: table, Column: column, Note: fmt.Sprintf(format, args...)})
+	in.res.Notes = append(in.res.Notes, Note{Table: table, Column: column, Note: fmt.Sprintf(format, args...)})
 }
 
 // relation turns one relation into a table of the document, or reports
@@ -202,10 +208,10 @@ func (in *introspector) relation(r CatalogRelation) {
 	case r.Kind != "r" && r.Kind != "p":
 		in.unsupported(r.Name, RelationTable, "this kind of relation is not served by the API")
 		return
-	case !ValidName(r.Name):
+	case !schema.ValidName(r.Name):
 		in.unsupported(r.Name, RelationTable, "its name cannot be an API path (names use a-z, 0-9 and _, start with a letter, at most 63 characters)")
 		return
-	case reservedTables[r.Name]:
+	case schema.ReservedTableName(r.Name):
 		in.unsupported(r.Name, RelationTable, fmt.Sprintf("%q is a reserved path of the generated API", r.Name))
 		return
 	case !r.CanSelect:
@@ -242,27 +248,27 @@ func (in *introspector) relation(r CatalogRelation) {
 	switch {
 	case isIntegerType(pkCol.BaseType):
 	case pkCol.BaseType == "uuid":
-		idType = IDUUID
+		idType = schema.IDUUID
 	default:
 		in.unsupported(r.Name, RelationTable, fmt.Sprintf("its primary key %s has type %s; supported key types are integer, bigint and uuid", pkCol.Name, pkCol.Type))
 		return
 	}
-	if !ValidName(pkCol.Name) {
+	if !schema.ValidName(pkCol.Name) {
 		in.unsupported(r.Name, RelationTable, fmt.Sprintf("its primary key column %q has a name the API cannot use", pkCol.Name))
 		return
 	}
 
-	t := Table{Name: r.Name, IDType: idType, Description: r.Comment, Columns: []Column{},
-		External: &ExternalTable{PrimaryKey: pkCol.Name}}
+	t := schema.Table{Name: r.Name, IDType: idType, Description: r.Comment, Columns: []schema.Column{},
+		External: &schema.ExternalTable{PrimaryKey: pkCol.Name}}
 	for _, c := range cols {
 		if c.Name == pkCol.Name {
-			t.Columns = append(t.Columns, Column{Name: c.Name, Type: keyType(idType), Description: c.Comment})
+			t.Columns = append(t.Columns, schema.Column{Name: c.Name, Type: keyType(idType), Description: c.Comment})
 			if c.Default == "" && c.Identity == "" {
 				in.note(r.Name, c.Name, "the primary key has no default, so creating records through the API fails; the database must assign keys (serial, identity or a uuid default)")
 			}
 			continue
 		}
-		if !ValidName(c.Name) {
+		if !schema.ValidName(c.Name) {
 			msg := "left out of the API: its name cannot be a JSON field of the API (names use a-z, 0-9 and _)"
 			if c.NotNull && c.Default == "" && c.Identity == "" && !c.Generated {
 				msg += "; it is required and has no default, so creating records through the API fails"
@@ -295,19 +301,19 @@ func (in *introspector) relation(r CatalogRelation) {
 }
 
 func keyType(idType string) string {
-	if idType == IDUUID {
-		return TypeUUID
+	if idType == schema.IDUUID {
+		return schema.TypeUUID
 	}
-	return TypeInteger
+	return schema.TypeInteger
 }
 
 func isIntegerType(base string) bool { return base == "int2" || base == "int4" || base == "int8" }
 
 // column maps one database column to a document column.
-func (in *introspector) column(table string, c CatalogColumn) Column {
-	col := Column{Name: c.Name, Description: c.Comment}
-	passthrough := func(why string) Column {
-		col.Type, col.PGType, col.Required = TypePassthrough, c.Type, c.NotNull
+func (in *introspector) column(table string, c CatalogColumn) schema.Column {
+	col := schema.Column{Name: c.Name, Description: c.Comment}
+	passthrough := func(why string) schema.Column {
+		col.Type, col.PGType, col.Required = schema.TypePassthrough, c.Type, c.NotNull
 		in.note(table, c.Name, "%s, so it is read-only in the API and never changed by generate", why)
 		if c.NotNull && c.Default == "" && c.Identity == "" && !c.Generated {
 			in.note(table, c.Name, "it is required and has no default, so creating records through the API fails")
@@ -320,7 +326,7 @@ func (in *introspector) column(table string, c CatalogColumn) Column {
 	case c.Identity == "a":
 		return passthrough("it is an identity column the database always assigns")
 	case c.TypeKind == "e":
-		col.Type, col.PGType = TypeEnum, c.EnumType
+		col.Type, col.PGType = schema.TypeEnum, c.EnumType
 		col.Values = append([]string(nil), in.cat.Enums[c.EnumType]...)
 		if len(col.Values) == 0 {
 			return passthrough(fmt.Sprintf("its enum type %s has no values", c.Type))
@@ -332,7 +338,7 @@ func (in *introspector) column(table string, c CatalogColumn) Column {
 		if col.Type == "" {
 			return passthrough(fmt.Sprintf("type %s is not modeled", c.Type))
 		}
-		if c.Length > 0 && col.Type == TypeText {
+		if c.Length > 0 && col.Type == schema.TypeText {
 			col.MaxLength = intPtr(c.Length)
 		}
 	}
@@ -352,35 +358,35 @@ func (in *introspector) column(table string, c CatalogColumn) Column {
 func columnTypeOf(base string) string {
 	switch base {
 	case "int2", "int4", "int8":
-		return TypeInteger
+		return schema.TypeInteger
 	case "float4", "float8":
-		return TypeNumber
+		return schema.TypeNumber
 	case "numeric":
-		return TypeDecimal
+		return schema.TypeDecimal
 	case "text", "varchar", "bpchar", "citext":
-		return TypeText
+		return schema.TypeText
 	case "bool":
-		return TypeBoolean
+		return schema.TypeBoolean
 	case "timestamptz", "timestamp":
-		return TypeTimestamp
+		return schema.TypeTimestamp
 	case "date":
-		return TypeDate
+		return schema.TypeDate
 	case "uuid":
-		return TypeUUID
+		return schema.TypeUUID
 	case "json", "jsonb":
-		return TypeJSON
+		return schema.TypeJSON
 	}
 	return ""
 }
 
 // constrain applies unique constraints, single-column indexes and the
 // check constraints that have an equivalent in the document.
-func (in *introspector) constrain(t *Table) {
+func (in *introspector) constrain(t *schema.Table) {
 	colIndex := map[string]int{}
 	for i, c := range t.Columns {
 		colIndex[c.Name] = i
 	}
-	at := func(name string) *Column {
+	at := func(name string) *schema.Column {
 		if i, ok := colIndex[name]; ok && name != t.External.PrimaryKey {
 			return &t.Columns[i]
 		}
@@ -390,7 +396,7 @@ func (in *introspector) constrain(t *Table) {
 		switch c.Kind {
 		case "u":
 			if len(c.Columns) == 1 {
-				if col := at(c.Columns[0]); col != nil && col.Type != TypeJSON {
+				if col := at(c.Columns[0]); col != nil && col.Type != schema.TypeJSON {
 					col.Unique = true
 				}
 			}
@@ -400,7 +406,7 @@ func (in *introspector) constrain(t *Table) {
 				continue
 			}
 			col := at(c.Columns[0])
-			if col.Type == TypePassthrough || !applyCheck(col, c.Definition) {
+			if col.Type == schema.TypePassthrough || !applyCheck(col, c.Definition) {
 				in.note(t.Name, col.Name, "check constraint %s is enforced by the database only", c.Name)
 			}
 		}
@@ -411,8 +417,8 @@ func (in *introspector) constrain(t *Table) {
 		}
 		col := at(ix.Columns[0])
 		switch {
-		case col == nil || col.Type == TypePassthrough:
-		case ix.Unique && col.Type != TypeJSON:
+		case col == nil || col.Type == schema.TypePassthrough:
+		case ix.Unique && col.Type != schema.TypeJSON:
 			col.Unique = true
 		case !ix.Unique && !col.Unique:
 			col.Index = true
@@ -423,16 +429,16 @@ func (in *introspector) constrain(t *Table) {
 // timestamps marks created_at and updated_at as the table's own
 // timestamps when the API can maintain them: of a timestamp type, and
 // filled in by the database on insert when required.
-func (in *introspector) timestamps(t *Table, cols []CatalogColumn) {
+func (in *introspector) timestamps(t *schema.Table, cols []CatalogColumn) {
 	for _, c := range cols {
-		if c.Name != ColCreatedAt && c.Name != ColUpdatedAt {
+		if c.Name != schema.ColCreatedAt && c.Name != schema.ColUpdatedAt {
 			continue
 		}
 		col, ok := t.Column(c.Name)
-		if !ok || col.Type != TypeTimestamp || (c.NotNull && c.Default == "") {
+		if !ok || col.Type != schema.TypeTimestamp || (c.NotNull && c.Default == "") {
 			continue
 		}
-		if c.Name == ColCreatedAt {
+		if c.Name == schema.ColCreatedAt {
 			t.External.HasCreatedAt = true
 		} else {
 			t.External.HasUpdatedAt = true
@@ -473,12 +479,12 @@ func (in *introspector) foreignKeys() {
 			in.note(t.Name, col.Name, "its type does not match the primary key of %s; the database enforces the foreign key, the API offers no relation for it", fk.RefTable)
 			continue
 		}
-		ref := &Reference{Table: fk.RefTable}
+		ref := &schema.Reference{Table: fk.RefTable}
 		switch fk.OnDelete {
 		case "c":
-			ref.OnDelete = OnDeleteCascade
+			ref.OnDelete = schema.OnDeleteCascade
 		case "n":
-			ref.OnDelete = OnDeleteSetNull
+			ref.OnDelete = schema.OnDeleteSetNull
 			if col.Required {
 				ref.OnDelete = ""
 			}
@@ -489,7 +495,7 @@ func (in *introspector) foreignKeys() {
 	}
 }
 
-func tableIndex(d Document, name string) int {
+func tableIndex(d schema.Document, name string) int {
 	for i, t := range d.Tables {
 		if t.Name == name {
 			return i
@@ -498,7 +504,7 @@ func tableIndex(d Document, name string) int {
 	return -1
 }
 
-func columnIndex(t Table, name string) int {
+func columnIndex(t schema.Table, name string) int {
 	for i, c := range t.Columns {
 		if c.Name == name {
 			return i
@@ -510,10 +516,10 @@ func columnIndex(t Table, name string) int {
 // nameRelations gives every reference relation names that clash with no
 // column and no other relation of the same table, keeping names already
 // set and the default names (CONTRACT 4.2) wherever they are free.
-func nameRelations(d *Document) {
+func nameRelations(d *schema.Document) {
 	used := map[string]map[string]bool{}
 	for _, t := range d.Tables {
-		u := map[string]bool{ColID: true, ColCreatedAt: true, ColUpdatedAt: true}
+		u := map[string]bool{schema.ColID: true, schema.ColCreatedAt: true, schema.ColUpdatedAt: true}
 		for _, c := range t.Columns {
 			u[c.Name] = true
 		}
@@ -521,7 +527,7 @@ func nameRelations(d *Document) {
 	}
 	pick := func(table string, candidates ...string) string {
 		for _, n := range candidates {
-			if ValidName(n) && !used[table][n] {
+			if schema.ValidName(n) && !used[table][n] {
 				used[table][n] = true
 				return n
 			}
@@ -537,7 +543,7 @@ func nameRelations(d *Document) {
 			}
 			kept := c.Relation
 			c.Relation = ""
-			def := ForwardRelationName(*c)
+			def := schema.ForwardRelationName(*c)
 			n := pick(t.Name, kept, def, def+"_ref", c.Name+"_ref")
 			if n == "" {
 				c.References = nil
@@ -575,20 +581,20 @@ func nameRelations(d *Document) {
 // cannot be named), noting each, so the result can always be published.
 func (in *introspector) repair() {
 	doc := &in.res.Document
-	if len(doc.Tables) > MaxTables {
-		for _, t := range doc.Tables[MaxTables:] {
-			in.unsupported(t.Name, RelationTable, fmt.Sprintf("a project serves at most %d tables", MaxTables))
+	if len(doc.Tables) > schema.MaxTables {
+		for _, t := range doc.Tables[schema.MaxTables:] {
+			in.unsupported(t.Name, RelationTable, fmt.Sprintf("a project serves at most %d tables", schema.MaxTables))
 		}
-		doc.Tables = doc.Tables[:MaxTables]
+		doc.Tables = doc.Tables[:schema.MaxTables]
 	}
 	for i := range doc.Tables {
-		if t := &doc.Tables[i]; len(t.Columns) > MaxColumns {
-			in.note(t.Name, "", "only the first %d columns are served", MaxColumns)
-			t.Columns = t.Columns[:MaxColumns]
+		if t := &doc.Tables[i]; len(t.Columns) > schema.MaxColumns {
+			in.note(t.Name, "", "only the first %d columns are served", schema.MaxColumns)
+			t.Columns = t.Columns[:schema.MaxColumns]
 		}
 	}
 	for round := 0; round < 8; round++ {
-		problems := Validate(*doc)
+		problems := schema.Validate(*doc)
 		if len(problems) == 0 {
 			return
 		}
@@ -623,7 +629,7 @@ func (in *introspector) repair() {
 	}
 }
 
-func (in *introspector) repairColumn(t *Table, c *Column, field, msg string) {
+func (in *introspector) repairColumn(t *schema.Table, c *schema.Column, field, msg string) {
 	switch {
 	case field == "default":
 		c.Default = nil
@@ -648,9 +654,9 @@ func (in *introspector) repairColumn(t *Table, c *Column, field, msg string) {
 	default:
 		pg := c.PGType
 		if pg == "" {
-			pg = pgTypes[c.Type]
+			pg = schema.PostgresType(c.Type)
 		}
-		*c = Column{Name: c.Name, Type: TypePassthrough, PGType: pg, Required: c.Required, Description: c.Description}
+		*c = schema.Column{Name: c.Name, Type: schema.TypePassthrough, PGType: pg, Required: c.Required, Description: c.Description}
 		in.note(t.Name, c.Name, "it is read-only in the API (%s)", msg)
 	}
 }
@@ -693,20 +699,20 @@ func floatPtr(f float64) *float64 { return &f }
 // when it is a constant the validators can check (or the current time),
 // reporting false for expressions only the database can evaluate
 // (sequences, functions).
-func defaultValue(expr string, c Column) (json.RawMessage, bool) {
+func defaultValue(expr string, c schema.Column) (json.RawMessage, bool) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
 		return nil, false
 	}
 	var v any
 	switch c.Type {
-	case TypeTimestamp:
+	case schema.TypeTimestamp:
 		switch strings.ToLower(expr) {
 		case "now()", "current_timestamp", "statement_timestamp()", "transaction_timestamp()", "localtimestamp":
 			return json.RawMessage(`"now"`), true
 		}
 		return nil, false
-	case TypeDate:
+	case schema.TypeDate:
 		if strings.EqualFold(expr, "CURRENT_DATE") {
 			return json.RawMessage(`"now"`), true
 		}
@@ -715,7 +721,7 @@ func defaultValue(expr string, c Column) (json.RawMessage, bool) {
 			return nil, false
 		}
 		v = s
-	case TypeBoolean:
+	case schema.TypeBoolean:
 		switch expr {
 		case "true":
 			v = true
@@ -724,19 +730,19 @@ func defaultValue(expr string, c Column) (json.RawMessage, bool) {
 		default:
 			return nil, false
 		}
-	case TypeInteger, TypeNumber, TypeDecimal:
+	case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal:
 		f, text, ok := numberLiteral(expr)
 		if !ok || math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil, false
 		}
 		v = json.Number(text)
-	case TypeText, TypeEnum, TypeUUID:
+	case schema.TypeText, schema.TypeEnum, schema.TypeUUID:
 		s, ok := stringLiteral(expr)
 		if !ok {
 			return nil, false
 		}
 		v = s
-	case TypeJSON:
+	case schema.TypeJSON:
 		s, ok := stringLiteral(expr)
 		if !ok || !json.Valid([]byte(s)) {
 			return nil, false
@@ -745,7 +751,7 @@ func defaultValue(expr string, c Column) (json.RawMessage, bool) {
 	default:
 		return nil, false
 	}
-	if _, msg := CheckValue(&c, v); msg != "" {
+	if _, msg := schema.CheckValue(&c, v); msg != "" {
 		return nil, false
 	}
 	raw, err := json.Marshal(v)
@@ -904,7 +910,7 @@ func splitTop(s, sep string) []string {
 // bounds, lengths or enum values, reporting whether every part of it was
 // understood. Parts that are understood apply even when others are not:
 // the database enforces the whole check anyway.
-func applyCheck(c *Column, def string) bool {
+func applyCheck(c *schema.Column, def string) bool {
 	body, ok := strings.CutPrefix(strings.TrimSuffix(strings.TrimSpace(def), " NOT VALID"), "CHECK ")
 	if !ok {
 		return false
@@ -920,7 +926,7 @@ func applyCheck(c *Column, def string) bool {
 
 var checkOps = []string{" >= ", " <= ", " <> ", " = ", " > ", " < "}
 
-func applyCheckPart(c *Column, part string) bool {
+func applyCheckPart(c *schema.Column, part string) bool {
 	var lhs, op, rhs string
 	for _, o := range checkOps {
 		if pieces := splitTop(part, o); len(pieces) == 2 {
@@ -940,12 +946,12 @@ func applyCheckPart(c *Column, part string) bool {
 			return false
 		}
 		switch c.Type {
-		case TypeInteger, TypeNumber, TypeDecimal:
+		case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal:
 			return applyBound(c, op, f)
 		}
 		return false
 	}
-	if arg, ok := lengthOf(lhs); ok && isColumnRef(arg, c.Name) && c.Type == TypeText {
+	if arg, ok := lengthOf(lhs); ok && isColumnRef(arg, c.Name) && c.Type == schema.TypeText {
 		f, _, ok := numberLiteral(rhs)
 		if !ok || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
 			return false
@@ -971,8 +977,8 @@ func lengthOf(s string) (string, bool) {
 	return "", false
 }
 
-func applyBound(c *Column, op string, f float64) bool {
-	integral := c.Type == TypeInteger
+func applyBound(c *schema.Column, op string, f float64) bool {
+	integral := c.Type == schema.TypeInteger
 	switch op {
 	case ">=":
 	case "<=":
@@ -998,7 +1004,7 @@ func applyBound(c *Column, op string, f float64) bool {
 	return true
 }
 
-func applyLength(c *Column, op string, n int) bool {
+func applyLength(c *schema.Column, op string, n int) bool {
 	switch op {
 	case ">":
 		n, op = n+1, ">="
@@ -1024,8 +1030,8 @@ func applyLength(c *Column, op string, n int) bool {
 }
 
 // applyInList reads (ARRAY['a'::text, 'b'::text]) into enum values.
-func applyInList(c *Column, rhs string) bool {
-	if c.Type != TypeText {
+func applyInList(c *schema.Column, rhs string) bool {
+	if c.Type != schema.TypeText {
 		return false
 	}
 	arr := unwrap(rhs)
@@ -1046,7 +1052,7 @@ func applyInList(c *Column, rhs string) bool {
 	if len(values) == 0 {
 		return false
 	}
-	c.Type, c.Values = TypeEnum, values
+	c.Type, c.Values = schema.TypeEnum, values
 	c.MinLength, c.MaxLength = nil, nil
 	return true
 }

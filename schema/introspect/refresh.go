@@ -1,4 +1,4 @@
-package schema
+package introspect
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // Origins of a database change: who made the difference between the
@@ -30,9 +32,9 @@ const (
 	DBColumnChanged = "column_changed"
 )
 
-// DatabaseChange is one difference between a project's draft and the
-// database it fronts.
-type DatabaseChange struct {
+// Change is one difference between a project's draft and the database
+// it fronts.
+type Change struct {
 	Kind        string `json:"kind"`
 	Table       string `json:"table"`
 	Column      string `json:"column,omitempty"`
@@ -44,20 +46,20 @@ type DatabaseChange struct {
 // published document and draft with a new introspection of its database.
 type Reconciliation struct {
 	// Changes lists every difference between the draft and the database.
-	Changes []DatabaseChange `json:"changes"`
+	Changes []Change `json:"changes"`
 	// Replaced lists unpublished edits of the draft that the database's
 	// own change to the same table or column replaces when applied.
 	Replaced []string `json:"replaced"`
 	// Published is the published document brought up to the database's
 	// state: what the API serves after the refresh is applied.
-	Published Document `json:"-"`
+	Published schema.Document `json:"-"`
 	// Draft is the draft with the database's changes and with the
 	// user's unpublished edits that they do not touch.
-	Draft Document `json:"-"`
+	Draft schema.Document `json:"-"`
 }
 
 // Reconcile compares the draft of a project that fronts a database with
-// db, the database's schema as Introspect reads it now, using published
+// db, the database's schema as Read reads it now, using published
 // (what the API serves, which was the database's state at the last
 // generate) to tell changes made in the database apart from edits of the
 // draft: a difference where the database no longer matches published was
@@ -67,9 +69,9 @@ type Reconciliation struct {
 // the refresh applies exactly the edits and nothing the database already
 // has. Tables Tablesmith created in the fronted schema (without External)
 // stay managed: their system columns are not compared.
-func Reconcile(published, draft, db Document) Reconciliation {
-	r := &reconciler{res: Reconciliation{Changes: []DatabaseChange{}, Replaced: []string{},
-		Published: Document{Tables: []Table{}}, Draft: Document{Tables: []Table{}}}}
+func Reconcile(published, draft, db schema.Document) Reconciliation {
+	r := &reconciler{res: Reconciliation{Changes: []Change{}, Replaced: []string{},
+		Published: schema.Document{Tables: []schema.Table{}}, Draft: schema.Document{Tables: []schema.Table{}}}}
 	// The draft's tables keyed by the published name they stand for.
 	draftOf := map[string]int{}
 	for i, t := range draft.Tables {
@@ -81,13 +83,13 @@ func Reconcile(published, draft, db Document) Reconciliation {
 			}
 		}
 	}
-	newDraft := map[int]*Table{} // draft index → its reconciled table (nil: removed)
+	newDraft := map[int]*schema.Table{} // draft index → its reconciled table (nil: removed)
 	removed := map[int]bool{}
-	var added []Table
+	var added []schema.Table
 	for _, pt := range published.Tables {
 		bt, inDB := db.Table(pt.Name)
 		di, inDraft := draftOf[pt.Name]
-		var dt *Table
+		var dt *schema.Table
 		if inDraft {
 			dt = &draft.Tables[di]
 		}
@@ -144,7 +146,7 @@ func Reconcile(published, draft, db Document) Reconciliation {
 type reconciler struct{ res Reconciliation }
 
 func (r *reconciler) change(kind, table, column, origin, format string, args ...any) {
-	r.res.Changes = append(r.res.Changes, DatabaseChange{Kind: kind, Table: table, Column: column, Origin: origin,
+	r.res.Changes = append(r.res.Changes, Change{Kind: kind, Table: table, Column: column, Origin: origin,
 		Description: fmt.Sprintf(format, args...)})
 }
 
@@ -155,7 +157,7 @@ func (r *reconciler) replaced(format string, args ...any) {
 // table reconciles one table present in the published document and the
 // database: np is its new published form, nd its new draft form (nil dt:
 // the draft drops it, and keeps dropping it).
-func (r *reconciler) table(pt, bt Table, dt *Table) (np Table, nd *Table) {
+func (r *reconciler) table(pt, bt schema.Table, dt *schema.Table) (np schema.Table, nd *schema.Table) {
 	managed := pt.External == nil
 	if managed {
 		bt = withoutSystemColumns(bt)
@@ -192,9 +194,9 @@ func (r *reconciler) table(pt, bt Table, dt *Table) (np Table, nd *Table) {
 			}
 		}
 	}
-	draftNew := map[int]*Column{} // draft column index → reconciled (nil entry absent: keep as is)
+	draftNew := map[int]*schema.Column{} // draft column index → reconciled (nil entry absent: keep as is)
 	draftGone := map[int]bool{}
-	var appended []Column
+	var appended []schema.Column
 	for _, bc := range bt.Columns {
 		pc, inPub := pt.Column(bc.Name)
 		di, inDraft := draftCol[bc.Name]
@@ -268,21 +270,21 @@ func (r *reconciler) table(pt, bt Table, dt *Table) (np Table, nd *Table) {
 	}
 	nd.Columns = append(nd.Columns, appended...)
 	if nd.Columns == nil {
-		nd.Columns = []Column{}
+		nd.Columns = []schema.Column{}
 	}
 	if np.Columns == nil {
-		np.Columns = []Column{}
+		np.Columns = []schema.Column{}
 	}
 	return np, nd
 }
 
 // withoutSystemColumns drops id, created_at and updated_at from an
 // introspected table, to compare it with a managed one.
-func withoutSystemColumns(t Table) Table {
+func withoutSystemColumns(t schema.Table) schema.Table {
 	out := t
 	out.Columns = nil
 	for _, c := range t.Columns {
-		if !isSystemColumn(c.Name) {
+		if !schema.SystemColumn(c.Name) {
 			out.Columns = append(out.Columns, c)
 		}
 	}
@@ -290,7 +292,7 @@ func withoutSystemColumns(t Table) Table {
 }
 
 // sameTable compares two tables' database-visible definitions.
-func sameTable(a, b Table) bool {
+func sameTable(a, b schema.Table) bool {
 	if a.Name != b.Name || len(a.Columns) != len(b.Columns) {
 		return false
 	}
@@ -304,27 +306,29 @@ func sameTable(a, b Table) bool {
 
 // storedAsText are the types the database holds as plain text, whose
 // check constraints (if any) introspection cannot tell apart.
-func storedAsText(t string) bool { return t == TypeEmail || t == TypeURL || t == TypePassword }
+func storedAsText(t string) bool {
+	return t == schema.TypeEmail || t == schema.TypeURL || t == schema.TypePassword
+}
 
 // sameColumnInDB compares what the database itself says about a column
 // (type, nullability, default, uniqueness, bounds, values, foreign key).
 // a is the document's column, b may be introspected: a column the
 // document types email, url or password is text in the database, and
 // limits only the validators enforce do not count.
-func sameColumnInDB(a, b Column) bool {
-	norm := func(c Column, like Column) Column {
-		out := Column{Type: c.Type, Required: c.Required, Unique: c.Unique, Min: c.Min, Max: c.Max,
+func sameColumnInDB(a, b schema.Column) bool {
+	norm := func(c schema.Column, like schema.Column) schema.Column {
+		out := schema.Column{Type: c.Type, Required: c.Required, Unique: c.Unique, Min: c.Min, Max: c.Max,
 			MinLength: c.MinLength, MaxLength: c.MaxLength, Values: c.Values, PGType: c.PGType}
-		if storedAsText(like.Type) && c.Type == TypeText {
+		if storedAsText(like.Type) && c.Type == schema.TypeText {
 			out.Type = like.Type
 		}
-		if out.Type == TypeEmail || out.Type == TypePassword {
+		if out.Type == schema.TypeEmail || out.Type == schema.TypePassword {
 			out.MinLength, out.MaxLength = nil, nil
 		}
 		if c.References != nil {
 			ref := *c.References
 			if ref.OnDelete == "" {
-				ref.OnDelete = OnDeleteRestrict
+				ref.OnDelete = schema.OnDeleteRestrict
 			}
 			out.References = &ref
 		}
@@ -338,7 +342,7 @@ func sameColumnInDB(a, b Column) bool {
 
 // normalDefault renders a default so that equal values compare equal
 // (1.50 and "1.5" on a decimal column, no default and null).
-func normalDefault(c Column) json.RawMessage {
+func normalDefault(c schema.Column) json.RawMessage {
 	raw := bytes.TrimSpace(c.Default)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -355,7 +359,7 @@ func normalDefault(c Column) json.RawMessage {
 			return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64))
 		}
 	case string:
-		if c.Type == TypeDecimal || c.Type == TypeNumber || c.Type == TypeInteger {
+		if c.Type == schema.TypeDecimal || c.Type == schema.TypeNumber || c.Type == schema.TypeInteger {
 			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
 				return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64))
 			}
@@ -369,7 +373,7 @@ func normalDefault(c Column) json.RawMessage {
 // document knows of a kept: description, relation names, html, pattern,
 // search and index flags, and the type and limits of a column the
 // database holds as text.
-func keepDocumentOnly(a, b Column) Column {
+func keepDocumentOnly(a, b schema.Column) schema.Column {
 	out := b
 	out.Name, out.RenamedFrom = a.Name, a.RenamedFrom
 	if a.Description != "" {
@@ -380,17 +384,17 @@ func keepDocumentOnly(a, b Column) Column {
 	if out.References != nil && a.References != nil && a.References.Table == out.References.Table {
 		out.Relation, out.ReverseRelation = a.Relation, a.ReverseRelation
 	}
-	if storedAsText(a.Type) && b.Type == TypeText {
+	if storedAsText(a.Type) && b.Type == schema.TypeText {
 		out.Type = a.Type
-		if a.Type == TypeEmail || a.Type == TypePassword {
+		if a.Type == schema.TypeEmail || a.Type == schema.TypePassword {
 			out.MinLength, out.MaxLength = a.MinLength, a.MaxLength
 		}
 	}
 	return out
 }
 
-func describeType(c Column) string {
-	if c.Type == TypePassthrough {
+func describeType(c schema.Column) string {
+	if c.Type == schema.TypePassthrough {
 		return c.PGType + ", read-only"
 	}
 	return c.Type
@@ -398,7 +402,7 @@ func describeType(c Column) string {
 
 // describeChange says how a column's definition differs, property by
 // property, in the builder's words.
-func describeChange(a, b Column) string {
+func describeChange(a, b schema.Column) string {
 	var parts []string
 	show := func(name string, x, y any) {
 		xs, _ := json.Marshal(x)
@@ -407,7 +411,7 @@ func describeChange(a, b Column) string {
 			parts = append(parts, fmt.Sprintf("%s %s → %s", name, xs, ys))
 		}
 	}
-	if a.Type != b.Type && !(storedAsText(a.Type) && b.Type == TypeText) {
+	if a.Type != b.Type && !(storedAsText(a.Type) && b.Type == schema.TypeText) {
 		parts = append(parts, fmt.Sprintf("type %s → %s", describeType(a), describeType(b)))
 	}
 	show("required", a.Required, b.Required)
@@ -415,7 +419,7 @@ func describeChange(a, b Column) string {
 	show("default", normalDefault(a), normalDefault(b))
 	show("min", a.Min, b.Min)
 	show("max", a.Max, b.Max)
-	if !(a.Type == TypeEmail || a.Type == TypePassword) {
+	if !(a.Type == schema.TypeEmail || a.Type == schema.TypePassword) {
 		show("min_length", a.MinLength, b.MinLength)
 		show("max_length", a.MaxLength, b.MaxLength)
 	}
@@ -438,17 +442,17 @@ func describeChange(a, b Column) string {
 }
 
 // RepairPublished makes a reconciled published document valid, taking
-// out (and noting) what a database change made unservable, as Introspect
-// does for a fresh document.
-func RepairPublished(d Document) (Document, []IntrospectionNote) {
-	in := &introspector{res: Introspection{Document: d, Notes: []IntrospectionNote{}}}
-	if len(Validate(d)) == 0 {
+// out (and noting) what a database change made unservable, as Read does
+// for a fresh document.
+func RepairPublished(d schema.Document) (schema.Document, []Note) {
+	in := &introspector{res: Result{Document: d, Notes: []Note{}}}
+	if len(schema.Validate(d)) == 0 {
 		return d, nil
 	}
 	nameRelations(&in.res.Document)
 	in.repair()
 	for _, u := range in.res.Unsupported {
-		in.res.Notes = append(in.res.Notes, IntrospectionNote{Table: u.Table, Note: "left out of the API: " + u.Reason})
+		in.res.Notes = append(in.res.Notes, Note{Table: u.Table, Note: "left out of the API: " + u.Reason})
 	}
 	return in.res.Document, in.res.Notes
 }
