@@ -413,10 +413,32 @@ func (s *Service) Platform() http.Handler {
 			writeStarting(w)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), platformDeadline(r, s.cfg.RequestTimeout))
 		defer cancel()
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// SchemaWorkTimeout is the deadline of the platform requests that change a
+// project's tables: a generate checks and converts existing rows, and a
+// project's deletion drops its tables, which on large tables takes longer
+// than an ordinary request may.
+const SchemaWorkTimeout = 5 * time.Minute
+
+// platformDeadline is how long a platform request may run: the request
+// deadline, or SchemaWorkTimeout for a generate or a project's deletion.
+func platformDeadline(r *http.Request, requestTimeout time.Duration) time.Duration {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api/projects/")
+	if !ok || requestTimeout >= SchemaWorkTimeout {
+		return requestTimeout
+	}
+	id, action, _ := strings.Cut(strings.TrimSuffix(rest, "/"), "/")
+	switch {
+	case r.Method == http.MethodPost && id != "" && action == "generate",
+		r.Method == http.MethodDelete && id != "" && action == "":
+		return SchemaWorkTimeout
+	}
+	return requestTimeout
 }
 
 // lookupKey reads a key for the key cache.
