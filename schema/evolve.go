@@ -189,210 +189,403 @@ func positive(p *int) *int {
 	return p
 }
 
+// alteration is what alterColumn works out once about a surviving
+// column, for each of its steps to read.
+type alteration struct {
+	ot, nt Table
+	oc, nc Column
+	conv   conversion
+	why    string // set when no conversion keeps every value
+	// typeChanged is any change of type; retype only one that runs
+	// ALTER TYPE (text-like types share one PostgreSQL type).
+	typeChanged, retype bool
+	oldChk, newChk      string
+	// checkChanged and defaultChanged are also set when an unchanged
+	// check or default must be rebuilt for the new type.
+	checkChanged   bool
+	oldDef, newDef string
+	defaultChanged bool
+	fk             referenceChange
+	// plainOld and plainNew say whether a plain index is wanted before
+	// and after; trgmNew whether a trigram index is wanted after.
+	plainOld, plainNew, trgmNew bool
+	alterTable                  string // "ALTER TABLE <new name> "
+}
+
+// referenceChange is how a column's foreign key changes.
+type referenceChange struct {
+	old, new *Reference
+	// pubTarget is the published name of the table the new reference
+	// points to, or "" when that table is new.
+	pubTarget                      string
+	targetChanged, onDeleteChanged bool
+	drop, add                      bool
+}
+
 // alterColumn plans the changes of a surviving column. Prechecks read the
-// published table and column; statements use the new names.
+// published table and column; statements use the new names. Statements
+// loosen the old column, convert its type, then tighten it again, in that
+// order, so that each statement's step (see stepEarly) finds what it needs.
 func (d *differ) alterColumn(ot, nt Table, oc, nc Column) {
 	if oc.Type == TypePassthrough && nc.Type == TypePassthrough {
 		return
 	}
-	conv, why := convert(oc.Type, nc.Type)
-	typeChanged := oc.Type != nc.Type
-	retype := conv.using != nil
-	oldChk, newChk := checkExprOn(oc, "$v"), checkExprOn(nc, "$v")
-	checkChanged := oldChk != newChk || (retype && newChk != "")
-	oldDef, newDef := defaultLiteral(oc), defaultLiteral(nc)
-	defaultChanged := oldDef != newDef || (retype && oldDef != "")
-	fkOld, fkNew := oc.References, nc.References
-	pubTarget := ""
-	if fkNew != nil {
-		if t, ok := d.oldOf[fkNew.Table]; ok {
-			pubTarget = t.Name
-		}
+	a := d.alterationOf(ot, nt, oc, nc)
+	c := d.alterChange(a)
+	if c == nil || c.Unsupported != "" {
+		return
 	}
-	targetChanged := fkNew != nil && (fkOld == nil || pubTarget == "" || pubTarget != fkOld.Table)
-	onDeleteChanged := fkNew != nil && fkOld != nil && !targetChanged && onDeleteSQL(fkOld) != onDeleteSQL(fkNew)
-	fkDrop := fkOld != nil && (fkNew == nil || targetChanged || onDeleteChanged)
-	fkAdd := fkNew != nil && (fkOld == nil || targetChanged || onDeleteChanged)
-	plainOld, plainNew := d.g.wantsIndex(oc, indexPlain), d.g.wantsIndex(nc, indexPlain)
-	trgmNew := d.g.wantsIndex(nc, indexTrigram)
+	d.checkExistingRows(c, a)
+	d.loosenColumn(c, a)
+	d.retypeColumn(c, a)
+	d.tightenColumn(c, a)
+}
 
-	var what []string
-	if typeChanged {
-		what = append(what, fmt.Sprintf("type %s → %s", oc.Type, nc.Type))
-	}
-	if oc.Required != nc.Required {
-		what = append(what, map[bool]string{true: "now required", false: "no longer required"}[nc.Required])
-	}
-	if oc.Unique != nc.Unique {
-		what = append(what, map[bool]string{true: "now unique", false: "no longer unique"}[nc.Unique])
-	}
-	if oldDef != newDef {
-		if newDef == "" {
-			what = append(what, "default removed")
-		} else {
-			what = append(what, "default "+strings.TrimSpace(string(nc.Default)))
+func (d *differ) alterationOf(ot, nt Table, oc, nc Column) alteration {
+	a := alteration{ot: ot, nt: nt, oc: oc, nc: nc}
+	a.conv, a.why = convert(oc.Type, nc.Type)
+	a.typeChanged = oc.Type != nc.Type
+	a.retype = a.conv.using != nil
+	a.oldChk, a.newChk = checkExprOn(oc, "$v"), checkExprOn(nc, "$v")
+	a.checkChanged = a.oldChk != a.newChk || (a.retype && a.newChk != "")
+	a.oldDef, a.newDef = defaultLiteral(oc), defaultLiteral(nc)
+	a.defaultChanged = a.oldDef != a.newDef || (a.retype && a.oldDef != "")
+	a.fk = d.referenceChangeOf(oc.References, nc.References)
+	a.plainOld, a.plainNew = d.g.wantsIndex(oc, indexPlain), d.g.wantsIndex(nc, indexPlain)
+	a.trgmNew = d.g.wantsIndex(nc, indexTrigram)
+	a.alterTable = "ALTER TABLE " + d.g.table(nt.Name) + " "
+	return a
+}
+
+// referenceChangeOf compares two references by the published name of
+// their target, so that a reference follows its table's rename.
+func (d *differ) referenceChangeOf(was, is *Reference) referenceChange {
+	r := referenceChange{old: was, new: is}
+	if is != nil {
+		if t, ok := d.oldOf[is.Table]; ok {
+			r.pubTarget = t.Name
 		}
 	}
-	if describeRule(oc) != describeRule(nc) {
-		what = append(what, fmt.Sprintf("rule %s → %s", orNone(describeRule(oc)), orNone(describeRule(nc))))
-	}
-	switch {
-	case fkOld != nil && fkNew == nil:
-		what = append(what, "no longer references "+fkOld.Table)
-	case targetChanged:
-		what = append(what, fmt.Sprintf("references %s (on delete %s)", fkNew.Table, strings.ToLower(onDeleteSQL(fkNew))))
-	case onDeleteChanged:
-		what = append(what, fmt.Sprintf("on delete %s → %s", strings.ToLower(onDeleteSQL(fkOld)), strings.ToLower(onDeleteSQL(fkNew))))
-	}
-	if oc.Index != nc.Index {
-		what = append(what, map[bool]string{true: "index added", false: "index removed"}[nc.Index])
-	}
-	if oc.Searchable != nc.Searchable {
-		what = append(what, map[bool]string{true: "now searchable", false: "no longer searchable"}[nc.Searchable])
-	}
+	r.targetChanged = is != nil && (was == nil || r.pubTarget == "" || r.pubTarget != was.Table)
+	r.onDeleteChanged = is != nil && was != nil && !r.targetChanged && onDeleteSQL(was) != onDeleteSQL(is)
+	changed := r.targetChanged || r.onDeleteChanged
+	r.drop = was != nil && (is == nil || changed)
+	r.add = is != nil && (was == nil || changed)
+	return r
+}
+
+// alterChange adds the change of a surviving column and returns it, or
+// nil when nothing of it reaches the database (a metadata change, if
+// any, is added instead). An unsupported change is returned marked so.
+func (d *differ) alterChange(a alteration) *Change {
+	oc, nc, nt := a.oc, a.nc, a.nt
+	what := a.describe()
 	if len(what) == 0 {
 		if m := columnMetadataChanges(oc, nc); m != "" {
 			d.change(Change{Kind: ChangeMetadata, Table: nt.Name, Column: nc.Name,
 				Description: fmt.Sprintf("change %s of %s.%s (no SQL)", m, nt.Name, nc.Name)})
 		}
-		return
+		return nil
 	}
-	c := d.change(Change{Kind: ChangeAlterColumn, Table: nt.Name, Column: nc.Name, Destructive: conv.narrowing,
+	c := d.change(Change{Kind: ChangeAlterColumn, Table: nt.Name, Column: nc.Name, Destructive: a.conv.narrowing,
 		Description: fmt.Sprintf("change column %s.%s: %s", nt.Name, nc.Name, strings.Join(what, "; "))})
-	if why != "" {
-		c.Unsupported = why
-		return
+	if a.why != "" {
+		c.Unsupported = a.why
+		return c
 	}
-	if conv.narrowing {
+	if a.conv.narrowing {
 		c.Description += fmt.Sprintf(" (narrowing: %s holds fewer values than %s)", nc.Type, oc.Type)
 	}
+	return c
+}
 
-	// Checks of the existing rows, on the published names. Every check
-	// of a converted value is guarded so that a value the conversion
-	// cannot take is reported once, by the conversion's own check.
-	ref := func(alias string) string { return alias + "." + QuoteIdent(oc.Name) }
-	value := func(alias string) string {
-		if retype {
-			return conv.using(ref(alias))
-		}
-		return ref(alias)
-	}
-	guard := func(alias, cond string) string {
-		if conv.bad == nil {
-			return cond
-		}
-		return "CASE WHEN " + conv.bad(ref(alias)) + " THEN false ELSE " + cond + " END"
-	}
-	if conv.bad != nil {
-		d.precheck(c, ot, nc.Name, conv.rule, ref("t")+" IS NOT NULL AND ("+conv.bad(ref("t"))+")", 0)
-	}
-	if f := FormatSQL(nc.Type, value("t")); typeChanged && f != "" {
-		d.precheck(c, ot, nc.Name, "every value is a valid "+map[string]string{TypeEmail: "e-mail address in lower case", TypeURL: "http or https URL"}[nc.Type],
-			ref("t")+" IS NOT NULL AND "+guard("t", "NOT "+f), 0)
-	}
-	if nc.Required && !oc.Required {
-		d.precheck(c, ot, nc.Name, "every row has a value (the column becomes required)", ref("t")+" IS NULL", 0)
-	}
-	if nc.Unique && (!oc.Unique || retype) {
-		valid := ref("u") + " IS NOT NULL"
-		if conv.bad != nil {
-			valid += " AND NOT (" + conv.bad(ref("u")) + ")"
-		}
-		groups := " FROM " + d.g.table(ot.Name) + " AS u WHERE " + valid + " GROUP BY " + value("u") + " HAVING count(*) > 1"
-		// Counting the rows of duplicated values needs one scan; the
-		// examples (only on failure) find those rows again.
-		d.precheckCounted(c, ot, nc.Name, "no two rows share a value (the column becomes unique)",
-			ref("t")+" IS NOT NULL AND "+guard("t", value("t")+" IN (SELECT "+value("u")+groups+")"),
-			"SELECT coalesce(sum(n), 0) FROM (SELECT count(*) AS n"+groups+") AS d", 0)
-	}
-	if checkChanged && newChk != "" && !looser(oc, nc) {
-		cond := "NOT coalesce(" + checkExprOn(nc, value("t")) + ", true)"
-		if f := FormatSQL(nc.Type, value("t")); typeChanged && f != "" {
-			// A value that is no e-mail or URL at all is reported once,
-			// by the format check.
-			cond = "CASE WHEN NOT coalesce(" + f + ", true) THEN false ELSE " + cond + " END"
-		}
-		d.precheck(c, ot, nc.Name, "every value follows the new rule: "+describeRule(nc), guard("t", cond), 0)
-	}
-	if targetChanged {
-		if pubTarget != "" {
-			d.precheck(c, ot, nc.Name, "every value is the id of a row of "+fkNew.Table,
-				ref("t")+" IS NOT NULL AND "+guard("t", `NOT EXISTS (SELECT 1 FROM `+d.g.table(pubTarget)+` AS r WHERE r."id" = `+value("t")+")"), 0, pubTarget)
-		} else {
-			d.precheck(c, ot, nc.Name, "the column is empty, because the table it now references ("+fkNew.Table+") is new", ref("t")+" IS NOT NULL", 0)
+// describe lists what changes of the column, in words, in a fixed order.
+func (a alteration) describe() []string {
+	oc, nc := a.oc, a.nc
+	var what []string
+	for _, w := range []string{
+		a.describeType(),
+		toggled(oc.Required, nc.Required, "now required", "no longer required"),
+		toggled(oc.Unique, nc.Unique, "now unique", "no longer unique"),
+		a.describeDefault(),
+		a.describeRule(),
+		a.fk.describe(),
+		toggled(oc.Index, nc.Index, "index added", "index removed"),
+		toggled(oc.Searchable, nc.Searchable, "now searchable", "no longer searchable"),
+	} {
+		if w != "" {
+			what = append(what, w)
 		}
 	}
+	return what
+}
 
-	// Statements, on the new names.
-	alter := "ALTER TABLE " + d.g.table(nt.Name) + " "
-	col := QuoteIdent(nc.Name)
-	name := func(suffix string) string { return QuoteIdent(ConstraintName(nt.Name, nc.Name, suffix)) }
-	if fkDrop {
-		d.emit(c, stepDropReference, alter+"DROP CONSTRAINT IF EXISTS "+name("fkey"))
+// toggled names a flag that was turned on or off, or is "" when it stayed.
+func toggled(was, is bool, on, off string) string {
+	switch {
+	case was == is:
+		return ""
+	case is:
+		return on
 	}
-	if checkChanged && oldChk != "" {
-		d.emit(c, stepLoosen, alter+"DROP CONSTRAINT IF EXISTS "+name("check"))
+	return off
+}
+
+func (a alteration) describeType() string {
+	if !a.typeChanged {
+		return ""
 	}
-	if oc.Unique && !nc.Unique {
-		d.emit(c, stepLoosen, alter+"DROP CONSTRAINT IF EXISTS "+name("key"))
+	return fmt.Sprintf("type %s → %s", a.oc.Type, a.nc.Type)
+}
+
+func (a alteration) describeDefault() string {
+	switch {
+	case a.oldDef == a.newDef:
+		return ""
+	case a.newDef == "":
+		return "default removed"
 	}
-	if plainOld && !plainNew {
-		d.emit(c, stepLoosen, "DROP INDEX IF EXISTS "+d.g.table(ConstraintName(nt.Name, nc.Name, indexPlain)))
+	return "default " + strings.TrimSpace(string(a.nc.Default))
+}
+
+func (a alteration) describeRule() string {
+	was, is := describeRule(a.oc), describeRule(a.nc)
+	if was == is {
+		return ""
 	}
-	if oc.Searchable && !nc.Searchable {
-		d.emit(c, stepLoosen, "DROP INDEX IF EXISTS "+d.g.table(ConstraintName(nt.Name, nc.Name, indexTrigram)))
+	return fmt.Sprintf("rule %s → %s", orNone(was), orNone(is))
+}
+
+func (r referenceChange) describe() string {
+	switch {
+	case r.old != nil && r.new == nil:
+		return "no longer references " + r.old.Table
+	case r.targetChanged:
+		return fmt.Sprintf("references %s (on delete %s)", r.new.Table, strings.ToLower(onDeleteSQL(r.new)))
+	case r.onDeleteChanged:
+		return fmt.Sprintf("on delete %s → %s", strings.ToLower(onDeleteSQL(r.old)), strings.ToLower(onDeleteSQL(r.new)))
 	}
-	if oc.Required && !nc.Required {
-		d.emit(c, stepLoosen, alter+"ALTER COLUMN "+col+" DROP NOT NULL")
-		// The helper check of an earlier "now required" whose
-		// after-commit step never ran would keep enforcing it.
-		d.emit(c, stepLoosen, alter+"DROP CONSTRAINT IF EXISTS "+name("not_null"))
+	return ""
+}
+
+// Checks of the existing rows, on the published names. Every check of a
+// converted value is guarded so that a value the conversion cannot take
+// is reported once, by the conversion's own check.
+
+// ref is the published column as read from the row alias.
+func (a alteration) ref(alias string) string { return alias + "." + QuoteIdent(a.oc.Name) }
+
+// value is the published column's value converted to the new type.
+func (a alteration) value(alias string) string {
+	if a.retype {
+		return a.conv.using(a.ref(alias))
 	}
-	if oldDef != "" && defaultChanged {
-		d.emit(c, stepLoosen, alter+"ALTER COLUMN "+col+" DROP DEFAULT")
+	return a.ref(alias)
+}
+
+// guard makes cond false on a row whose value the conversion refuses.
+func (a alteration) guard(alias, cond string) string {
+	if a.conv.bad == nil {
+		return cond
 	}
-	if retype {
-		d.emit(c, stepRetype, alter+"ALTER COLUMN "+col+" TYPE "+pgTypes[nc.Type]+" USING "+conv.using(col))
-		c.RewritesTable = true
+	return "CASE WHEN " + a.conv.bad(a.ref(alias)) + " THEN false ELSE " + cond + " END"
+}
+
+// newFormat is the format condition of the new type on the converted
+// value, when the type changes to one whose format only the API checks.
+func (a alteration) newFormat() string {
+	if !a.typeChanged {
+		return ""
 	}
-	if newDef != "" && defaultChanged {
-		d.emit(c, stepDefault, alter+"ALTER COLUMN "+col+" SET DEFAULT "+newDef)
+	return FormatSQL(a.nc.Type, a.value("t"))
+}
+
+// checkExistingRows adds the prechecks of the column, in a fixed order.
+func (d *differ) checkExistingRows(c *Change, a alteration) {
+	d.precheckType(c, a)
+	d.precheckRequired(c, a)
+	d.precheckUnique(c, a)
+	d.precheckRule(c, a)
+	d.precheckReference(c, a)
+}
+
+// precheckType checks that every value survives the conversion and, for
+// e-mail and URL, has the new type's format.
+func (d *differ) precheckType(c *Change, a alteration) {
+	if a.conv.bad != nil {
+		d.precheck(c, a.ot, a.nc.Name, a.conv.rule, a.ref("t")+" IS NOT NULL AND ("+a.conv.bad(a.ref("t"))+")", 0)
 	}
-	if nc.Unique && !oc.Unique {
-		build := "CREATE UNIQUE INDEX " + name("key") + " ON " + d.g.table(nt.Name) + " (" + col + ")"
-		// On a column that keeps its name and type the index is built
-		// first, under the SHARE lock alone, so reads go on meanwhile.
-		if !retype && ot.Name == nt.Name && oc.Name == nc.Name {
-			d.emit(c, stepEarly, build)
-		} else {
-			d.emit(c, stepUnique, build)
-		}
-		d.emit(c, stepUnique, alter+"ADD CONSTRAINT "+name("key")+" UNIQUE USING INDEX "+name("key"))
+	if f := a.newFormat(); f != "" {
+		d.precheck(c, a.ot, a.nc.Name, "every value is a valid "+map[string]string{TypeEmail: "e-mail address in lower case", TypeURL: "http or https URL"}[a.nc.Type],
+			a.ref("t")+" IS NOT NULL AND "+a.guard("t", "NOT "+f), 0)
 	}
-	if checkChanged && newChk != "" {
-		d.emit(c, stepCheck, alter+"ADD CONSTRAINT "+name("check")+" CHECK ("+checkExpr(nc)+") NOT VALID")
-		d.later(c, alter+"VALIDATE CONSTRAINT "+name("check"))
+}
+
+func (d *differ) precheckRequired(c *Change, a alteration) {
+	if a.nc.Required && !a.oc.Required {
+		d.precheck(c, a.ot, a.nc.Name, "every row has a value (the column becomes required)", a.ref("t")+" IS NULL", 0)
 	}
-	if nc.Required && !oc.Required {
-		// SET NOT NULL scans the table under an exclusive lock unless a
-		// validated check already proves it; so: check NOT VALID now,
-		// VALIDATE after commit (no exclusive lock), then SET NOT NULL
-		// (instant) and drop the helper.
-		nn := name("not_null")
-		d.emit(c, stepCheck, alter+"ADD CONSTRAINT "+nn+" CHECK ("+col+" IS NOT NULL) NOT VALID")
-		d.later(c, alter+"VALIDATE CONSTRAINT "+nn)
-		d.later(c, alter+"ALTER COLUMN "+col+" SET NOT NULL")
-		d.later(c, alter+"DROP CONSTRAINT "+nn)
+}
+
+// precheckUnique checks for duplicates when the column becomes unique,
+// or stays unique through a conversion that could make values equal.
+func (d *differ) precheckUnique(c *Change, a alteration) {
+	if !a.nc.Unique || (a.oc.Unique && !a.retype) {
+		return
 	}
-	if fkAdd {
-		d.emit(c, stepReference, d.g.ForeignKey(nt.Name, nc)+" NOT VALID")
-		d.later(c, alter+"VALIDATE CONSTRAINT "+name("fkey"))
+	valid := a.ref("u") + " IS NOT NULL"
+	if a.conv.bad != nil {
+		valid += " AND NOT (" + a.conv.bad(a.ref("u")) + ")"
 	}
-	if plainNew && !plainOld {
-		d.later(c, d.g.createIndex(nt.Name, nc, indexPlain, true))
+	groups := " FROM " + d.g.table(a.ot.Name) + " AS u WHERE " + valid + " GROUP BY " + a.value("u") + " HAVING count(*) > 1"
+	// Counting the rows of duplicated values needs one scan; the
+	// examples (only on failure) find those rows again.
+	d.precheckCounted(c, a.ot, a.nc.Name, "no two rows share a value (the column becomes unique)",
+		a.ref("t")+" IS NOT NULL AND "+a.guard("t", a.value("t")+" IN (SELECT "+a.value("u")+groups+")"),
+		"SELECT coalesce(sum(n), 0) FROM (SELECT count(*) AS n"+groups+") AS d", 0)
+}
+
+// precheckRule checks the new check constraint, unless it allows every
+// value the old one did.
+func (d *differ) precheckRule(c *Change, a alteration) {
+	if !a.checkChanged || a.newChk == "" || looser(a.oc, a.nc) {
+		return
 	}
-	if trgmNew && !oc.Searchable {
-		d.later(c, d.g.createIndex(nt.Name, nc, indexTrigram, true))
+	cond := "NOT coalesce(" + checkExprOn(a.nc, a.value("t")) + ", true)"
+	if f := a.newFormat(); f != "" {
+		// A value that is no e-mail or URL at all is reported once,
+		// by the format check.
+		cond = "CASE WHEN NOT coalesce(" + f + ", true) THEN false ELSE " + cond + " END"
+	}
+	d.precheck(c, a.ot, a.nc.Name, "every value follows the new rule: "+describeRule(a.nc), a.guard("t", cond), 0)
+}
+
+// precheckReference checks that every value names a row of the new
+// target; a target that is new has no rows, so the column must be empty.
+func (d *differ) precheckReference(c *Change, a alteration) {
+	fk := a.fk
+	switch {
+	case !fk.targetChanged:
+	case fk.pubTarget != "":
+		d.precheck(c, a.ot, a.nc.Name, "every value is the id of a row of "+fk.new.Table,
+			a.ref("t")+" IS NOT NULL AND "+a.guard("t", `NOT EXISTS (SELECT 1 FROM `+d.g.table(fk.pubTarget)+` AS r WHERE r."id" = `+a.value("t")+")"), 0, fk.pubTarget)
+	default:
+		d.precheck(c, a.ot, a.nc.Name, "the column is empty, because the table it now references ("+fk.new.Table+") is new", a.ref("t")+" IS NOT NULL", 0)
+	}
+}
+
+// Statements, on the new names.
+
+func (a alteration) col() string { return QuoteIdent(a.nc.Name) }
+
+// name is the quoted name of one of the column's constraints.
+func (a alteration) name(suffix string) string {
+	return QuoteIdent(ConstraintName(a.nt.Name, a.nc.Name, suffix))
+}
+
+// loosenColumn drops what goes or changes: the foreign key, then the
+// check, unique constraint, indexes, NOT NULL and default.
+func (d *differ) loosenColumn(c *Change, a alteration) {
+	if a.fk.drop {
+		d.emit(c, stepDropReference, a.alterTable+"DROP CONSTRAINT IF EXISTS "+a.name("fkey"))
+	}
+	if a.checkChanged && a.oldChk != "" {
+		d.emit(c, stepLoosen, a.alterTable+"DROP CONSTRAINT IF EXISTS "+a.name("check"))
+	}
+	if a.oc.Unique && !a.nc.Unique {
+		d.emit(c, stepLoosen, a.alterTable+"DROP CONSTRAINT IF EXISTS "+a.name("key"))
+	}
+	d.dropIndexes(c, a)
+	d.dropRequired(c, a)
+	if a.oldDef != "" && a.defaultChanged {
+		d.emit(c, stepLoosen, a.alterTable+"ALTER COLUMN "+a.col()+" DROP DEFAULT")
+	}
+}
+
+func (d *differ) dropIndexes(c *Change, a alteration) {
+	if a.plainOld && !a.plainNew {
+		d.emit(c, stepLoosen, "DROP INDEX IF EXISTS "+d.g.table(ConstraintName(a.nt.Name, a.nc.Name, indexPlain)))
+	}
+	if a.oc.Searchable && !a.nc.Searchable {
+		d.emit(c, stepLoosen, "DROP INDEX IF EXISTS "+d.g.table(ConstraintName(a.nt.Name, a.nc.Name, indexTrigram)))
+	}
+}
+
+func (d *differ) dropRequired(c *Change, a alteration) {
+	if !a.oc.Required || a.nc.Required {
+		return
+	}
+	d.emit(c, stepLoosen, a.alterTable+"ALTER COLUMN "+a.col()+" DROP NOT NULL")
+	// The helper check of an earlier "now required" whose after-commit
+	// step never ran would keep enforcing it.
+	d.emit(c, stepLoosen, a.alterTable+"DROP CONSTRAINT IF EXISTS "+a.name("not_null"))
+}
+
+// retypeColumn converts the values, which rewrites the table.
+func (d *differ) retypeColumn(c *Change, a alteration) {
+	if !a.retype {
+		return
+	}
+	d.emit(c, stepRetype, a.alterTable+"ALTER COLUMN "+a.col()+" TYPE "+pgTypes[a.nc.Type]+" USING "+a.conv.using(a.col()))
+	c.RewritesTable = true
+}
+
+// tightenColumn adds what is new or changed: the default, then the
+// unique constraint, check, NOT NULL, foreign key and indexes.
+func (d *differ) tightenColumn(c *Change, a alteration) {
+	if a.newDef != "" && a.defaultChanged {
+		d.emit(c, stepDefault, a.alterTable+"ALTER COLUMN "+a.col()+" SET DEFAULT "+a.newDef)
+	}
+	d.addUnique(c, a)
+	if a.checkChanged && a.newChk != "" {
+		d.emit(c, stepCheck, a.alterTable+"ADD CONSTRAINT "+a.name("check")+" CHECK ("+checkExpr(a.nc)+") NOT VALID")
+		d.later(c, a.alterTable+"VALIDATE CONSTRAINT "+a.name("check"))
+	}
+	d.addRequired(c, a)
+	if a.fk.add {
+		d.emit(c, stepReference, d.g.ForeignKey(a.nt.Name, a.nc)+" NOT VALID")
+		d.later(c, a.alterTable+"VALIDATE CONSTRAINT "+a.name("fkey"))
+	}
+	d.addIndexes(c, a)
+}
+
+func (d *differ) addUnique(c *Change, a alteration) {
+	if !a.nc.Unique || a.oc.Unique {
+		return
+	}
+	build := "CREATE UNIQUE INDEX " + a.name("key") + " ON " + d.g.table(a.nt.Name) + " (" + a.col() + ")"
+	// On a column that keeps its name and type the index is built
+	// first, under the SHARE lock alone, so reads go on meanwhile.
+	step := stepUnique
+	if !a.retype && a.ot.Name == a.nt.Name && a.oc.Name == a.nc.Name {
+		step = stepEarly
+	}
+	d.emit(c, step, build)
+	d.emit(c, stepUnique, a.alterTable+"ADD CONSTRAINT "+a.name("key")+" UNIQUE USING INDEX "+a.name("key"))
+}
+
+// addRequired makes the column NOT NULL without a long exclusive lock.
+func (d *differ) addRequired(c *Change, a alteration) {
+	if !a.nc.Required || a.oc.Required {
+		return
+	}
+	// SET NOT NULL scans the table under an exclusive lock unless a
+	// validated check already proves it; so: check NOT VALID now,
+	// VALIDATE after commit (no exclusive lock), then SET NOT NULL
+	// (instant) and drop the helper.
+	nn := a.name("not_null")
+	d.emit(c, stepCheck, a.alterTable+"ADD CONSTRAINT "+nn+" CHECK ("+a.col()+" IS NOT NULL) NOT VALID")
+	d.later(c, a.alterTable+"VALIDATE CONSTRAINT "+nn)
+	d.later(c, a.alterTable+"ALTER COLUMN "+a.col()+" SET NOT NULL")
+	d.later(c, a.alterTable+"DROP CONSTRAINT "+nn)
+}
+
+func (d *differ) addIndexes(c *Change, a alteration) {
+	if a.plainNew && !a.plainOld {
+		d.later(c, d.g.createIndex(a.nt.Name, a.nc, indexPlain, true))
+	}
+	if a.trgmNew && !a.oc.Searchable {
+		d.later(c, d.g.createIndex(a.nt.Name, a.nc, indexTrigram, true))
 	}
 }
 
