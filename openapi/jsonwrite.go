@@ -13,15 +13,18 @@ import (
 // indent, values typed by their tags) without building a map per object
 // and marshalling each level again, which for a large document cost more
 // than building the tree.
-func writeJSON(b *bytes.Buffer, n *yaml.Node, indent int) error {
+//
+// Placeholders of sp are written as the parts they stand for.
+func writeJSON(b *bytes.Buffer, sp *splicer, n *yaml.Node, indent int) error {
+	n = sp.part(n)
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) != 1 {
 			return fmt.Errorf("document with %d roots", len(n.Content))
 		}
-		return writeJSON(b, n.Content[0], indent)
+		return writeJSON(b, sp, n.Content[0], indent)
 	case yaml.AliasNode:
-		return writeJSON(b, n.Alias, indent)
+		return writeJSON(b, sp, n.Alias, indent)
 	case yaml.MappingNode:
 		if len(n.Content) == 0 {
 			b.WriteString("{}")
@@ -41,7 +44,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, indent int) error {
 				return err
 			}
 			b.WriteString(": ")
-			if err := writeJSON(b, n.Content[i+1], indent+1); err != nil {
+			if err := writeJSON(b, sp, n.Content[i+1], indent+1); err != nil {
 				return err
 			}
 		}
@@ -58,7 +61,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, indent int) error {
 				b.WriteByte(',')
 			}
 			newline(b, indent+1)
-			if err := writeJSON(b, c, indent+1); err != nil {
+			if err := writeJSON(b, sp, c, indent+1); err != nil {
 				return err
 			}
 		}

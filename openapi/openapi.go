@@ -36,8 +36,7 @@ type Options struct {
 func BasePath(projectID string) string { return "/v1/" + projectID }
 
 // build assembles the document of compiled schema c.
-// Per-column parts are placeholders that sp.splice replaces in the
-// rendered tree.
+// Per-column parts are placeholders of sp, which the writers replace.
 func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 	names := allocateNames(c)
 	schemas := orderedmap.New[string, *base.SchemaProxy]()
@@ -204,8 +203,8 @@ func (d *Document) render(asYAML bool) (*Rendered, error) {
 }
 
 // renderAs renders the model to a YAML node tree (libopenapi's
-// NodeBuilder), splices the per-column parts in and writes the tree as
-// JSON or YAML.
+// NodeBuilder) and writes the tree as JSON or YAML with the per-column
+// parts in place of their placeholders.
 func renderAs(doc *v3.Document, sp *splicer, asYAML bool) ([]byte, error) {
 	renderMu.Lock()
 	defer renderMu.Unlock()
@@ -217,23 +216,13 @@ func renderAs(doc *v3.Document, sp *splicer, asYAML bool) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("libopenapi rendered %T, not a YAML node", tree)
 	}
-	sp.splice(node)
 	var buf bytes.Buffer
-	if !asYAML {
-		if err := writeJSON(&buf, node, 0); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
+	if asYAML {
+		err = writeYAML(&buf, sp, node, 0, "")
+	} else {
+		err = writeJSON(&buf, sp, node, 0)
 	}
-	dumper, err := yaml.NewDumper(&buf, yaml.WithV3Defaults(), yaml.WithLineWidth(-1))
 	if err != nil {
-		return nil, err
-	}
-	dumper.SetIndent(2)
-	if err := dumper.Dump(node); err != nil {
-		return nil, err
-	}
-	if err := dumper.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -66,7 +66,7 @@ func TestJSONWriterMatchesLibopenapi(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := writeJSON(&got, node, 0); err != nil {
+		if err := writeJSON(&got, nil, node, 0); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {

@@ -16,40 +16,58 @@ import (
 // every field of every schema object (about a millisecond per column,
 // measured), which made a wide schema's document take tens of seconds;
 // per column this costs microseconds.
+//
+// The parts are made when the writer reaches their placeholder and are
+// garbage as soon as they are written, so the whole document never exists
+// as one node tree: that tree, not the bytes, was most of the memory a
+// render took.
 type splicer struct {
 	prefix string // "#/<random>/": no $ref written by a schema author can match
-	nodes  []*yaml.Node
+	parts  []func() *yaml.Node
 }
 
 func newSplicer() *splicer { return &splicer{prefix: "#/" + newSentinel() + "/"} }
 
-func (sp *splicer) placeholder(n *yaml.Node) string {
-	sp.nodes = append(sp.nodes, n)
-	return sp.prefix + strconv.Itoa(len(sp.nodes)-1)
+func (sp *splicer) placeholder(part func() *yaml.Node) string {
+	sp.parts = append(sp.parts, part)
+	return sp.prefix + strconv.Itoa(len(sp.parts)-1)
 }
 
 // schema stands for s, which must use only the keywords schemaNode writes.
 func (sp *splicer) schema(s *base.Schema) *base.SchemaProxy {
-	return base.CreateSchemaProxyRef(sp.placeholder(schemaNode(s)))
+	return base.CreateSchemaProxyRef(sp.placeholder(func() *yaml.Node { return schemaNode(s) }))
 }
 
 // parameter stands for a query parameter with a schema reference.
 func (sp *splicer) parameter(name, schemaRef string) *v3.Parameter {
-	n := mapping("name", str(name), "in", str("query"), "schema", mapping("$ref", str(schemaRef)))
-	return &v3.Parameter{Reference: sp.placeholder(n)}
+	return &v3.Parameter{Reference: sp.placeholder(func() *yaml.Node {
+		return mapping("name", str(name), "in", str("query"), "schema", mapping("$ref", str(schemaRef)))
+	})}
 }
 
-// splice replaces every placeholder under root by its node.
-func (sp *splicer) splice(root *yaml.Node) {
-	if root.Kind == yaml.MappingNode && len(root.Content) == 2 && root.Content[0].Value == "$ref" {
-		if v := root.Content[1].Value; len(v) > len(sp.prefix) && v[:len(sp.prefix)] == sp.prefix {
-			if i, err := strconv.Atoi(v[len(sp.prefix):]); err == nil && i < len(sp.nodes) {
-				*root = *sp.nodes[i]
-				return
-			}
-		}
+// part returns the node n stands for, or n itself.
+func (sp *splicer) part(n *yaml.Node) *yaml.Node {
+	if sp == nil || n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Value != "$ref" {
+		return n
 	}
-	for _, c := range root.Content {
+	v := n.Content[1].Value
+	if len(v) <= len(sp.prefix) || v[:len(sp.prefix)] != sp.prefix {
+		return n
+	}
+	if i, err := strconv.Atoi(v[len(sp.prefix):]); err == nil && i < len(sp.parts) {
+		return sp.parts[i]()
+	}
+	return n
+}
+
+// splice replaces every placeholder under root by its node (for tests,
+// which compare the whole tree with libopenapi's renderings).
+func (sp *splicer) splice(root *yaml.Node) {
+	for i, c := range root.Content {
+		if p := sp.part(c); p != c {
+			root.Content[i] = p
+			continue
+		}
 		sp.splice(c)
 	}
 }
