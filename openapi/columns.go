@@ -194,10 +194,20 @@ func columnNotes(c *schema.CColumn, forRequest bool) string {
 // leave columns out, so only the id is sure to be there.
 func listItemSchema(sp *splicer, t *schema.CTable, names map[string]tableNames) *base.Schema {
 	props := orderedmap.New[string, *base.SchemaProxy]()
+	var visible []*schema.CColumn
 	for _, c := range t.Columns {
 		if !c.Hidden {
-			props.Set(c.Name, sp.schema(columnSchema(c, false)))
+			visible = append(visible, c)
 		}
+	}
+	if len(visible) > 0 {
+		props.Set(sp.spread(func() *yaml.Node {
+			m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for _, c := range visible {
+				m.Content = append(m.Content, str(c.Name), schemaNode(columnSchema(c, false)))
+			}
+			return m
+		}), base.CreateSchemaProxyRef("#"))
 	}
 	for _, rel := range t.RelationNames {
 		r := t.Relations[rel]
@@ -253,12 +263,22 @@ const (
 // read-only because the server accepts and ignores them.
 func bodySchema(sp *splicer, t *schema.CTable) *base.Schema {
 	props := orderedmap.New[string, *base.SchemaProxy]()
+	listed := map[string]bool{}
 	for _, c := range t.Writable {
-		cs := columnSchema(c, true)
-		if c == t.Owner {
-			cs.Description = joinSentences(cs.Description, "When an end user creates the record, the service sets it to that user's id.")
-		}
-		props.Set(c.Input, sp.schema(cs))
+		listed[c.Input] = true
+	}
+	if len(t.Writable) > 0 {
+		props.Set(sp.spread(func() *yaml.Node {
+			m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for _, c := range t.Writable {
+				cs := columnSchema(c, true)
+				if c == t.Owner {
+					cs.Description = joinSentences(cs.Description, "When an end user creates the record, the service sets it to that user's id.")
+				}
+				m.Content = append(m.Content, str(c.Input), schemaNode(cs))
+			}
+			return m
+		}), base.CreateSchemaProxyRef("#"))
 	}
 	ignored := []string{schema.ColID, schema.ColCreatedAt, schema.ColUpdatedAt}
 	for _, c := range t.Columns {
@@ -267,9 +287,10 @@ func bodySchema(sp *splicer, t *schema.CTable) *base.Schema {
 		}
 	}
 	for _, name := range ignored {
-		if _, listed := props.Get(name); listed {
+		if listed[name] {
 			continue
 		}
+		listed[name] = true
 		props.Set(name, base.CreateSchemaProxy(&base.Schema{ReadOnly: ptr(true),
 			Description: "Read-only: ignored when sent."}))
 	}

@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 
 	"go.yaml.in/yaml/v4"
 )
 
-// writeJSON writes a YAML node tree as indented JSON in one pass. It
-// gives what libopenapi's YAMLNodeToJSON gives (ordered keys, two-space
-// indent, values typed by their tags) without building a map per object
-// and marshalling each level again, which for a large document cost more
-// than building the tree.
+// writeJSON writes a YAML node tree as JSON in one pass, indented by two
+// spaces per level, or compact when indent is negative. It gives what
+// libopenapi's YAMLNodeToJSON gives (ordered keys, values typed by their
+// tags) without building a map per object and marshalling each level
+// again, which for a large document cost more than building the tree.
 //
 // Placeholders of sp are written as the parts they stand for.
 func writeJSON(b *bytes.Buffer, sp *splicer, n *yaml.Node, indent int) error {
@@ -26,62 +27,54 @@ func writeJSON(b *bytes.Buffer, sp *splicer, n *yaml.Node, indent int) error {
 	case yaml.AliasNode:
 		return writeJSON(b, sp, n.Alias, indent)
 	case yaml.MappingNode:
-		if len(n.Content) == 0 {
+		content := sp.flatten(n)
+		if len(content) == 0 {
 			b.WriteString("{}")
 			return nil
 		}
 		b.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
+		for i := 0; i+1 < len(content); i += 2 {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			newline(b, indent+1)
-			k := n.Content[i]
+			newline(b, deeper(indent))
+			k := content[i]
 			if k.Kind != yaml.ScalarNode {
 				return fmt.Errorf("a mapping key of kind %v", k.Kind)
 			}
 			if err := writeString(b, k.Value); err != nil {
 				return err
 			}
-			b.WriteString(": ")
-			if err := writeJSON(b, sp, n.Content[i+1], indent+1); err != nil {
+			b.WriteByte(':')
+			if indent >= 0 {
+				b.WriteByte(' ')
+			}
+			if err := writeJSON(b, sp, content[i+1], deeper(indent)); err != nil {
 				return err
 			}
 		}
 		newline(b, indent)
 		b.WriteByte('}')
 	case yaml.SequenceNode:
-		if len(n.Content) == 0 {
+		content := sp.flatten(n)
+		if len(content) == 0 {
 			b.WriteString("[]")
 			return nil
 		}
 		b.WriteByte('[')
-		for i, c := range n.Content {
+		for i, c := range content {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			newline(b, indent+1)
-			if err := writeJSON(b, sp, c, indent+1); err != nil {
+			newline(b, deeper(indent))
+			if err := writeJSON(b, sp, c, deeper(indent)); err != nil {
 				return err
 			}
 		}
 		newline(b, indent)
 		b.WriteByte(']')
 	case yaml.ScalarNode:
-		if n.Tag == "!!str" {
-			return writeString(b, n.Value)
-		}
-		// Other scalars are resolved as YAML would (an untagged true is a
-		// boolean, 1e3 a number), as libopenapi does.
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return err
-		}
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		b.Write(raw)
+		return writeScalar(b, n)
 	default:
 		return fmt.Errorf("unknown node kind %v", n.Kind)
 	}
@@ -98,8 +91,47 @@ func writeString(b *bytes.Buffer, s string) error {
 }
 
 func newline(b *bytes.Buffer, indent int) {
+	if indent < 0 {
+		return
+	}
 	b.WriteByte('\n')
 	for i := 0; i < indent; i++ {
 		b.WriteString("  ")
 	}
+}
+
+// intRe is an !!int written in decimal, which JSON writes as it is.
+var intRe = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
+
+// writeScalar writes a scalar as JSON: strings, booleans and decimal
+// integers directly; other scalars resolved as YAML would (an untagged
+// true is a boolean, 1e3 a number), as libopenapi does.
+func writeScalar(b *bytes.Buffer, n *yaml.Node) error {
+	switch {
+	case n.Tag == "!!str":
+		return writeString(b, n.Value)
+	case n.Tag == "!!bool" && (n.Value == "true" || n.Value == "false"):
+		b.WriteString(n.Value)
+		return nil
+	case n.Tag == "!!int" && intRe.MatchString(n.Value):
+		b.WriteString(n.Value)
+		return nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b.Write(raw)
+	return nil
+}
+
+func deeper(indent int) int {
+	if indent < 0 {
+		return indent
+	}
+	return indent + 1
 }

@@ -220,7 +220,9 @@ func renderAs(doc *v3.Document, sp *splicer, asYAML bool) ([]byte, error) {
 	if asYAML {
 		err = writeYAML(&buf, sp, node, 0, "")
 	} else {
-		err = writeJSON(&buf, sp, node, 0)
+		// Compact: the JSON is for programs (YAML reads better), and
+		// indentation was two fifths of a wide schema's document.
+		err = writeJSON(&buf, sp, node, -1)
 	}
 	if err != nil {
 		return nil, err

@@ -82,13 +82,22 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 			"At most %d columns, e.g. -created_at,id. Default: id. Columns: %s.", translate.MaxSortKeys, strings.Join(sortable, ", ")),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")}),
 	}, paramRef(paramOrder))
+	var filterable []*schema.CColumn
 	for _, c := range t.Columns {
-		if c.Hidden || c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
-			continue
+		if !c.Hidden && c.Type != schema.TypeJSON && c.Type != schema.TypePassthrough {
+			filterable = append(filterable, c)
 		}
+	}
+	if len(filterable) > 0 {
 		// No description per column: the operation's says what
 		// filter[column] does, and the value's schema is shared.
-		params = append(params, filterParameter(sp, c))
+		params = append(params, &v3.Parameter{Reference: sp.spread(func() *yaml.Node {
+			seq := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, c := range filterable {
+				seq.Content = append(seq.Content, filterParameter(c))
+			}
+			return seq
+		})})
 	}
 	params = append(params, paramRef(paramFilter))
 	if len(t.Search) > 0 {
@@ -140,17 +149,18 @@ func filterSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
 
 // filterParameter is filter[column]: its value's schema is the shared
 // one of the column's type; an enum's example value is the column's own.
-func filterParameter(sp *splicer, c *schema.CColumn) *v3.Parameter {
-	name := "filter[" + c.Name + "]"
+func filterParameter(c *schema.CColumn) *yaml.Node {
+	var value *yaml.Node
 	if c.Type == schema.TypeEnum {
-		return &v3.Parameter{Name: name, In: "query",
-			Schema: sp.schema(&base.Schema{Type: types("string"), Examples: []*yaml.Node{str(c.Values[0])}})}
+		value = mapping("type", str("string"), "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{str(c.Values[0])}})
+	} else {
+		name, ok := filterSchemaNames[c.Type]
+		if !ok {
+			name = filterString
+		}
+		value = mapping("$ref", str(schemaRef(name)))
 	}
-	ref, ok := filterSchemaNames[c.Type]
-	if !ok {
-		ref = filterString
-	}
-	return sp.parameter(name, schemaRef(ref))
+	return mapping("name", str("filter["+c.Name+"]"), "in", str("query"), "schema", value)
 }
 
 // includeParameter lists the relation paths include accepts, nested up to

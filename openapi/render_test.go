@@ -39,7 +39,7 @@ func TestSplicedColumnSchemasMatchLibopenapi(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, got := nodeJSON(t, lib.(*yaml.Node)), nodeJSON(t, schemaNode(s))
+					want, got := nodeJSON(t, lib.(*yaml.Node)), nodeJSON(t, schemaNode(columnSchema(col, forRequest)))
 					if !reflect.DeepEqual(got, want) {
 						t.Errorf("%s.%s (request %v): spliced %v, libopenapi %v", tb.Name, col.Name, forRequest, got, want)
 					}
@@ -49,7 +49,8 @@ func TestSplicedColumnSchemasMatchLibopenapi(t *testing.T) {
 	}
 }
 
-// writeJSON writes byte for byte what libopenapi's YAMLNodeToJSON writes.
+// writeJSON writes byte for byte what libopenapi's YAMLNodeToJSON writes,
+// indented or compacted.
 func TestJSONWriterMatchesLibopenapi(t *testing.T) {
 	t.Parallel()
 	for _, file := range []string{"alltypes.json", "books.json"} {
@@ -71,6 +72,14 @@ func TestJSONWriterMatchesLibopenapi(t *testing.T) {
 		}
 		if !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("%s: writeJSON differs from YAMLNodeToJSON", file)
+		}
+		var compact, wantCompact bytes.Buffer
+		if err := writeJSON(&compact, nil, node, -1); err != nil {
+			t.Fatal(err)
+		}
+		_ = json.Compact(&wantCompact, want)
+		if !bytes.Equal(compact.Bytes(), wantCompact.Bytes()) {
+			t.Errorf("%s: compact writeJSON differs from YAMLNodeToJSON compacted", file)
 		}
 		if bytes.Contains(want, []byte(sp.prefix)) {
 			t.Errorf("%s: a placeholder was left in the document", file)

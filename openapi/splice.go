@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -22,8 +21,9 @@ import (
 // as one node tree: that tree, not the bytes, was most of the memory a
 // render took.
 type splicer struct {
-	prefix string // "#/<random>/": no $ref written by a schema author can match
-	parts  []func() *yaml.Node
+	prefix  string // "#/<random>/": no $ref written by a schema author can match
+	parts   []func() *yaml.Node
+	spreads map[int]bool // parts that stand for several entries
 }
 
 func newSplicer() *splicer { return &splicer{prefix: "#/" + newSentinel() + "/"} }
@@ -33,28 +33,82 @@ func (sp *splicer) placeholder(part func() *yaml.Node) string {
 	return sp.prefix + strconv.Itoa(len(sp.parts)-1)
 }
 
-// schema stands for s, which must use only the keywords schemaNode writes.
-func (sp *splicer) schema(s *base.Schema) *base.SchemaProxy {
-	return base.CreateSchemaProxyRef(sp.placeholder(func() *yaml.Node { return schemaNode(s) }))
+// spread stands for several entries: the pairs of the mapping, or the
+// items of the sequence, that make makes when it is written. In a mapping
+// it is a key (whose value is ignored), in a sequence an item, and the
+// writers put its entries in its place: a table's column properties and
+// filter parameters exist only while they are written.
+func (sp *splicer) spread(make func() *yaml.Node) string {
+	ref := sp.placeholder(make)
+	if sp.spreads == nil {
+		sp.spreads = map[int]bool{}
+	}
+	sp.spreads[len(sp.parts)-1] = true
+	return ref
 }
 
-// parameter stands for a query parameter with a schema reference.
-func (sp *splicer) parameter(name, schemaRef string) *v3.Parameter {
-	return &v3.Parameter{Reference: sp.placeholder(func() *yaml.Node {
-		return mapping("name", str(name), "in", str("query"), "schema", mapping("$ref", str(schemaRef)))
-	})}
+// index is the part a placeholder node (a $ref mapping, or a scalar key)
+// stands for, or -1.
+func (sp *splicer) index(n *yaml.Node) int {
+	if sp == nil {
+		return -1
+	}
+	var v string
+	switch {
+	case n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "$ref":
+		v = n.Content[1].Value
+	case n.Kind == yaml.ScalarNode:
+		v = n.Value
+	default:
+		return -1
+	}
+	if len(v) <= len(sp.prefix) || v[:len(sp.prefix)] != sp.prefix {
+		return -1
+	}
+	i, err := strconv.Atoi(v[len(sp.prefix):])
+	if err != nil || i < 0 || i >= len(sp.parts) {
+		return -1
+	}
+	return i
+}
+
+// flatten is n's entries with each spread placeholder replaced by the
+// entries it stands for.
+func (sp *splicer) flatten(n *yaml.Node) []*yaml.Node {
+	if sp == nil || len(sp.spreads) == 0 {
+		return n.Content
+	}
+	step := 1
+	if n.Kind == yaml.MappingNode {
+		step = 2
+	}
+	var out []*yaml.Node
+	copied := false
+	for i := 0; i+step <= len(n.Content); i += step {
+		if k := sp.index(n.Content[i]); k >= 0 && sp.spreads[k] {
+			if !copied {
+				out = append(out, n.Content[:i]...)
+				copied = true
+			}
+			out = append(out, sp.parts[k]().Content...)
+			continue
+		}
+		if copied {
+			out = append(out, n.Content[i:i+step]...)
+		}
+	}
+	if !copied {
+		return n.Content
+	}
+	return out
 }
 
 // part returns the node n stands for, or n itself.
 func (sp *splicer) part(n *yaml.Node) *yaml.Node {
-	if sp == nil || n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Value != "$ref" {
+	if n.Kind != yaml.MappingNode {
 		return n
 	}
-	v := n.Content[1].Value
-	if len(v) <= len(sp.prefix) || v[:len(sp.prefix)] != sp.prefix {
-		return n
-	}
-	if i, err := strconv.Atoi(v[len(sp.prefix):]); err == nil && i < len(sp.parts) {
+	if i := sp.index(n); i >= 0 && !sp.spreads[i] {
 		return sp.parts[i]()
 	}
 	return n
@@ -63,6 +117,7 @@ func (sp *splicer) part(n *yaml.Node) *yaml.Node {
 // splice replaces every placeholder under root by its node (for tests,
 // which compare the whole tree with libopenapi's renderings).
 func (sp *splicer) splice(root *yaml.Node) {
+	root.Content = sp.flatten(root)
 	for i, c := range root.Content {
 		if p := sp.part(c); p != c {
 			root.Content[i] = p

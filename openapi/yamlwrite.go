@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -19,6 +18,20 @@ import (
 // as the whole JSON rendering and held the document's events in memory.
 func writeYAML(b *bytes.Buffer, sp *splicer, n *yaml.Node, indent int, firstPrefix string) error {
 	n = sp.part(n)
+	for n.Kind == yaml.DocumentNode || n.Kind == yaml.AliasNode {
+		if n.Kind == yaml.AliasNode {
+			n = n.Alias
+		} else if len(n.Content) != 1 {
+			return fmt.Errorf("document with %d roots", len(n.Content))
+		} else {
+			n = n.Content[0]
+		}
+	}
+	return writeBlock(b, sp, n.Kind, sp.flatten(n), indent, firstPrefix)
+}
+
+// writeBlock writes the entries of a mapping or sequence, one a line.
+func writeBlock(b *bytes.Buffer, sp *splicer, kind yaml.Kind, content []*yaml.Node, indent int, firstPrefix string) error {
 	pad := strings.Repeat("  ", indent)
 	first := true
 	line := func() {
@@ -29,27 +42,20 @@ func writeYAML(b *bytes.Buffer, sp *splicer, n *yaml.Node, indent int, firstPref
 		}
 		b.WriteString(pad)
 	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) != 1 {
-			return fmt.Errorf("document with %d roots", len(n.Content))
-		}
-		return writeYAML(b, sp, n.Content[0], indent, firstPrefix)
-	case yaml.AliasNode:
-		return writeYAML(b, sp, n.Alias, indent, firstPrefix)
+	switch kind {
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
+		for i := 0; i+1 < len(content); i += 2 {
 			line()
-			if err := yamlScalar(b, n.Content[i]); err != nil {
+			if err := yamlScalar(b, content[i]); err != nil {
 				return err
 			}
 			b.WriteByte(':')
-			if err := yamlValue(b, sp, n.Content[i+1], indent); err != nil {
+			if err := yamlValue(b, sp, content[i+1], indent); err != nil {
 				return err
 			}
 		}
 	case yaml.SequenceNode:
-		for _, c := range n.Content {
+		for _, c := range content {
 			line()
 			b.WriteByte('-')
 			if err := yamlValue(b, sp, c, indent); err != nil {
@@ -57,7 +63,7 @@ func writeYAML(b *bytes.Buffer, sp *splicer, n *yaml.Node, indent int, firstPref
 			}
 		}
 	default:
-		return fmt.Errorf("a %v node where a collection belongs", n.Kind)
+		return fmt.Errorf("a %v node where a collection belongs", kind)
 	}
 	return nil
 }
@@ -70,20 +76,23 @@ func yamlValue(b *bytes.Buffer, sp *splicer, v *yaml.Node, indent int) error {
 	if v.Kind == yaml.AliasNode {
 		v = v.Alias
 	}
-	switch {
-	case v.Kind == yaml.ScalarNode:
+	if v.Kind == yaml.ScalarNode {
 		b.WriteByte(' ')
 		if err := yamlScalar(b, v); err != nil {
 			return err
 		}
 		b.WriteByte('\n')
-	case len(v.Content) == 0 && v.Kind == yaml.MappingNode:
+		return nil
+	}
+	content := sp.flatten(v)
+	switch {
+	case len(content) == 0 && v.Kind == yaml.MappingNode:
 		b.WriteString(" {}\n")
-	case len(v.Content) == 0:
+	case len(content) == 0:
 		b.WriteString(" []\n")
 	default:
 		b.WriteByte('\n')
-		return writeYAML(b, sp, v, indent+1, strings.Repeat("  ", indent+1))
+		return writeBlock(b, sp, v.Kind, content, indent+1, strings.Repeat("  ", indent+1))
 	}
 	return nil
 }
@@ -110,14 +119,5 @@ func yamlScalar(b *bytes.Buffer, n *yaml.Node) error {
 		}
 		return writeString(b, s)
 	}
-	var v any
-	if err := n.Decode(&v); err != nil {
-		return err
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	b.Write(raw)
-	return nil
+	return writeScalar(b, n)
 }

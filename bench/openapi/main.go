@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -34,7 +35,19 @@ import (
 func main() {
 	mode := flag.String("mode", "render", "render or projects")
 	n := flag.Int("n", 50, "projects (mode projects)")
+	memprofile := flag.String("memprofile", "", "write an allocation profile here (mode render)")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+		}()
+	}
 	doc := largestSchema()
 	raw, _ := json.Marshal(doc)
 	if p := schema.Validate(doc); len(p) > 0 {
