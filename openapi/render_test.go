@@ -86,3 +86,34 @@ func TestJSONWriterMatchesLibopenapi(t *testing.T) {
 		}
 	}
 }
+
+// Every string comes back from the YAML as the same string, whatever it
+// looks like, and other scalars keep their types.
+func TestYAMLWriterKeepsEveryValueAsItWas(t *testing.T) {
+	t.Parallel()
+	strsIn := []string{"", "true", "No", "null", "~", "3.1.0", "1.5", "0x1F", "2026-01-31", "a: b", "a #b", "- x", "#c",
+		"multi\nline", "<b>&", "'q'", `"d"`, " lead", "trail ", "{x}", "[x]", "*a", "&a", "!t", "%p", "@a", "`b`", "é ✓", "/v1/{id}"}
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for i, s := range strsIn {
+		m.Content = append(m.Content, str(strsIn[len(strsIn)-1-i]), str(s))
+	}
+	m.Content = append(m.Content, str("n"), intNode(-12), str("f"), floatNode(2.5), str("b"), boolNode(false),
+		str("empty_map"), &yaml.Node{Kind: yaml.MappingNode}, str("empty_seq"), &yaml.Node{Kind: yaml.SequenceNode},
+		str("seq"), &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{mapping("a", str("1"), "b", intNode(2)), str("x")}})
+	var b bytes.Buffer
+	if err := writeYAML(&b, nil, m, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := yaml.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("the YAML does not parse: %v\n%s", err, b.String())
+	}
+	want := map[string]any{"n": -12, "f": 2.5, "b": false, "empty_map": map[string]any{}, "empty_seq": []any{},
+		"seq": []any{map[string]any{"a": "1", "b": 2}, "x"}}
+	for i, s := range strsIn {
+		want[strsIn[len(strsIn)-1-i]] = s
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back %v\nwant %v\nYAML:\n%s", got, want, b.String())
+	}
+}

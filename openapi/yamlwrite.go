@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -69,8 +70,7 @@ func writeBlock(b *bytes.Buffer, sp *splicer, kind yaml.Kind, content []*yaml.No
 }
 
 // yamlValue writes the value after "key:" or "-": a scalar or an empty
-// collection on the same line, a collection on the lines below (a mapping
-// in a sequence starts on the dash's line).
+// collection on the same line, a collection on the lines below.
 func yamlValue(b *bytes.Buffer, sp *splicer, v *yaml.Node, indent int) error {
 	v = sp.part(v)
 	if v.Kind == yaml.AliasNode {
@@ -102,6 +102,10 @@ func yamlValue(b *bytes.Buffer, sp *splicer, v *yaml.Node, indent int) error {
 // character that means something in YAML.
 var plainRe = regexp.MustCompile(`^[A-Za-z/][A-Za-z0-9_./{}\-]*( [A-Za-z0-9_./{}\-]+)*$`)
 
+// versionRe is a dotted version such as 3.1.0, which no YAML reader takes
+// for a number.
+var versionRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+){2,}$`)
+
 // yamlWords are the plain scalars a YAML 1.1 or 1.2 reader takes for
 // something other than a string.
 var yamlWords = map[string]bool{"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true,
@@ -113,11 +117,20 @@ func yamlScalar(b *bytes.Buffer, n *yaml.Node) error {
 	}
 	if n.Tag == "!!str" {
 		s := n.Value
-		if plainRe.MatchString(s) && !yamlWords[strings.ToLower(s)] && !strings.ContainsAny(s, "{}") {
+		if (plainRe.MatchString(s) && !yamlWords[strings.ToLower(s)] && !strings.ContainsAny(s, "{}")) || versionRe.MatchString(s) {
 			b.WriteString(s)
 			return nil
 		}
-		return writeString(b, s)
+		// A JSON string is a YAML double-quoted scalar; < > & are left as
+		// they are (JSON's \u003c would be valid but hard to read).
+		var q bytes.Buffer
+		enc := json.NewEncoder(&q)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+		b.Write(bytes.TrimSuffix(q.Bytes(), []byte("\n")))
+		return nil
 	}
 	return writeScalar(b, n)
 }

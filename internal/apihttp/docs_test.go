@@ -66,7 +66,7 @@ func TestOpenAPIServerFollowsHostAndForwardedProto(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(docsSchema)
 	res := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "X-Forwarded-Proto", "https").Must(t, 200)
-	want := `"url": "https://` + strings.TrimPrefix(s.URL, "http://") + `/v1/` + p.ID + `"`
+	want := `"url":"https://` + strings.TrimPrefix(s.URL, "http://") + `/v1/` + p.ID + `"` // compact JSON
 	if !strings.Contains(string(res.Raw), want) {
 		t.Fatalf("document lacks %s", want)
 	}
