@@ -189,18 +189,25 @@ func columnNotes(c *schema.CColumn, forRequest bool) string {
 	return strings.Join(notes, " ")
 }
 
-// recordSchema is a record as the API returns it: every visible column
-// (password columns never appear), plus the relations include can embed.
-// In a list (listItem), fields may leave columns out: only id is sure.
-func recordSchema(t *schema.CTable, names map[string]tableNames, listItem bool) *base.Schema {
+// listItemSchema is a record in a list: every visible column (password
+// columns never appear) and the relations include can embed; fields may
+// leave columns out, so only the id is sure to be there.
+func listItemSchema(sp *splicer, t *schema.CTable, names map[string]tableNames) *base.Schema {
 	props := orderedmap.New[string, *base.SchemaProxy]()
-	var required []string
+	var visible []*schema.CColumn
 	for _, c := range t.Columns {
-		if c.Hidden {
-			continue
+		if !c.Hidden {
+			visible = append(visible, c)
 		}
-		props.Set(c.Name, base.CreateSchemaProxy(columnSchema(c, false)))
-		required = append(required, c.Name)
+	}
+	if len(visible) > 0 {
+		props.Set(sp.spread(func() *yaml.Node {
+			m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for _, c := range visible {
+				m.Content = append(m.Content, str(c.Name), schemaNode(columnSchema(c, false)))
+			}
+			return m
+		}), base.CreateSchemaProxyRef("#"))
 	}
 	for _, rel := range t.RelationNames {
 		r := t.Relations[rel]
@@ -215,47 +222,63 @@ func recordSchema(t *schema.CTable, names map[string]tableNames, listItem bool) 
 		}
 		props.Set(rel, base.CreateSchemaProxy(s))
 	}
-	desc := t.Doc.Description
-	if desc == "" {
-		desc = "A record of the " + t.Name + " table."
+	var required []string
+	if t.PK != nil && !t.PK.Hidden {
+		required = append(required, t.PK.Name)
 	}
-	if listItem {
-		desc = joinSentences(desc, "In a list, fields=a,b returns only those columns (and the id).")
-		required = required[:0]
-		if t.PK != nil && !t.PK.Hidden {
-			required = append(required, t.PK.Name)
+	desc := joinSentences(tableDescription(t), "In a list, fields=a,b returns only those columns (and the id).")
+	return &base.Schema{Type: types("object"), Description: desc, Properties: props, Required: required}
+}
+
+// recordSchema is a record as the API returns it: the list item's
+// properties, every visible column present.
+func recordSchema(t *schema.CTable, n tableNames) *base.Schema {
+	var required []string
+	for _, c := range t.Columns {
+		if !c.Hidden {
+			required = append(required, c.Name)
 		}
 	}
-	return &base.Schema{Type: types("object"), Description: desc, Properties: props, Required: required}
+	return &base.Schema{Type: types("object"), Description: tableDescription(t),
+		AllOf: []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(n.ListItem))}, Required: required}
+}
+
+func tableDescription(t *schema.CTable) string {
+	if t.Doc.Description != "" {
+		return t.Doc.Description
+	}
+	return "A record of the " + t.Name + " table."
 }
 
 // Write modes of a request body, as internal/validate names them.
 const (
 	modeCreate  = "create"
 	modeReplace = "replace"
-	modePatch   = "patch"
 )
 
-// bodySchema is the request body of a write: the writable columns under
-// their input names (password for password_hash), the required ones per
-// mode, and no other field: the server answers 400 "unknown field".
-// System and read-only columns are listed as read-only because the server
-// accepts and ignores them.
-func bodySchema(t *schema.CTable, mode string) *base.Schema {
+// bodySchema is the PATCH body, whose properties the other writes share:
+// the writable columns under their input names (password for
+// password_hash), none required, and no other field: the server answers
+// 400 "unknown field". System and read-only columns are listed as
+// read-only because the server accepts and ignores them.
+func bodySchema(sp *splicer, t *schema.CTable) *base.Schema {
 	props := orderedmap.New[string, *base.SchemaProxy]()
-	var required []string
+	listed := map[string]bool{}
 	for _, c := range t.Writable {
-		cs := columnSchema(c, true)
-		if c == t.Owner {
-			cs.Description = joinSentences(cs.Description, "Owner column: an end user's create or update always sets it to that user's id, whatever the body says; an anonymous write may not set it (400); only an API key sets it freely.")
-		}
-		props.Set(c.Input, base.CreateSchemaProxy(cs))
-		switch {
-		case mode == modeCreate && c.Required && len(c.Default) == 0:
-			required = append(required, c.Input)
-		case mode == modeReplace && c.Required:
-			required = append(required, c.Input)
-		}
+		listed[c.Input] = true
+	}
+	if len(t.Writable) > 0 {
+		props.Set(sp.spread(func() *yaml.Node {
+			m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for _, c := range t.Writable {
+				cs := columnSchema(c, true)
+				if c == t.Owner {
+					cs.Description = joinSentences(cs.Description, "Owner column: an end user's create or update always sets it to that user's id, whatever the body says; an anonymous write may not set it (400); only an API key sets it freely.")
+				}
+				m.Content = append(m.Content, str(c.Input), schemaNode(cs))
+			}
+			return m
+		}), base.CreateSchemaProxyRef("#"))
 	}
 	ignored := []string{schema.ColID, schema.ColCreatedAt, schema.ColUpdatedAt}
 	for _, c := range t.Columns {
@@ -264,23 +287,33 @@ func bodySchema(t *schema.CTable, mode string) *base.Schema {
 		}
 	}
 	for _, name := range ignored {
-		if _, listed := props.Get(name); listed {
+		if listed[name] {
 			continue
 		}
+		listed[name] = true
 		props.Set(name, base.CreateSchemaProxy(&base.Schema{ReadOnly: ptr(true),
 			Description: "Read-only: ignored when sent."}))
 	}
-	var desc string
-	switch mode {
-	case modeCreate:
-		desc = "The new " + t.Name + " record. Required fields without a default must be present; absent optional fields take their default or null."
-	case modeReplace:
-		desc = "The whole " + t.Name + " record: every required field must be present; absent optional fields go back to their default or null."
-	case modePatch:
-		desc = "The fields of the " + t.Name + " record to change; absent fields keep their values."
-	}
-	return &base.Schema{Type: types("object"), Description: desc, Properties: props, Required: required,
+	return &base.Schema{Type: types("object"), Properties: props,
+		Description:          "The fields of the " + t.Name + " record to change; absent fields keep their values.",
 		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{N: 1, B: false}}
+}
+
+// requiredBody is the POST (create) or PUT (replace) body: the PATCH
+// body's fields, with those the mode requires.
+func requiredBody(t *schema.CTable, n tableNames, mode string) *base.Schema {
+	var required []string
+	for _, c := range t.Writable {
+		if c.Required && (mode == modeReplace || len(c.Default) == 0) {
+			required = append(required, c.Input)
+		}
+	}
+	desc := "The new " + t.Name + " record. Required fields without a default must be present; absent optional fields take their default or null."
+	if mode == modeReplace {
+		desc = "The whole " + t.Name + " record: every required field must be present; absent optional fields go back to their default or null."
+	}
+	return &base.Schema{Type: types("object"), Description: desc,
+		AllOf: []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(n.Update))}, Required: required}
 }
 
 // lengths sets minLength and maxLength from the column, with a minimum

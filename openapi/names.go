@@ -164,6 +164,7 @@ func singularWord(w string) string {
 // from tables, and auth operation ids; tables never take them.
 var fixedComponentNames = []string{
 	"Error", "ErrorEnvelope", "ErrorBody", "ListMeta",
+	"FilterInteger", "FilterNumber", "FilterBoolean", "FilterTimestamp", "FilterDate", "FilterUUID", filterString,
 	"AuthSession", "AuthSessionResponse", "AuthPendingUser", "AuthRegisterResponse", "LoginRequest", "RefreshRequest", "LogoutRequest", "MessageResponse",
 	opRegister, opLogin, opRefresh, opLogout, opMe,
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-	lojson "github.com/pb33f/libopenapi/json"
 	"github.com/pb33f/libopenapi/orderedmap"
 	"go.yaml.in/yaml/v4"
 
@@ -36,27 +35,33 @@ type Options struct {
 // document's default server, and what a per-request server URL ends with.
 func BasePath(projectID string) string { return "/v1/" + projectID }
 
-// Build assembles the document of compiled schema c.
-func Build(c *schema.Compiled, o Options) *v3.Document {
+// build assembles the document of compiled schema c.
+// Per-column parts are placeholders of sp, which the writers replace.
+func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 	names := allocateNames(c)
 	schemas := orderedmap.New[string, *base.SchemaProxy]()
 	schemas.Set(schemaError, base.CreateSchemaProxy(errorSchema()))
 	schemas.Set(schemaMeta, base.CreateSchemaProxy(metaSchema()))
+	filterSchemas(schemas)
 	paths := orderedmap.New[string, *v3.PathItem]()
 	var tags []*base.Tag
 	for _, t := range c.Tables {
 		n := names[t.Name]
-		schemas.Set(n.Record, base.CreateSchemaProxy(recordSchema(t, names, false)))
-		schemas.Set(n.Create, base.CreateSchemaProxy(bodySchema(t, modeCreate)))
-		schemas.Set(n.Replace, base.CreateSchemaProxy(bodySchema(t, modeReplace)))
-		schemas.Set(n.Update, base.CreateSchemaProxy(bodySchema(t, modePatch)))
-		schemas.Set(n.ListItem, base.CreateSchemaProxy(recordSchema(t, names, true)))
+		// Each column is described once in the list item and once in the
+		// PATCH body; the record and the other bodies refer to those and
+		// add only their required lists, so the document grows by a
+		// small constant per column.
+		schemas.Set(n.Record, base.CreateSchemaProxy(recordSchema(t, n)))
+		schemas.Set(n.Create, base.CreateSchemaProxy(requiredBody(t, n, modeCreate)))
+		schemas.Set(n.Replace, base.CreateSchemaProxy(requiredBody(t, n, modeReplace)))
+		schemas.Set(n.Update, base.CreateSchemaProxy(bodySchema(sp, t)))
+		schemas.Set(n.ListItem, base.CreateSchemaProxy(listItemSchema(sp, t, names)))
 		schemas.Set(n.Response, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxyRef(schemaRef(n.Record)), false,
 			"One "+t.Name+" record in the success envelope.")))
 		schemas.Set(n.ListResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.ListItem))}}), true,
 			"A page of "+t.Name+" records in the success envelope, with paging metadata.")))
-		tablePaths(paths, c, t, n)
+		tablePaths(sp, paths, c, t, n)
 		desc := t.Doc.Description
 		if desc == "" {
 			desc = "Records of the " + t.Name + " table."
@@ -116,18 +121,23 @@ func newSentinel() string {
 	return "tablesmith-server-" + hex.EncodeToString(b)
 }
 
-// Document is a project's description, rendered on first use and then
-// kept: JSON and YAML bytes whose server URL is replaced per request at
-// the cost of three writes, never by rendering again.
+// Document is a project's description. Its JSON and YAML renderings are
+// made on first use and kept in a Cache shared by all projects, which may
+// drop them again; the server URL in them is replaced per request at the
+// cost of three writes, never by rendering again.
 type Document struct {
 	compiled *schema.Compiled
 	opts     Options
 	basePath string
+	cache    *Cache
+}
 
-	once       sync.Once
-	err        error
-	json, yaml template
-	etag       string
+// Rendered is one rendering (JSON or YAML) of a document, split at the
+// server URL. It is immutable: a request keeps using the one it got even
+// if the cache lets it go.
+type Rendered struct {
+	t    template
+	etag string
 }
 
 // template is rendered bytes split at the server URL.
@@ -136,78 +146,88 @@ type template struct {
 	quote      bool // YAML: the URL is written as a double-quoted scalar
 }
 
-// New prepares the document of compiled schema c without rendering it:
-// rendering costs tens of milliseconds per table (libopenapi's node
-// builder), too much to add to the request that loads a version.
+// New prepares the document of compiled schema c without rendering it,
+// with a cache of its own.
 func New(c *schema.Compiled, o Options) *Document {
-	return &Document{compiled: c, opts: o, basePath: BasePath(o.ProjectID)}
+	return NewIn(NewCache(1<<62), c, o)
 }
 
-// Render builds and renders the document of compiled schema c now.
+// NewIn prepares the document of compiled schema c, whose renderings go
+// into cache under the project, version and format: a version's
+// document never changes. Rendering costs tens of milliseconds per table,
+// too much to add to the request that loads a version.
+func NewIn(cache *Cache, c *schema.Compiled, o Options) *Document {
+	return &Document{compiled: c, opts: o, basePath: BasePath(o.ProjectID), cache: cache}
+}
+
+// Render builds and renders the document of compiled schema c now (JSON).
 func Render(c *schema.Compiled, o Options) (*Document, error) {
 	d := New(c, o)
 	return d, d.Render()
 }
 
-// Render renders the document once; later calls return the first result.
+// Render makes sure the JSON rendering can be made.
 func (d *Document) Render() error {
-	d.once.Do(func() { d.err = d.render() })
-	return d.err
+	_, err := d.Rendered(false)
+	return err
 }
 
-func (d *Document) render() error {
-	doc := Build(d.compiled, d.opts)
+// Rendered is the JSON (yaml false) or YAML rendering, from the cache or
+// rendered now; concurrent callers share one render.
+func (d *Document) Rendered(yaml bool) (*Rendered, error) {
+	return d.cache.get(cacheKey(d.opts.ProjectID, d.opts.Version, yaml), func() (*Rendered, error) {
+		return d.render(yaml)
+	})
+}
+
+func (d *Document) render(asYAML bool) (*Rendered, error) {
+	sp := newSplicer()
+	doc := build(sp, d.compiled, d.opts)
 	sentinel := newSentinel()
 	doc.Servers[0].URL = sentinel
-	js, ys, err := renderBoth(doc)
+	b, err := renderAs(doc, sp, asYAML)
 	if err != nil {
-		return fmt.Errorf("render openapi for %s: %w", d.opts.ProjectID, err)
+		return nil, fmt.Errorf("render openapi for %s: %w", d.opts.ProjectID, err)
 	}
-	if d.json, err = split(js, sentinel, false); err != nil {
-		return fmt.Errorf("render openapi for %s (json): %w", d.opts.ProjectID, err)
-	}
-	if d.yaml, err = split(ys, sentinel, true); err != nil {
-		return fmt.Errorf("render openapi for %s (yaml): %w", d.opts.ProjectID, err)
+	t, err := split(b, sentinel, asYAML)
+	if err != nil {
+		return nil, fmt.Errorf("render openapi for %s: %w", d.opts.ProjectID, err)
 	}
 	// The hash leaves the placeholder out: it is random per render, and
 	// the same document must have the same ETag after a reload and on
 	// every node.
 	h := sha256.New()
-	h.Write(d.json.head)
-	h.Write(d.json.tail)
-	d.etag = hex.EncodeToString(h.Sum(nil)[:8])
-	return nil
+	h.Write(t.head)
+	h.Write(t.tail)
+	return &Rendered{t: t, etag: hex.EncodeToString(h.Sum(nil)[:8])}, nil
 }
 
-// renderBoth renders the model to a YAML node tree once (libopenapi's
-// NodeBuilder is most of the cost) and writes that tree as JSON and YAML.
-func renderBoth(doc *v3.Document) (js, ys []byte, err error) {
+// renderAs renders the model to a YAML node tree (libopenapi's
+// NodeBuilder) and writes the tree as JSON or YAML with the per-column
+// parts in place of their placeholders.
+func renderAs(doc *v3.Document, sp *splicer, asYAML bool) ([]byte, error) {
 	renderMu.Lock()
 	defer renderMu.Unlock()
 	tree, err := doc.MarshalYAML()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	node, ok := tree.(*yaml.Node)
 	if !ok {
-		return nil, nil, fmt.Errorf("libopenapi rendered %T, not a YAML node", tree)
-	}
-	if js, err = lojson.YAMLNodeToJSON(node, "  "); err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("libopenapi rendered %T, not a YAML node", tree)
 	}
 	var buf bytes.Buffer
-	dumper, err := yaml.NewDumper(&buf, yaml.WithV3Defaults(), yaml.WithLineWidth(-1))
+	if asYAML {
+		err = writeYAML(&buf, sp, node, 0, "")
+	} else {
+		// Compact: the JSON is for programs (YAML reads better), and
+		// indentation was two fifths of a wide schema's document.
+		err = writeJSON(&buf, sp, node, -1)
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	dumper.SetIndent(2)
-	if err := dumper.Dump(node); err != nil {
-		return nil, nil, err
-	}
-	if err := dumper.Close(); err != nil {
-		return nil, nil, err
-	}
-	return js, buf.Bytes(), nil
+	return buf.Bytes(), nil
 }
 
 func split(b []byte, sentinel string, quote bool) (template, error) {
@@ -220,65 +240,47 @@ func split(b []byte, sentinel string, quote bool) (template, error) {
 
 // JSON is the document with the relative server URL /v1/<project_id>,
 // rendering it if needed; nil when it cannot be rendered.
-func (d *Document) JSON() []byte {
-	if d.Render() != nil {
-		return nil
-	}
-	return d.json.bytes(d.basePath)
-}
+func (d *Document) JSON() []byte { return d.bytes(false) }
 
 // YAML is the document in YAML with the relative server URL.
-func (d *Document) YAML() []byte {
-	if d.Render() != nil {
+func (d *Document) YAML() []byte { return d.bytes(true) }
+
+func (d *Document) bytes(yaml bool) []byte {
+	r, err := d.Rendered(yaml)
+	if err != nil {
 		return nil
 	}
-	return d.yaml.bytes(d.basePath)
+	var b bytes.Buffer
+	_ = r.t.write(&b, d.basePath)
+	return b.Bytes()
 }
 
-// ETag identifies the document's content apart from its server URL.
+// ETag identifies the JSON document's content apart from its server URL.
 func (d *Document) ETag() string {
-	if d.Render() != nil {
+	r, err := d.Rendered(false)
+	if err != nil {
 		return ""
 	}
-	return d.etag
+	return r.etag
 }
 
-// WriteJSON writes the JSON document with serverURL as its server; an
-// empty serverURL keeps the relative one.
-func (d *Document) WriteJSON(w io.Writer, serverURL string) error {
-	if err := d.Render(); err != nil {
-		return err
-	}
-	return d.json.write(w, d.server(serverURL))
+// BasePath is the relative server URL, /v1/<project_id>.
+func (d *Document) BasePath() string { return d.basePath }
+
+// ETag identifies the rendering's content apart from its server URL.
+func (r *Rendered) ETag() string { return r.etag }
+
+// Size is the length in bytes of the rendering written with serverURL,
+// for Content-Length.
+func (r *Rendered) Size(serverURL string) int {
+	return len(r.t.head) + len(r.t.value(serverURL)) + len(r.t.tail)
 }
 
-// WriteYAML writes the YAML document with serverURL as its server.
-func (d *Document) WriteYAML(w io.Writer, serverURL string) error {
-	if err := d.Render(); err != nil {
-		return err
-	}
-	return d.yaml.write(w, d.server(serverURL))
-}
+// Write writes the rendering with serverURL as its server.
+func (r *Rendered) Write(w io.Writer, serverURL string) error { return r.t.write(w, serverURL) }
 
-// Size is the length in bytes of the JSON (yaml false) or YAML document
-// written with serverURL, for Content-Length.
-func (d *Document) Size(yaml bool, serverURL string) int {
-	if d.Render() != nil {
-		return 0
-	}
-	t := d.json
-	if yaml {
-		t = d.yaml
-	}
-	return len(t.head) + len(t.value(d.server(serverURL))) + len(t.tail)
-}
-
-func (d *Document) server(u string) string {
-	if u == "" {
-		return d.basePath
-	}
-	return u
-}
+// bytes is what the rendering holds in memory, for the cache's budget.
+func (r *Rendered) bytes() int64 { return int64(len(r.t.head) + len(r.t.tail)) }
 
 func (t template) value(u string) []byte {
 	q, _ := json.Marshal(u) // a JSON string is also a YAML double-quoted scalar
@@ -295,10 +297,4 @@ func (t template) write(w io.Writer, u string) error {
 		}
 	}
 	return nil
-}
-
-func (t template) bytes(u string) []byte {
-	var b bytes.Buffer
-	_ = t.write(&b, u)
-	return b.Bytes()
 }

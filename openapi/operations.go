@@ -74,7 +74,7 @@ func paramRef(name string) *v3.Parameter {
 }
 
 // listParameters are the query parameters of a table's list operation.
-func listParameters(t *schema.CTable) []*v3.Parameter {
+func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	params := []*v3.Parameter{paramRef(paramPage), paramRef(paramLimit), paramRef(paramOffset)}
 	var sortable, visible []string
 	for _, c := range t.Columns {
@@ -91,13 +91,22 @@ func listParameters(t *schema.CTable) []*v3.Parameter {
 			"At most %d columns, e.g. -created_at,id. Default: id. Columns: %s.", translate.MaxSortKeys, strings.Join(sortable, ", ")),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")}),
 	}, paramRef(paramOrder))
+	var filterable []*schema.CColumn
 	for _, c := range t.Columns {
-		if c.Hidden || c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
-			continue
+		if !c.Hidden && c.Type != schema.TypeJSON && c.Type != schema.TypePassthrough {
+			filterable = append(filterable, c)
 		}
-		params = append(params, &v3.Parameter{Name: "filter[" + c.Name + "]", In: "query",
-			Description: "Records whose " + c.Name + " equals this value; for other comparisons use filter[" + c.Name + "][op].",
-			Schema:      base.CreateSchemaProxy(filterSchema(c))})
+	}
+	if len(filterable) > 0 {
+		// No description per column: the operation's says what
+		// filter[column] does, and the value's schema is shared.
+		params = append(params, &v3.Parameter{Reference: sp.spread(func() *yaml.Node {
+			seq := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, c := range filterable {
+				seq.Content = append(seq.Content, filterParameter(c))
+			}
+			return seq
+		})})
 	}
 	params = append(params, paramRef(paramFilter))
 	if len(t.Search) > 0 {
@@ -125,25 +134,42 @@ func listParameters(t *schema.CTable) []*v3.Parameter {
 	return params
 }
 
-// filterSchema is a filter value as the server parses it from the URL.
-func filterSchema(c *schema.CColumn) *base.Schema {
-	switch c.Type {
-	case schema.TypeInteger:
-		return &base.Schema{Type: types("integer"), Format: "int64"}
-	case schema.TypeNumber, schema.TypeDecimal:
-		return &base.Schema{Type: types("number")}
-	case schema.TypeBoolean:
-		return &base.Schema{Type: types("boolean")}
-	case schema.TypeTimestamp:
-		return &base.Schema{Type: types("string"), Description: "An RFC 3339 date-time or a date (YYYY-MM-DD)."}
-	case schema.TypeDate:
-		return &base.Schema{Type: types("string"), Format: "date"}
-	case schema.TypeUUID:
-		return &base.Schema{Type: types("string"), Format: "uuid"}
-	case schema.TypeEnum:
-		return &base.Schema{Type: types("string"), Examples: []*yaml.Node{str(c.Values[0])}}
+// Names of the shared filter value schemas, by column type.
+var filterSchemaNames = map[string]string{
+	schema.TypeInteger: "FilterInteger", schema.TypeNumber: "FilterNumber", schema.TypeDecimal: "FilterNumber",
+	schema.TypeBoolean: "FilterBoolean", schema.TypeTimestamp: "FilterTimestamp", schema.TypeDate: "FilterDate",
+	schema.TypeUUID: "FilterUUID",
+}
+
+const filterString = "FilterString"
+
+// filterSchemas are the filter values as the server parses them from the
+// URL, shared by every filter[column] parameter.
+func filterSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
+	set := func(name string, s *base.Schema) { m.Set(name, base.CreateSchemaProxy(s)) }
+	set("FilterInteger", &base.Schema{Type: types("integer"), Format: "int64"})
+	set("FilterNumber", &base.Schema{Type: types("number")})
+	set("FilterBoolean", &base.Schema{Type: types("boolean")})
+	set("FilterTimestamp", &base.Schema{Type: types("string"), Description: "An RFC 3339 date-time or a date (YYYY-MM-DD)."})
+	set("FilterDate", &base.Schema{Type: types("string"), Format: "date"})
+	set("FilterUUID", &base.Schema{Type: types("string"), Format: "uuid"})
+	set(filterString, &base.Schema{Type: types("string")})
+}
+
+// filterParameter is filter[column]: its value's schema is the shared
+// one of the column's type; an enum's example value is the column's own.
+func filterParameter(c *schema.CColumn) *yaml.Node {
+	var value *yaml.Node
+	if c.Type == schema.TypeEnum {
+		value = mapping("type", str("string"), "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{str(c.Values[0])}})
+	} else {
+		name, ok := filterSchemaNames[c.Type]
+		if !ok {
+			name = filterString
+		}
+		value = mapping("$ref", str(schemaRef(name)))
 	}
-	return &base.Schema{Type: types("string")}
+	return mapping("name", str("filter["+c.Name+"]"), "in", str("query"), "schema", value)
 }
 
 // includeParameter lists the relation paths include accepts, nested up to
@@ -269,7 +295,7 @@ func jsonBody(desc, schemaName string) *v3.RequestBody {
 }
 
 // tablePaths adds the collection and item paths of table t.
-func tablePaths(paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames) {
+func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames) {
 	readLevel, createLevel := t.Level("read"), t.Level("create")
 	updateLevel, deleteLevel := t.Level("update"), t.Level("delete")
 	tags := []string{t.Name}
@@ -304,7 +330,7 @@ func tablePaths(paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled,
 		levelText(readLevel, false))
 	collection := &v3.PathItem{
 		Get: &v3.Operation{Tags: tags, OperationId: n.ListOp, Summary: "List " + t.Name, Description: listDesc,
-			Parameters: listParameters(t), Security: security(readLevel),
+			Parameters: listParameters(sp, t), Security: security(readLevel),
 			Responses: responses("200", successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), readErrors(true)...)},
 		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a " + t.Name + " record",
 			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",

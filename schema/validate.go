@@ -10,13 +10,6 @@ import (
 
 var nameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
-// Limits that keep a document within what the builder and PostgreSQL
-// handle comfortably.
-const (
-	MaxTables  = 200
-	MaxColumns = 250
-)
-
 var reservedTables = map[string]bool{"auth": true, "docs": true, "openapi": true}
 
 // ValidName reports whether s obeys the name rules of CONTRACT 4.1.
@@ -36,11 +29,10 @@ func (p Problems) add(path, format string, args ...any) {
 // the problems by path; an empty result means the document can be
 // published. external allows passthrough columns (fronted databases).
 func Validate(d Document) Problems {
-	p := Problems{}
-	if len(d.Tables) > MaxTables {
-		p.add("tables", "at most %d tables", MaxTables)
+	if p := CheckLimits(d); len(p) > 0 {
 		return p
 	}
+	p := Problems{}
 	tables := map[string]*Table{}
 	authTables := 0
 	for i := range d.Tables {
@@ -81,10 +73,6 @@ func Validate(d Document) Problems {
 func validateTable(p Problems, d Document, tables map[string]*Table, i int) {
 	t := &d.Tables[i]
 	tp := fmt.Sprintf("tables[%d]", i)
-	if len(t.Columns) > MaxColumns {
-		p.add(tp+".columns", "at most %d columns", MaxColumns)
-		return
-	}
 	seen := map[string]bool{}
 	for j := range t.Columns {
 		c := &t.Columns[j]

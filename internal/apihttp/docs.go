@@ -41,7 +41,7 @@ func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
 }
 
 // serveOpenAPI writes the version's document (rendered by the first
-// request for it, then kept), with this request's scheme and host spliced
+// request for it, then kept in the node's byte-bounded cache), with this request's scheme and host spliced
 // into servers[0].url so that Try it out and imported clients reach this
 // very server.
 func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, log *slog.Logger) error {
@@ -56,7 +56,8 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 	if doc == nil {
 		return envelope.New(envelope.CodeUnavailable, "The API description of this project is not available")
 	}
-	if err := doc.Render(); err != nil {
+	rendered, err := doc.Rendered(yaml)
+	if err != nil {
 		log.Error("render OpenAPI document", "project", rt.ProjectID, "version", rt.Entry.Version, "err", err)
 		return envelope.New(envelope.CodeUnavailable, "The API description of this project could not be built; the server log says why")
 	}
@@ -69,7 +70,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 	}
 	sum := fnv.New32a()
 	_, _ = sum.Write([]byte(server))
-	etag := `"` + doc.ETag() + "-" + strconv.FormatUint(uint64(sum.Sum32()), 16) + `"`
+	etag := `"` + rendered.ETag() + "-" + strconv.FormatUint(uint64(sum.Sum32()), 16) + `"`
 	hd.Set("ETag", etag)
 	// Revalidate every time: a generate changes the document at once.
 	hd.Set("Cache-Control", "no-cache")
@@ -81,16 +82,12 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	hd.Set("Content-Length", strconv.Itoa(doc.Size(yaml, server)))
+	hd.Set("Content-Length", strconv.Itoa(rendered.Size(server)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	if yaml {
-		_ = doc.WriteYAML(w, server)
-	} else {
-		_ = doc.WriteJSON(w, server)
-	}
+	_ = rendered.Write(w, server)
 	return nil
 }
 

@@ -67,7 +67,7 @@ func TestOpenAPIServerFollowsHostAndForwardedProto(t *testing.T) {
 	p := s.NewProject(docsSchema)
 	s.SetClient("198.51.100.7", true)
 	res := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "X-Forwarded-Proto", "https").Must(t, 200)
-	want := `"url": "https://` + strings.TrimPrefix(s.URL, "http://") + `/v1/` + p.ID + `"`
+	want := `"url":"https://` + strings.TrimPrefix(s.URL, "http://") + `/v1/` + p.ID + `"` // compact JSON
 	if !strings.Contains(string(res.Raw), want) {
 		t.Fatalf("document lacks %s", want)
 	}

@@ -94,10 +94,14 @@ func (h *Handler) readDocument(w http.ResponseWriter, r *http.Request) (schema.D
 
 // putSchema saves the draft, valid or not: the builder saves work in
 // progress; meta.valid and meta.problems say whether it can be generated.
+// Only a draft over the schema limits (tables, columns, size) is refused.
 func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	doc, err := h.readDocument(w, r)
 	if err != nil {
 		return err
+	}
+	if problems := schema.CheckLimits(doc); len(problems) > 0 {
+		return envelope.Fields(envelope.CodeValidation, "The schema is over the limits of a project", problems)
 	}
 	return h.saveDraft(w, r, p, doc, "Draft saved")
 }
