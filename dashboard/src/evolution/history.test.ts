@@ -51,18 +51,21 @@ describe('compareDocuments', () => {
 });
 
 describe('versions', () => {
-  it('reads the document under either key and sorts newest first', () => {
-    expect(versionDocument({ version: 1, document: v1 })).toEqual(v1);
-    expect(versionDocument({ version: 1, schema: { tables: null as unknown as [] } })).toEqual({ tables: [] });
+  const at = '2026-01-01T00:00:00Z';
+  it('reads the document and sorts newest first', () => {
+    expect(versionDocument({ version: 1, created_at: at, document: v1 })).toEqual(v1);
+    expect(versionDocument({ version: 1, created_at: at, document: { tables: null as unknown as [] } })).toEqual({ tables: [] });
+    expect(versionDocument({ version: 1, created_at: at })).toBeUndefined();
     expect(versionDocument(undefined)).toBeUndefined();
-    expect(newestFirst([{ version: 1 }, { version: 3 }, { version: 2 }]).map((v) => v.version)).toEqual([3, 2, 1]);
+    const listed = [1, 3, 2].map((version) => ({ version, created_at: at }));
+    expect(newestFirst(listed).map((v) => v.version)).toEqual([3, 2, 1]);
   });
 
   it('lists what a version applied', () => {
-    expect(appliedDescriptions({ version: 2, applied: [{ kind: 'add_column', table: 't', destructive: false, description: 'add column t.c' }] })).toEqual([
+    expect(appliedDescriptions({ version: 2, created_at: at, applied: [{ kind: 'add_column', table: 't', destructive: false, description: 'add column t.c' }] })).toEqual([
       'add column t.c',
     ]);
-    expect(appliedDescriptions({ version: 2, applied: null })).toEqual([]);
+    expect(appliedDescriptions({ version: 2, created_at: at, applied: null })).toEqual([]);
   });
 
   it('names export files as the server does', () => {
