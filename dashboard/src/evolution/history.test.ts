@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SchemaDocument } from '../schema/document';
 import { appliedDescriptions, compareDocuments, exportFileName, isSameDocument, newestFirst, versionDocument } from './history';
+import { nth } from '../lib/nth';
 
 const v1: SchemaDocument = {
   tables: [
@@ -45,7 +46,7 @@ describe('compareDocuments', () => {
   });
 
   it('notices table settings', () => {
-    const noAuth: SchemaDocument = { tables: [{ ...v1.tables[0], auth: undefined }, v1.tables[1]] };
+    const noAuth: SchemaDocument = { tables: [{ ...nth(v1.tables, 0), auth: undefined }, nth(v1.tables, 1)] };
     expect(compareDocuments(noAuth, v1).changedTables).toEqual(['users']);
   });
 });
