@@ -188,6 +188,7 @@ func TestRealPlatformAnswersMatchTheDocument(t *testing.T) {
 	check("POST", "/api/auth/login", "", `{"email":"doc@example.com","password":"wrong password"}`, 401)
 	check("GET", "/api/account", tok, nil, 200)
 	check("GET", "/api/engines", "", nil, 200)
+	check("GET", "/api/openapi.json", "", nil, 200)
 	id := check("POST", "/api/projects", tok, `{"name":"Docs","engine":"postgres"}`, 201).Data()["id"].(string)
 	check("GET", "/api/projects", tok, nil, 200)
 	check("GET", "/api/projects/"+id, tok, nil, 200)
