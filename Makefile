@@ -33,7 +33,7 @@ test-go: swagger-ui
 	go test -run '^$$' -fuzz FuzzParseList -fuzztime 8s ./translate/
 
 test-dashboard: dashboard/node_modules
-	cd dashboard && npm run typecheck && npm test
+	cd dashboard && npm run typecheck && npm run lint && npm test
 
 test-e2e:
 	./scripts/e2e.sh

@@ -19,8 +19,10 @@ const variantColorResolver: VariantColorsResolver = (input) => {
   if (!['light', 'outline', 'subtle'].includes(input.variant)) return defaults;
   const parsed = parseThemeColor({ color: input.color || input.theme.primaryColor, theme: input.theme });
   if (!parsed.isThemeColor || !parsed.color) return defaults;
+  const shades = input.theme.colors[parsed.color];
+  if (!shades) return defaults;
   const neutral = parsed.color === 'gray' || parsed.color === 'dark';
-  const text = neutral ? input.theme.colors.gray[8] : darken(input.theme.colors[parsed.color][9], 0.3);
+  const text = neutral ? input.theme.colors.gray[8] : darken(shades[9], 0.3);
   return {
     ...defaults,
     color: text,

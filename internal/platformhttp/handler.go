@@ -85,6 +85,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/auth/login", h.serve(h.login))
 	m.HandleFunc("GET /api/account", h.authed(h.account))
 	m.HandleFunc("GET /api/engines", h.serve(h.engines))
+	m.HandleFunc("GET /api/openapi.json", h.serve(h.openAPI))
 
 	m.HandleFunc("POST /api/projects", h.authed(h.createProject))
 	m.HandleFunc("GET /api/projects", h.authed(h.listProjects))

@@ -110,7 +110,7 @@ export function filenameFromDisposition(header: string | null, fallback: string)
   if (!header) return fallback;
   let name: string | undefined;
   const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
-  if (extended) {
+  if (extended?.[1]) {
     try {
       name = decodeURIComponent(extended[1].trim());
     } catch {
@@ -120,7 +120,7 @@ export function filenameFromDisposition(header: string | null, fallback: string)
   if (!name) {
     const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(header);
     const bare = /filename\s*=\s*([^;"\s]+)/.exec(header);
-    name = quoted ? quoted[1].replace(/\\(.)/g, '$1') : bare?.[1];
+    name = quoted?.[1] !== undefined ? quoted[1].replace(/\\(.)/g, '$1') : bare?.[1];
   }
   const base = name?.split(/[\\/]/).pop()?.trim();
   return base && base !== '.' && base !== '..' ? base : fallback;

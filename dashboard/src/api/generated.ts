@@ -1,6 +1,7 @@
 // Requests to a project's generated API (/v1/<project_id>), kept raw so the
 // Test console can show status, headers, timing and the body as sent back.
 import { ApiError, type ErrorBody } from './client';
+import { parseExactJson } from '../lib/exactJson';
 
 export type QueryPairs = [string, string][];
 
@@ -59,7 +60,9 @@ export async function sendGenerated(projectId: string, request: GeneratedRequest
   const timeMs = Math.round(performance.now() - started);
   let json: unknown;
   try {
-    json = text ? JSON.parse(text) : undefined;
+    // Decimals keep every digit: a number a JS number cannot hold exactly
+    // arrives as the string of its digits.
+    json = text ? parseExactJson(text) : undefined;
   } catch {
     json = undefined;
   }

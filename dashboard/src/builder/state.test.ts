@@ -6,7 +6,6 @@ import {
   emptyBuilderState,
   hasUnpublishedChanges,
   isDirty,
-  layoutPositions,
   loadedDocumentJson,
   readOnlyReason,
   settleRenames,
@@ -15,6 +14,7 @@ import {
   type BuilderAction,
   type BuilderState,
 } from './state';
+import { nth } from '../lib/nth';
 
 const published: SchemaDocument = {
   tables: [
@@ -81,7 +81,7 @@ describe('loading and saving', () => {
     let state = loaded();
     state = run(state, { type: 'moveTable', tableKey: tableKey(state, 'users'), position: { x: 10.4, y: 99.6 } });
     expect(isDirty(state)).toBe(true);
-    expect(state.tables[0].position).toEqual({ x: 10, y: 100 });
+    expect(state.tables[0]?.position).toEqual({ x: 10, y: 100 });
     expect(hasUnpublishedChanges(toDocument(state), published)).toBe(false);
   });
 
@@ -95,10 +95,10 @@ describe('tables', () => {
   it('adds tables with unique names, selects the new one and places it on a free grid slot', () => {
     let state = run(emptyBuilderState, { type: 'addTable' }, { type: 'addTable' });
     expect(state.tables.map((t) => t.name)).toEqual(['table', 'table_2']);
-    expect(state.selectedTableKey).toBe(state.tables[1].key);
-    expect(state.tables[0].position).not.toEqual(state.tables[1].position);
+    expect(state.selectedTableKey).toBe(state.tables[1]?.key);
+    expect(state.tables[0]?.position).not.toEqual(state.tables[1]?.position);
     state = run(state, { type: 'addTable', name: 'users' });
-    expect(state.tables[2].name).toBe('users');
+    expect(state.tables[2]?.name).toBe('users');
   });
 
   it('renaming a published table sets renamed_from and updates references to it', () => {
@@ -106,7 +106,7 @@ describe('tables', () => {
     state = run(state, { type: 'renameTable', tableKey: tableKey(state, 'users'), name: 'members' });
     const doc = toDocument(state);
     expect(doc.tables[0]).toMatchObject({ name: 'members', renamed_from: 'users' });
-    expect(doc.tables[1].columns[1].references).toEqual({ table: 'members', on_delete: 'cascade' });
+    expect(doc.tables[1]?.columns[1]?.references).toEqual({ table: 'members', on_delete: 'cascade' });
   });
 
   it('references follow a table through a rename that passes another table\'s name', () => {
@@ -116,24 +116,24 @@ describe('tables', () => {
     state = run(state, { type: 'addRelationship', tableKey: tableKey(state, 'comments'), targetTable: 'posts' });
     for (const name of ['user', 'users', 'users2']) state = run(state, { type: 'renameTable', tableKey: key, name });
     const doc = toDocument(state);
-    expect(doc.tables[1].columns[1].references?.table).toBe('users');
-    expect(doc.tables[2].columns[0].references?.table).toBe('users2');
+    expect(doc.tables[1]?.columns[1]?.references?.table).toBe('users');
+    expect(doc.tables[2]?.columns[0]?.references?.table).toBe('users2');
   });
 
   it('a reference to a missing table binds when a table gets that name', () => {
     let state = loaded();
     state = run(state, { type: 'updateColumn', tableKey: tableKey(state, 'posts'), columnKey: columnKey(state, 'posts', 'author_id'), patch: { references: { table: 'people' } } });
     state = run(state, { type: 'addTable' });
-    const added = state.tables[2].key;
+    const added = nth(state.tables, 2).key;
     state = run(state, { type: 'renameTable', tableKey: added, name: 'people' }, { type: 'renameTable', tableKey: added, name: 'persons' });
-    expect(toDocument(state).tables[1].columns[1].references?.table).toBe('persons');
+    expect(toDocument(state).tables[1]?.columns[1]?.references?.table).toBe('persons');
   });
 
   it('renaming twice keeps the published name, and renaming back clears renamed_from', () => {
     let state = loaded();
     const key = tableKey(state, 'users');
     state = run(state, { type: 'renameTable', tableKey: key, name: 'members' }, { type: 'renameTable', tableKey: key, name: 'people' });
-    expect(toDocument(state).tables[0].renamed_from).toBe('users');
+    expect(toDocument(state).tables[0]?.renamed_from).toBe('users');
     state = run(state, { type: 'renameTable', tableKey: key, name: 'users' });
     expect(toDocument(state).tables[0]).not.toHaveProperty('renamed_from');
   });
@@ -164,7 +164,7 @@ describe('tables', () => {
   it('switching a table to uuid ids retypes the foreign keys that point at it', () => {
     let state = loaded();
     state = run(state, { type: 'setTableOptions', tableKey: tableKey(state, 'users'), options: { id_type: 'uuid' } });
-    expect(toDocument(state).tables[1].columns[1].type).toBe('uuid');
+    expect(toDocument(state).tables[1]?.columns[1]?.type).toBe('uuid');
   });
 
   it('turning auth off removes the flag from the document', () => {
@@ -177,7 +177,7 @@ describe('tables', () => {
     let state = loaded();
     const key = tableKey(state, 'posts');
     state = run(state, { type: 'setPermission', tableKey: key, operation: 'read', level: 'public' });
-    expect(toDocument(state).tables[1].permissions).toEqual({ read: 'public' });
+    expect(toDocument(state).tables[1]?.permissions).toEqual({ read: 'public' });
     state = run(state, { type: 'setPermission', tableKey: key, operation: 'read', level: undefined });
     expect(toDocument(state).tables[1]).not.toHaveProperty('permissions');
   });
@@ -188,7 +188,7 @@ describe('columns', () => {
     let state = loaded();
     const key = tableKey(state, 'posts');
     state = run(state, { type: 'addColumn', tableKey: key }, { type: 'addColumn', tableKey: key });
-    expect(toDocument(state).tables[1].columns.slice(2)).toEqual([
+    expect(toDocument(state).tables[1]?.columns.slice(2)).toEqual([
       { name: 'column', type: 'text' },
       { name: 'column_2', type: 'text' },
     ]);
@@ -198,7 +198,7 @@ describe('columns', () => {
     let state = loaded();
     state = run(state, { type: 'renameTable', tableKey: tableKey(state, 'posts'), name: 'articles' });
     state = run(state, { type: 'renameColumn', tableKey: tableKey(state, 'articles'), columnKey: columnKey(state, 'articles', 'title'), name: 'headline' });
-    expect(toDocument(state).tables[1].columns[0]).toEqual({ name: 'headline', type: 'text', required: true, renamed_from: 'title' });
+    expect(toDocument(state).tables[1]?.columns[0]).toEqual({ name: 'headline', type: 'text', required: true, renamed_from: 'title' });
   });
 
   it('renaming a new column sets no renamed_from', () => {
@@ -206,7 +206,7 @@ describe('columns', () => {
     const key = tableKey(state, 'posts');
     state = run(state, { type: 'addColumn', tableKey: key, column: { name: 'body' } });
     state = run(state, { type: 'renameColumn', tableKey: key, columnKey: columnKey(state, 'posts', 'body'), name: 'content' });
-    expect(toDocument(state).tables[1].columns[2]).toEqual({ name: 'content', type: 'text' });
+    expect(toDocument(state).tables[1]?.columns[2]).toEqual({ name: 'content', type: 'text' });
   });
 
   it('renaming the owner column keeps owner_column pointing at it', () => {
@@ -214,7 +214,7 @@ describe('columns', () => {
     const key = tableKey(state, 'posts');
     state = run(state, { type: 'setTableOptions', tableKey: key, options: { owner_column: 'author_id' } });
     state = run(state, { type: 'renameColumn', tableKey: key, columnKey: columnKey(state, 'posts', 'author_id'), name: 'writer_id' });
-    expect(toDocument(state).tables[1].owner_column).toBe('writer_id');
+    expect(toDocument(state).tables[1]?.owner_column).toBe('writer_id');
   });
 
   it('changing the type drops constraints the new type does not take, and the default', () => {
@@ -223,7 +223,7 @@ describe('columns', () => {
     const col = columnKey(state, 'posts', 'title');
     state = run(state, { type: 'updateColumn', tableKey: key, columnKey: col, patch: { max_length: 80, searchable: true, default: 'x' } });
     state = run(state, { type: 'setColumnType', tableKey: key, columnKey: col, columnType: 'integer' });
-    expect(toDocument(state).tables[1].columns[0]).toEqual({ name: 'title', type: 'integer', required: true });
+    expect(toDocument(state).tables[1]?.columns[0]).toEqual({ name: 'title', type: 'integer', required: true });
   });
 
   it('an enum keeps its values, a boolean keeps a false default', () => {
@@ -231,7 +231,7 @@ describe('columns', () => {
     const key = tableKey(state, 'posts');
     state = run(state, { type: 'addColumn', tableKey: key, column: { name: 'status', type: 'enum', values: ['draft', 'live'] } });
     state = run(state, { type: 'addColumn', tableKey: key, column: { name: 'pinned', type: 'boolean', default: false } });
-    expect(toDocument(state).tables[1].columns.slice(2)).toEqual([
+    expect(toDocument(state).tables[1]?.columns.slice(2)).toEqual([
       { name: 'status', type: 'enum', values: ['draft', 'live'] },
       { name: 'pinned', type: 'boolean', default: false },
     ]);
@@ -242,16 +242,16 @@ describe('columns', () => {
     const key = tableKey(state, 'posts');
     const col = columnKey(state, 'posts', 'title');
     state = run(state, { type: 'updateColumn', tableKey: key, columnKey: col, patch: { required: undefined } });
-    expect(toDocument(state).tables[1].columns[0]).toEqual({ name: 'title', type: 'text' });
+    expect(toDocument(state).tables[1]?.columns[0]).toEqual({ name: 'title', type: 'text' });
   });
 
   it('reorders columns within bounds', () => {
     let state = loaded();
     const key = tableKey(state, 'posts');
     state = run(state, { type: 'moveColumn', tableKey: key, columnKey: columnKey(state, 'posts', 'author_id'), toIndex: -5 });
-    expect(toDocument(state).tables[1].columns.map((c) => c.name)).toEqual(['author_id', 'title']);
+    expect(toDocument(state).tables[1]?.columns.map((c) => c.name)).toEqual(['author_id', 'title']);
     state = run(state, { type: 'moveColumn', tableKey: key, columnKey: columnKey(state, 'posts', 'author_id'), toIndex: 9 });
-    expect(toDocument(state).tables[1].columns.map((c) => c.name)).toEqual(['title', 'author_id']);
+    expect(toDocument(state).tables[1]?.columns.map((c) => c.name)).toEqual(['title', 'author_id']);
   });
 
   it('deleting the owner column clears owner_column', () => {
@@ -267,7 +267,7 @@ describe('relationships', () => {
   it('adding a relationship creates a foreign-key column named after the target', () => {
     let state = run(emptyBuilderState, { type: 'addTable', name: 'categories' }, { type: 'addTable', name: 'posts' });
     state = run(state, { type: 'addRelationship', tableKey: tableKey(state, 'posts'), targetTable: 'categories' });
-    expect(toDocument(state).tables[1].columns).toEqual([
+    expect(toDocument(state).tables[1]?.columns).toEqual([
       { name: 'category_id', type: 'integer', references: { table: 'categories', on_delete: 'restrict' } },
     ]);
   });
@@ -275,7 +275,7 @@ describe('relationships', () => {
   it('a second relationship to the same table gets its own reverse relation name', () => {
     let state = loaded();
     state = run(state, { type: 'addRelationship', tableKey: tableKey(state, 'posts'), targetTable: 'users' });
-    expect(toDocument(state).tables[1].columns[2]).toEqual({
+    expect(toDocument(state).tables[1]?.columns[2]).toEqual({
       name: 'user_id',
       type: 'integer',
       references: { table: 'users', on_delete: 'restrict' },
@@ -287,7 +287,7 @@ describe('relationships', () => {
     let state = run(emptyBuilderState, { type: 'addTable', name: 'users' }, { type: 'addTable', name: 'posts' });
     state = run(state, { type: 'setTableOptions', tableKey: tableKey(state, 'users'), options: { id_type: 'uuid' } });
     state = run(state, { type: 'addRelationship', tableKey: tableKey(state, 'posts'), targetTable: 'users' });
-    expect(toDocument(state).tables[1].columns[0]).toMatchObject({ name: 'user_id', type: 'uuid' });
+    expect(toDocument(state).tables[1]?.columns[0]).toMatchObject({ name: 'user_id', type: 'uuid' });
   });
 
   it('drawing an edge from a column makes that column a foreign key of the right type', () => {
@@ -295,7 +295,7 @@ describe('relationships', () => {
     const key = tableKey(state, 'posts');
     state = run(state, { type: 'addColumn', tableKey: key, column: { name: 'editor', type: 'text', max_length: 5 } });
     state = run(state, { type: 'addRelationship', tableKey: key, targetTable: 'users', columnKey: columnKey(state, 'posts', 'editor') });
-    expect(toDocument(state).tables[1].columns[2]).toEqual({
+    expect(toDocument(state).tables[1]?.columns[2]).toEqual({
       name: 'editor',
       type: 'integer',
       references: { table: 'users', on_delete: 'restrict' },
@@ -308,7 +308,7 @@ describe('relationships', () => {
     const col = columnKey(state, 'posts', 'author_id');
     state = run(state, { type: 'updateColumn', tableKey: key, columnKey: col, patch: { relation: 'writer' } });
     state = run(state, { type: 'setReference', tableKey: key, columnKey: col, reference: undefined });
-    expect(toDocument(state).tables[1].columns[1]).toEqual({ name: 'author_id', type: 'integer' });
+    expect(toDocument(state).tables[1]?.columns[1]).toEqual({ name: 'author_id', type: 'integer' });
   });
 });
 
@@ -324,11 +324,6 @@ describe('helpers', () => {
     ]);
   });
 
-  it('layout keeps saved positions and gives the others free slots', () => {
-    const positions = layoutPositions([{ position: { x: 40, y: 40 } }, {}, {}]);
-    expect(positions[0]).toEqual({ x: 40, y: 40 });
-    expect(new Set(positions.map((p) => `${p.x},${p.y}`)).size).toBe(3);
-  });
 
   it('settleRenames drops renames that a publish already applied and keeps pending ones', () => {
     const after: SchemaDocument = {
@@ -367,19 +362,23 @@ describe('a fronted database', () => {
     ],
   };
   const loaded = () => builderReducer(emptyBuilderState, { type: 'load', draft: fronted, published: fronted });
-  const keyOf = (state: BuilderState, name: string) => state.tables[0].columns.find((c) => c.name === name)!.key;
+  const keyOf = (state: BuilderState, name: string) => {
+    const column = nth(state.tables, 0).columns.find((c) => c.name === name);
+    if (!column) throw new Error(`no column ${name}`);
+    return column.key;
+  };
 
   it('says why passthrough columns and the database key are read-only', () => {
-    const table = fronted.tables[0];
-    expect(readOnlyReason(table, table.columns[1])).toMatch(/^Database type text\[\]: served read-only/);
-    expect(readOnlyReason(table, table.columns[0])).toMatch(/primary key/);
-    expect(readOnlyReason(table, table.columns[2])).toBeUndefined();
+    const table = nth(fronted.tables, 0);
+    expect(readOnlyReason(table, nth(table.columns, 1))).toMatch(/^Database type text\[\]: served read-only/);
+    expect(readOnlyReason(table, nth(table.columns, 0))).toMatch(/primary key/);
+    expect(readOnlyReason(table, nth(table.columns, 2))).toBeUndefined();
     expect(readOnlyReason({}, { name: 'id', type: 'integer' })).toBeUndefined();
   });
 
   it('never changes, renames or deletes a read-only column', () => {
     const state = loaded();
-    const tableKey = state.tables[0].key;
+    const tableKey = nth(state.tables, 0).key;
     const tags = keyOf(state, 'tags');
     const pk = keyOf(state, 'order_id');
     const actions: BuilderAction[] = [
@@ -395,12 +394,12 @@ describe('a fronted database', () => {
     expect(isDirty(after)).toBe(false);
     // Other columns of the same table stay editable.
     const edited = builderReducer(after, { type: 'updateColumn', tableKey, columnKey: keyOf(after, 'note'), patch: { required: true } });
-    expect(toDocument(edited).tables[0].columns[2]).toEqual({ name: 'note', type: 'text', required: true });
+    expect(toDocument(edited).tables[0]?.columns[2]).toEqual({ name: 'note', type: 'text', required: true });
   });
 
   it('selects a table by its place in the document, for a problem path', () => {
     const state = builderReducer(loaded(), { type: 'selectTableAt', index: 0 });
-    expect(state.selectedTableKey).toBe(state.tables[0].key);
+    expect(state.selectedTableKey).toBe(state.tables[0]?.key);
     expect(builderReducer(state, { type: 'selectTableAt', index: 5 })).toBe(state);
   });
 

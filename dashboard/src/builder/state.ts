@@ -207,6 +207,7 @@ export function builderReducer(state: BuilderState, action: BuilderAction): Buil
         if (from < 0 || from === to) return t;
         const columns = [...t.columns];
         const [moved] = columns.splice(from, 1);
+        if (!moved) return t;
         columns.splice(to, 0, moved);
         return { ...t, columns };
       });
@@ -450,13 +451,3 @@ export function nextFreePosition(tables: Pick<SchemaTable, 'position'>[]): Posit
   }
 }
 
-/** Where to draw each table: its saved position, or a grid slot for those without one. */
-export function layoutPositions(tables: Pick<SchemaTable, 'position'>[]): Position[] {
-  const placed: Pick<SchemaTable, 'position'>[] = tables.filter((t) => t.position);
-  return tables.map((t) => {
-    if (t.position) return t.position;
-    const p = nextFreePosition(placed);
-    placed.push({ position: p });
-    return p;
-  });
-}

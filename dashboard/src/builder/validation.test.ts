@@ -135,7 +135,8 @@ describe('validateDocument', () => {
       'tables[0].columns[1].pattern': 'is not a valid regular expression',
       'tables[0].columns[2].default': 'must be true or false',
       'tables[0].columns[3].default': 'must be one of the values',
-      'tables[0].columns[4].default': 'a password column takes no default',
+      // As the server: a password column's default is a problem of its type.
+      'tables[0].columns[4].type': 'a password column cannot be unique, indexed or have a default',
       'tables[0].columns[5].default': 'must be at least 0',
     });
   });
@@ -158,8 +159,8 @@ describe('validateDocument', () => {
       permissions: { read: 'public', update: 'owner' },
     };
     expect(validateDocument(doc({ ...users, auth: true }, posts))).toEqual({
+      // As the server: reported at the permission that needs the owner column.
       'tables[1].permissions.update': 'the owner level needs an owner column',
-      'tables[1].owner_column': 'choose the column that holds the owner',
     });
     expect(validateDocument(doc({ ...users, auth: true }, { ...posts, owner_column: 'title' }))).toEqual({
       'tables[1].owner_column': 'must reference the auth table "users"',

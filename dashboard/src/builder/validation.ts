@@ -6,6 +6,7 @@ import {
   COLUMN_TYPES,
   ID_TYPES,
   NUMERIC_TYPES,
+  TEXT_LIKE_TYPES,
   ON_DELETE_ACTIONS,
   OPERATIONS,
   PERMISSION_LEVELS,
@@ -31,7 +32,31 @@ export function nameProblem(name: string): string | undefined {
   return undefined;
 }
 
+// Limits of schema.Validate (MaxTables, MaxColumns).
+// schema.MaxTables and schema.MaxColumns; the server also bounds the
+// document's size (1 MiB as JSON), which only it checks.
+export const MAX_TABLES = 100;
+export const MAX_COLUMNS = 100;
+
+/**
+ * The problems of a document by path. The Go validator (schema.Validate) is
+ * the authority: schema/testdata/agreement.json holds documents with the
+ * paths it reports, and agreement.test.ts checks that this function reports
+ * exactly those.
+ */
+/** The limits a project's schema may not pass; as on the server, a document over them gets no other problem. */
+function limitProblems(doc: SchemaDocument): SchemaProblems {
+  const problems: SchemaProblems = {};
+  if (doc.tables.length > MAX_TABLES) problems.tables = `at most ${MAX_TABLES} tables per project`;
+  doc.tables.forEach((table, ti) => {
+    if (table.columns.length > MAX_COLUMNS) problems[`tables[${ti}].columns`] = `at most ${MAX_COLUMNS} columns per table`;
+  });
+  return problems;
+}
+
 export function validateDocument(doc: SchemaDocument): SchemaProblems {
+  const limits = limitProblems(doc);
+  if (Object.keys(limits).length > 0) return limits;
   const problems: SchemaProblems = {};
   const tableNames = doc.tables.map((t) => t.name);
   const authTables = doc.tables.filter((t) => t.auth).map((t) => t.name);
@@ -40,6 +65,9 @@ export function validateDocument(doc: SchemaDocument): SchemaProblems {
     const at = `tables[${ti}]`;
     const nameIssue = tableNameProblem(table.name, tableNames, ti);
     if (nameIssue) problems[`${at}.name`] = nameIssue;
+    if (table.renamed_from !== undefined && table.renamed_from !== '' && nameProblem(table.renamed_from)) {
+      problems[`${at}.renamed_from`] = 'is not a valid table name';
+    }
     if (table.id_type !== undefined && !(ID_TYPES as readonly string[]).includes(table.id_type)) {
       problems[`${at}.id_type`] = `must be one of ${ID_TYPES.join(', ')}`;
     }
@@ -47,9 +75,10 @@ export function validateDocument(doc: SchemaDocument): SchemaProblems {
       Object.assign(problems, columnProblems(doc, table, column, ci, `${at}.columns[${ci}]`));
     });
     Object.assign(problems, authProblems(table, at, authTables));
-    Object.assign(problems, permissionProblems(table, at, authTables[0]));
+    Object.assign(problems, permissionProblems(doc, table, at));
   });
-  Object.assign(problems, relationClashes(doc));
+  // Like the server, relation names are checked once everything else holds.
+  if (Object.keys(problems).length === 0) Object.assign(problems, relationClashes(doc));
   return problems;
 }
 
@@ -60,6 +89,8 @@ function tableNameProblem(name: string, names: string[], index: number): string 
   if (names.indexOf(name) !== index) return `another table is already named "${name}"`;
   return undefined;
 }
+
+const TEXTUAL_TYPES = ['text', 'email', 'url', 'enum'];
 
 function columnProblems(
   doc: SchemaDocument,
@@ -76,35 +107,49 @@ function columnProblems(
   } else if (table.columns.findIndex((c) => c.name === column.name) !== index) {
     problems[`${at}.name`] = `another column of "${table.name}" is already named "${column.name}"`;
   }
+  if (column.renamed_from !== undefined && column.renamed_from !== '' && nameProblem(column.renamed_from)) {
+    problems[`${at}.renamed_from`] = 'is not a valid column name';
+  }
 
-  const known = (COLUMN_TYPES as readonly string[]).includes(column.type) || column.type === 'passthrough';
-  if (!known) problems[`${at}.type`] = `unknown type "${column.type}"`;
+  // A passthrough column (fronted databases only) and a column of an
+  // unknown type take no further checks.
+  if (column.type === 'passthrough' && table.external) return problems;
+  if (!(COLUMN_TYPES as readonly string[]).includes(column.type)) {
+    problems[`${at}.type`] = `unknown type "${column.type}"`;
+    return problems;
+  }
+
+  Object.assign(problems, rangeProblems(column, at));
 
   if (column.type === 'enum') {
     const values = column.values ?? [];
     if (values.length === 0) problems[`${at}.values`] = 'an enum needs at least one value';
     else if (values.some((v) => v === '')) problems[`${at}.values`] = 'values must not be empty';
     else if (new Set(values).size !== values.length) problems[`${at}.values`] = 'values must be distinct';
-  } else if (column.values !== undefined) {
+  } else if (column.values !== undefined && column.values.length > 0) {
     problems[`${at}.values`] = 'only enum columns take values';
   }
-
-  Object.assign(problems, rangeProblems(column, at));
-  const defaultIssue = defaultProblem(column);
-  if (defaultIssue) problems[`${at}.default`] = defaultIssue;
-
-  if (column.pattern !== undefined) {
-    try {
-      new RegExp(column.pattern);
-    } catch {
-      problems[`${at}.pattern`] = 'is not a valid regular expression';
-    }
+  if (column.searchable && !TEXTUAL_TYPES.includes(column.type)) {
+    problems[`${at}.searchable`] = 'only text, e-mail, URL and enum columns are searchable';
+  }
+  if (column.html && column.type !== 'text') problems[`${at}.html`] = 'html applies to text columns only';
+  const hasDefault = column.default !== undefined && column.default !== null;
+  if (column.type === 'password' && (column.unique || column.index || hasDefault)) {
+    problems[`${at}.type`] = 'a password column cannot be unique, indexed or have a default';
+  }
+  if (column.type === 'json' && column.unique) problems[`${at}.unique`] = 'json columns cannot be unique';
+  if (hasDefault && column.type !== 'password') {
+    const defaultIssue = defaultProblem(column);
+    if (defaultIssue) problems[`${at}.default`] = defaultIssue;
   }
 
   if (column.references) {
-    Object.assign(problems, referenceProblems(doc, column, at));
+    Object.assign(problems, referenceProblems(doc, table, column, at));
   } else if (column.relation || column.reverse_relation) {
     problems[`${at}.relation`] = 'only a column with a reference names a relation';
+  }
+  for (const relation of [column.relation, column.reverse_relation]) {
+    if (relation && nameProblem(relation)) problems[`${at}.relation`] ??= 'relation names follow the name rules';
   }
   return problems;
 }
@@ -112,55 +157,145 @@ function columnProblems(
 function rangeProblems(column: SchemaColumn, at: string): SchemaProblems {
   const problems: SchemaProblems = {};
   const numeric = NUMERIC_TYPES.includes(column.type);
-  const texty = ['text', 'email', 'url', 'password'].includes(column.type);
+  const textLike = TEXT_LIKE_TYPES.includes(column.type);
   if ((column.min !== undefined || column.max !== undefined) && !numeric) {
-    problems[`${at}.${column.min !== undefined ? 'min' : 'max'}`] = 'min and max apply to numeric columns';
+    problems[`${at}.min`] = 'min and max apply to numeric columns';
   }
   if (column.min !== undefined && column.max !== undefined && column.min > column.max) {
-    problems[`${at}.min`] = 'must not be greater than max';
+    problems[`${at}.min`] ??= 'must not be greater than max';
   }
-  for (const key of ['min_length', 'max_length'] as const) {
-    const v = column[key];
-    if (v === undefined) continue;
-    if (!texty) problems[`${at}.${key}`] = 'lengths apply to text columns';
-    else if (!Number.isInteger(v) || v < 0) problems[`${at}.${key}`] = 'must be a whole number, 0 or more';
+  const hasPattern = column.pattern !== undefined && column.pattern !== '';
+  if ((column.min_length !== undefined || column.max_length !== undefined || hasPattern) && !textLike) {
+    problems[`${at}.max_length`] = 'lengths and patterns apply to text-like columns';
   }
-  if (column.max_length === 0) problems[`${at}.max_length`] = 'must be at least 1';
+  if (column.min_length !== undefined && (!Number.isInteger(column.min_length) || column.min_length < 0)) {
+    problems[`${at}.min_length`] = 'must be a whole number, 0 or more';
+  }
+  if (column.max_length !== undefined && (!Number.isInteger(column.max_length) || column.max_length < 1)) {
+    problems[`${at}.max_length`] ??= 'must be at least 1';
+  }
   if (column.min_length !== undefined && column.max_length !== undefined && column.min_length > column.max_length) {
-    problems[`${at}.min_length`] = 'must not be greater than max_length';
+    problems[`${at}.min_length`] ??= 'must not be greater than max_length';
   }
-  if (column.pattern !== undefined && !['text', 'email', 'url'].includes(column.type)) {
-    problems[`${at}.pattern`] = 'a pattern applies to text columns';
-  }
+  if (hasPattern && patternProblem(column.pattern ?? '')) problems[`${at}.pattern`] = 'is not a valid regular expression';
   return problems;
 }
 
+/**
+ * Whether a column pattern is a regular expression the server (Go's RE2)
+ * accepts. RE2 has no lookaround or backreferences; JavaScript has no
+ * inline flag groups, so those are taken off before JavaScript compiles
+ * the rest.
+ */
+export function patternProblem(pattern: string): string | undefined {
+  if (/\(\?<?[=!]/.test(pattern)) return 'lookahead and lookbehind are not supported';
+  if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences are not supported';
+  const flagless = pattern.replace(/\(\?[imsU]*(?:-[imsU]*)?\)/g, '').replace(/\(\?[imsU]*(?:-[imsU]*)?:/g, '(?:');
+  try {
+    new RegExp(flagless, 'u');
+    return undefined;
+  } catch {
+    try {
+      new RegExp(flagless);
+      return undefined;
+    } catch {
+      return 'is not a valid regular expression';
+    }
+  }
+}
+
+/** The compiled pattern as the server matches it (inline (?i) honoured). */
+export function compilePattern(pattern: string): RegExp | undefined {
+  if (patternProblem(pattern)) return undefined;
+  const flags = /^\(\?([ims]+)\)/.exec(pattern)?.[1] ?? '';
+  const body = pattern.replace(/\(\?[imsU]*(?:-[imsU]*)?\)/g, '').replace(/\(\?[imsU]*(?:-[imsU]*)?:/g, '(?:');
+  try {
+    return new RegExp(body, flags.replace('U', ''));
+  } catch {
+    return undefined;
+  }
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DECIMAL_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function validDate(y: number, m: number, d: number): boolean {
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+/** A default value checked as the server checks a value of the column (schema.CheckValue). */
 function defaultProblem(column: SchemaColumn): string | undefined {
   const value = column.default;
   if (value === undefined || value === null) return undefined;
+  if (value === 'now' && (column.type === 'timestamp' || column.type === 'date')) return undefined;
   switch (column.type) {
-    case 'password':
-      return 'a password column takes no default';
+    case 'text':
+    case 'email':
+    case 'url':
+    case 'enum':
+      return typeof value === 'string' ? stringProblem(column, value) : 'must be a string';
     case 'integer':
-      return Number.isInteger(value) ? withinRange(column, value as number) : 'must be a whole number';
+      return typeof value === 'number' && Number.isSafeInteger(value) ? withinRange(column, value) : 'must be a whole number';
     case 'number':
-    case 'decimal':
       return typeof value === 'number' && Number.isFinite(value) ? withinRange(column, value) : 'must be a number';
+    case 'decimal': {
+      const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+      if (text === undefined || !DECIMAL_RE.test(text) || !Number.isFinite(Number(text))) return 'must be a decimal number';
+      return withinRange(column, Number(text));
+    }
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be true or false';
-    case 'enum':
-      return typeof value === 'string' && (column.values ?? []).includes(value) ? undefined : 'must be one of the values';
-    case 'json':
-      return undefined;
-    case 'email':
-      return typeof value === 'string' && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value) ? undefined : 'must be an e-mail address';
+    case 'timestamp': {
+      const m = typeof value === 'string' ? TIMESTAMP_RE.exec(value) : null;
+      if (!m) return 'must be an RFC 3339 date-time (e.g. 2026-01-31T12:00:00Z)';
+      const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+      const inRange = h !== undefined && mi !== undefined && s !== undefined && h < 24 && mi < 60 && s < 60;
+      return inRange && validDate(y ?? 0, mo ?? 0, d ?? 0) ? undefined : 'must be an RFC 3339 date-time (e.g. 2026-01-31T12:00:00Z)';
+    }
+    case 'date': {
+      const m = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
+      return m && validDate(Number(m[1]), Number(m[2]), Number(m[3])) ? undefined : 'must be a date (YYYY-MM-DD)';
+    }
     case 'uuid':
-      return typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
-        ? undefined
-        : 'must be a UUID';
+      return typeof value === 'string' && UUID_RE.test(value) ? undefined : 'must be a UUID';
+    case 'json':
+      return JSON.stringify(value).includes('\\u0000') ? 'must not contain NUL characters' : undefined;
     default:
-      return typeof value === 'string' ? undefined : 'must be text';
+      return undefined;
   }
+}
+
+function stringProblem(column: SchemaColumn, raw: string): string | undefined {
+  let value = raw;
+  if (value.includes('\u0000')) return 'must not contain NUL characters';
+  if (column.type === 'email') {
+    value = value.trim().toLowerCase();
+    if (value.length > 254 || !EMAIL_RE.test(value)) return 'must be an e-mail address';
+  }
+  if (column.type === 'url') {
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '' || /[ \t\n]/.test(value)) {
+      return 'must be an http or https URL';
+    }
+  }
+  if (column.type === 'enum') return (column.values ?? []).includes(value) ? undefined : 'must be one of the values';
+  if (column.required && value === '' && column.type !== 'text') return 'must not be empty';
+  const length = [...value].length;
+  if (column.min_length !== undefined && length < column.min_length) return `must be at least ${column.min_length} characters`;
+  if (column.max_length !== undefined && length > column.max_length) return `must be at most ${column.max_length} characters`;
+  if (column.pattern) {
+    const re = compilePattern(column.pattern);
+    if (!re || !re.test(value)) return 'does not match the pattern';
+  }
+  return undefined;
 }
 
 function withinRange(column: SchemaColumn, value: number): string | undefined {
@@ -169,14 +304,20 @@ function withinRange(column: SchemaColumn, value: number): string | undefined {
   return undefined;
 }
 
-function referenceProblems(doc: SchemaDocument, column: SchemaColumn, at: string): SchemaProblems {
-  const ref = column.references!;
-  const target = doc.tables.find((t) => t.name === ref.table);
-  if (!ref.table) return { [`${at}.references.table`]: 'choose the table this column points at' };
-  if (!target) return { [`${at}.references.table`]: `there is no table "${ref.table}"` };
+function referenceProblems(doc: SchemaDocument, table: SchemaTable, column: SchemaColumn, at: string): SchemaProblems {
+  const ref = column.references;
+  if (!ref) return {};
   const problems: SchemaProblems = {};
-  const keyType = target.id_type === 'uuid' ? 'uuid' : 'integer';
-  if (column.type !== keyType) problems[`${at}.type`] = `must be ${keyType} to reference ${ref.table}.id`;
+  // The first table of a name is the one references reach, as on the server.
+  const target = doc.tables.find((t) => t.name === ref.table);
+  if (!ref.table) problems[`${at}.references.table`] = 'choose the table this column points at';
+  else if (!target) problems[`${at}.references.table`] = `there is no table "${ref.table}"`;
+  else if (target.external && !table.external) {
+    problems[`${at}.references.table`] = 'cannot reference a table of an external database';
+  } else {
+    const keyType = target.id_type === 'uuid' ? 'uuid' : 'integer';
+    if (column.type !== keyType) problems[`${at}.type`] ??= `must be ${keyType} to reference ${ref.table}.id`;
+  }
   if (ref.on_delete !== undefined && !(ON_DELETE_ACTIONS as readonly string[]).includes(ref.on_delete)) {
     problems[`${at}.references.on_delete`] = `must be one of ${ON_DELETE_ACTIONS.join(', ')}`;
   } else if (ref.on_delete === 'set_null' && column.required) {
@@ -197,27 +338,24 @@ function authProblems(table: SchemaTable, at: string, authTables: string[]): Sch
   return {};
 }
 
-function permissionProblems(table: SchemaTable, at: string, authTable: string | undefined): SchemaProblems {
+function permissionProblems(doc: SchemaDocument, table: SchemaTable, at: string): SchemaProblems {
   const problems: SchemaProblems = {};
   for (const op of OPERATIONS) {
     const level = table.permissions?.[op];
-    if (level === undefined) continue;
+    if (level === undefined || (level as string) === '') continue;
     if (!(PERMISSION_LEVELS as readonly string[]).includes(level)) {
       problems[`${at}.permissions.${op}`] = `must be one of ${PERMISSION_LEVELS.join(', ')}`;
     } else if (level === 'owner' && !table.owner_column) {
       problems[`${at}.permissions.${op}`] = 'the owner level needs an owner column';
     }
   }
-  const usesOwner = OPERATIONS.some((op) => table.permissions?.[op] === 'owner');
-  if (table.owner_column !== undefined) {
+  if (table.owner_column) {
     const owner = table.columns.find((c) => c.name === table.owner_column);
+    const target = owner?.references ? doc.tables.find((t) => t.name === owner.references?.table) : undefined;
+    const authTable = doc.tables.find((t) => t.auth)?.name;
     if (!owner) problems[`${at}.owner_column`] = `there is no column "${table.owner_column}"`;
     else if (!authTable) problems[`${at}.owner_column`] = 'needs an auth table for end users to own rows';
-    else if (owner.references?.table !== authTable) {
-      problems[`${at}.owner_column`] = `must reference the auth table "${authTable}"`;
-    }
-  } else if (usesOwner) {
-    problems[`${at}.owner_column`] = 'choose the column that holds the owner';
+    else if (!target?.auth) problems[`${at}.owner_column`] = `must reference the auth table "${authTable}"`;
   }
   return problems;
 }

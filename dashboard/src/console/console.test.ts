@@ -5,6 +5,7 @@ import { exampleAuthBody, exampleRecord } from './exampleRecord';
 import { withEntry, HISTORY_LIMIT, type HistoryEntry } from './history';
 import { emptyListHelpers, listQueryPairs } from './listQuery';
 import { bearerSchemeNames, exampleFromSchema, fillPath, listOperations, tableOfPath, type OpenApiDocument } from './openapi';
+import { nth } from '../lib/nth';
 
 describe('list helpers', () => {
   it('turn page, sort, filters, search and include into the contract query', () => {
@@ -71,7 +72,7 @@ describe('history', () => {
     let history: HistoryEntry[] = [];
     for (let i = 0; i < HISTORY_LIMIT + 5; i++) history = withEntry(history, entry(i));
     expect(history).toHaveLength(HISTORY_LIMIT);
-    expect(history[0].at).toBe(String(HISTORY_LIMIT + 4));
+    expect(history[0]?.at).toBe(String(HISTORY_LIMIT + 4));
   });
 });
 
@@ -112,14 +113,14 @@ describe('OpenAPI document', () => {
   it('lists operations with resolved and shared parameters', () => {
     const ops = listOperations(openapi);
     expect(ops.map((o) => o.id)).toEqual(['GET /users', 'POST /users', 'GET /users/{id}', 'DELETE /users/{id}']);
-    expect(ops[0].isList).toBe(true);
-    expect(ops[0].parameters.map((p) => p.name)).toEqual(['page', 'limit']);
-    expect(ops[2].parameters.map((p) => p.name)).toEqual(['id']);
-    expect(ops[2].isList).toBe(false);
+    expect(ops[0]?.isList).toBe(true);
+    expect(ops[0]?.parameters.map((p) => p.name)).toEqual(['page', 'limit']);
+    expect(ops[2]?.parameters.map((p) => p.name)).toEqual(['id']);
+    expect(ops[2]?.isList).toBe(false);
   });
 
   it('builds an example body from a referenced schema, skipping read-only fields', () => {
-    const post = listOperations(openapi)[1];
+    const post = nth(listOperations(openapi), 1);
     expect(exampleFromSchema(openapi, post.bodySchema)).toEqual({ email: 'user@example.com', age: 0, role: 'admin' });
   });
 
@@ -196,13 +197,15 @@ describe('example bodies for operations', () => {
 describe('console requests', () => {
   it('fill path values and combine helpers with the remaining query parameters', async () => {
     const { newConsoleRequest, requestPath, requestQuery, extraQueryParameters } = await import('./consoleRequest');
-    const [list, , one] = listOperations({
+    const operations = listOperations({
       ...openapi,
       paths: {
         ...openapi.paths,
         '/users': { ...openapi.paths['/users'], get: { parameters: [{ name: 'page', in: 'query' }, { name: 'count', in: 'query' }] } },
       },
     });
+    const list = nth(operations, 0);
+    const one = nth(operations, 2);
     expect(extraQueryParameters(list)).toEqual(['count']);
     const request = {
       ...newConsoleRequest(list.id),

@@ -17,7 +17,8 @@ export function exampleValue(column: SchemaColumn, seed = 1): unknown {
     case 'number':
       return Math.max(min, 1.5);
     case 'decimal':
-      return Math.max(min, 9.99);
+      // A string: the API keeps every digit of a decimal sent as one.
+      return String(Math.max(min, 9.99));
     case 'boolean':
       return true;
     case 'timestamp':

@@ -127,7 +127,7 @@ export function fillPath(path: string, values: Record<string, string>): string {
 }
 
 export function pathParameterNames(path: string): string[] {
-  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  return [...path.matchAll(/\{([^}]+)\}/g)].flatMap((m) => (m[1] === undefined ? [] : [m[1]]));
 }
 
 /** An example value for an OpenAPI schema, for bodies the project schema does not describe. */

@@ -39,3 +39,38 @@ describe('record form', () => {
     expect(body).toEqual({ age: null, is_active: false });
   });
 });
+
+describe('decimal columns', () => {
+  const products: SchemaTable = {
+    name: 'products',
+    columns: [
+      { name: 'title', type: 'text' },
+      { name: 'price', type: 'decimal', required: true },
+      { name: 'weight', type: 'number' },
+    ],
+  };
+  const big = '12345678901234567890.123456789';
+
+  it('sends a decimal as the string typed, every digit kept', () => {
+    const { body, errors } = formToBody(products, { title: 'x', price: ` ${big} `, weight: '1.5' });
+    expect(errors).toEqual({});
+    expect(body).toEqual({ title: 'x', price: big, weight: 1.5 });
+    expect(JSON.stringify(body)).toContain(`"price":"${big}"`);
+  });
+
+  it('shows a decimal read from the API exactly and sends it back unchanged', async () => {
+    const { parseExactJson } = await import('../lib/exactJson');
+    const record = parseExactJson(`{"id":7,"title":"x","price":${big},"weight":2.5}`) as Record<string, unknown>;
+    const values = initialFormValues(products, record);
+    expect(values.price).toBe(big);
+    const edited = formToBody(products, { ...values, price: '1.10' }, values);
+    expect(edited.body).toEqual({ price: '1.10' });
+    expect(formToBody(products, values, values).body).toEqual({});
+  });
+
+  it('refuses text that is not a decimal number', () => {
+    for (const bad of ['12.3.4', '0x10', 'NaN', 'Infinity', '1_000']) {
+      expect(formToBody(products, { title: '', price: bad, weight: '' }).errors, bad).toEqual({ price: 'must be a decimal number' });
+    }
+  });
+});

@@ -51,16 +51,27 @@ export function formToBody(
   return { body, errors };
 }
 
+const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** Whether text is a decimal number the API accepts (no hex, NaN or Infinity). */
+export function isDecimalText(text: string): boolean {
+  return DECIMAL_TEXT.test(text);
+}
+
 function convert(column: SchemaColumn, raw: string): { value: unknown } | { error: string } {
   switch (column.type) {
     case 'integer': {
       const n = Number(raw);
       return Number.isInteger(n) ? { value: n } : { error: 'must be a whole number' };
     }
-    case 'number':
-    case 'decimal': {
+    case 'number': {
       const n = Number(raw);
       return Number.isFinite(n) ? { value: n } : { error: 'must be a number' };
+    }
+    case 'decimal': {
+      // Sent as the string typed: the API keeps every digit of a string.
+      const text = raw.trim();
+      return isDecimalText(text) ? { value: text } : { error: 'must be a decimal number' };
     }
     case 'boolean':
       return raw === 'true' || raw === 'false' ? { value: raw === 'true' } : { error: 'must be true or false' };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SchemaDocument } from '../schema/document';
 import { appliedDescriptions, compareDocuments, exportFileName, isSameDocument, newestFirst, versionDocument } from './history';
+import { nth } from '../lib/nth';
 
 const v1: SchemaDocument = {
   tables: [
@@ -45,24 +46,27 @@ describe('compareDocuments', () => {
   });
 
   it('notices table settings', () => {
-    const noAuth: SchemaDocument = { tables: [{ ...v1.tables[0], auth: undefined }, v1.tables[1]] };
+    const noAuth: SchemaDocument = { tables: [{ ...nth(v1.tables, 0), auth: undefined }, nth(v1.tables, 1)] };
     expect(compareDocuments(noAuth, v1).changedTables).toEqual(['users']);
   });
 });
 
 describe('versions', () => {
-  it('reads the document under either key and sorts newest first', () => {
-    expect(versionDocument({ version: 1, document: v1 })).toEqual(v1);
-    expect(versionDocument({ version: 1, schema: { tables: null as unknown as [] } })).toEqual({ tables: [] });
+  const at = '2026-01-01T00:00:00Z';
+  it('reads the document and sorts newest first', () => {
+    expect(versionDocument({ version: 1, created_at: at, document: v1 })).toEqual(v1);
+    expect(versionDocument({ version: 1, created_at: at, document: { tables: null as unknown as [] } })).toEqual({ tables: [] });
+    expect(versionDocument({ version: 1, created_at: at })).toBeUndefined();
     expect(versionDocument(undefined)).toBeUndefined();
-    expect(newestFirst([{ version: 1 }, { version: 3 }, { version: 2 }]).map((v) => v.version)).toEqual([3, 2, 1]);
+    const listed = [1, 3, 2].map((version) => ({ version, created_at: at }));
+    expect(newestFirst(listed).map((v) => v.version)).toEqual([3, 2, 1]);
   });
 
   it('lists what a version applied', () => {
-    expect(appliedDescriptions({ version: 2, applied: [{ kind: 'add_column', table: 't', destructive: false, description: 'add column t.c' }] })).toEqual([
+    expect(appliedDescriptions({ version: 2, created_at: at, applied: [{ kind: 'add_column', table: 't', destructive: false, description: 'add column t.c' }] })).toEqual([
       'add column t.c',
     ]);
-    expect(appliedDescriptions({ version: 2, applied: null })).toEqual([]);
+    expect(appliedDescriptions({ version: 2, created_at: at, applied: null })).toEqual([]);
   });
 
   it('names export files as the server does', () => {

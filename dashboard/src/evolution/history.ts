@@ -4,9 +4,9 @@ import type { SchemaVersion } from '../api/types';
 import type { SchemaColumn, SchemaDocument, SchemaTable } from '../schema/document';
 import { stableJson } from '../lib/stableJson';
 
-/** The document of a version, whichever key the server put it under. */
+/** The document of a version (the list may leave it out). */
 export function versionDocument(version: SchemaVersion | undefined): SchemaDocument | undefined {
-  const doc = version?.document ?? version?.schema;
+  const doc = version?.document;
   return doc ? { tables: doc.tables ?? [] } : undefined;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexStatus } from '../api/types';
+import { nth } from '../lib/nth';
 import { describeBuild, indexSummary, isBuilding, visibleBuilds } from './indexes';
 
 const building: IndexStatus = {
@@ -28,10 +29,11 @@ describe('index builds', () => {
   });
 
   it('describes each build, with retries', () => {
-    expect(describeBuild({ ...building.items[0], state: 'pending', attempts: 0 })).toBe('waiting');
-    expect(describeBuild({ ...building.items[0], state: 'pending', attempts: 1 })).toBe('waiting to retry');
-    expect(describeBuild({ ...building.items[0], attempts: 2 })).toBe('building (attempt 2)');
-    expect(describeBuild({ ...building.items[0], state: 'failed', attempts: 3, error: 'boom' })).toBe('failed after 3 attempts');
+    const first = nth(building.items, 0);
+    expect(describeBuild({ ...first, state: 'pending', attempts: 0 })).toBe('waiting');
+    expect(describeBuild({ ...first, state: 'pending', attempts: 1 })).toBe('waiting to retry');
+    expect(describeBuild({ ...first, attempts: 2 })).toBe('building (attempt 2)');
+    expect(describeBuild({ ...first, state: 'failed', attempts: 3, error: 'boom' })).toBe('failed after 3 attempts');
   });
 
   it('leaves out builds a newer version took over', () => {

@@ -98,9 +98,9 @@ describe('attachFindings', () => {
     const unique = violation('people', 'email', 'no two rows share a value', 2, ['1', '3']);
     const lower = violation('people', 'email', 'every value is lower case', 1, ['10']);
     const found = attachFindings(changes, [required, unique, lower]);
-    expect(found.perChange[1].violations).toEqual([required]);
-    expect(found.perChange[2].violations).toEqual([unique, lower]);
-    expect(found.perChange[0].violations).toEqual([]);
+    expect(found.perChange[1]?.violations).toEqual([required]);
+    expect(found.perChange[2]?.violations).toEqual([unique, lower]);
+    expect(found.perChange[0]?.violations).toEqual([]);
     expect(found.unmatchedViolations).toEqual([]);
   });
 
@@ -108,8 +108,8 @@ describe('attachFindings', () => {
     const old = violation('people', 'nick', 'no two rows share a value', 2, ['4', '5']);
     const empty = violation('orders', undefined, 'the table is empty', 3, ['1', '2', '3']);
     const found = attachFindings(changes, [old, empty]);
-    expect(found.perChange[3].violations).toEqual([old]);
-    expect(found.perChange[4].violations).toEqual([empty]);
+    expect(found.perChange[3]?.violations).toEqual([old]);
+    expect(found.perChange[4]?.violations).toEqual([empty]);
   });
 
   it('keeps what matches no change apart, and lists a repeated violation once', () => {
@@ -117,7 +117,7 @@ describe('attachFindings', () => {
     const twice = violation('people', 'name', 'every row has a value', 7, ['2']);
     const found = attachFindings(changes, [stray, twice, twice]);
     expect(found.unmatchedViolations).toEqual([stray]);
-    expect(found.perChange[1].violations).toHaveLength(1);
+    expect(found.perChange[1]?.violations).toHaveLength(1);
   });
 
   it('puts refusal details at their change, leaving out paths that carry violations', () => {
@@ -127,9 +127,9 @@ describe('attachFindings', () => {
       tags: 'cannot create',
       'elsewhere.x': 'unknown place',
     });
-    expect(found.perChange[1].refusals).toEqual([]);
-    expect(found.perChange[2].refusals).toEqual(['column of database type citext[], which Tablesmith keeps read-only']);
-    expect(found.perChange[0].refusals).toEqual(['cannot create']);
+    expect(found.perChange[1]?.refusals).toEqual([]);
+    expect(found.perChange[2]?.refusals).toEqual(['column of database type citext[], which Tablesmith keeps read-only']);
+    expect(found.perChange[0]?.refusals).toEqual(['cannot create']);
     expect(found.unmatchedRefusals).toEqual([['elsewhere.x', 'unknown place']]);
   });
 });

@@ -78,8 +78,9 @@ export function attachFindings(changes: PlannedChange[], violations: Violation[]
     if (seen.has(key)) continue;
     seen.add(key);
     const at = changeIndexFor(changes, v.table, v.column);
-    if (at < 0) unmatchedViolations.push(v);
-    else perChange[at].violations.push(v);
+    const entry = perChange[at];
+    if (entry) entry.violations.push(v);
+    else unmatchedViolations.push(v);
   }
 
   const violated = new Set(violations.map(pathOf));
@@ -89,8 +90,9 @@ export function attachFindings(changes: PlannedChange[], violations: Violation[]
     const table = dot < 0 ? path : path.slice(0, dot);
     const column = dot < 0 ? undefined : path.slice(dot + 1);
     const at = changeIndexFor(changes, table, column);
-    if (at < 0) unmatchedRefusals.push([path, message]);
-    else perChange[at].refusals.push(message);
+    const entry = perChange[at];
+    if (entry) entry.refusals.push(message);
+    else unmatchedRefusals.push([path, message]);
   }
   return { perChange, unmatchedViolations, unmatchedRefusals };
 }
@@ -120,6 +122,6 @@ export function failedSteps(steps: AfterCommitStep[] | undefined): AfterCommitSt
 /** The plain table names of `"schema"."table"` lock targets, for people. */
 export function lockedTableName(lock: string): string {
   const parts = lock.match(/"((?:[^"]|"")*)"|[^.]+/g) ?? [lock];
-  const last = parts[parts.length - 1];
+  const last = parts[parts.length - 1] ?? lock;
   return last.startsWith('"') ? last.slice(1, -1).replace(/""/g, '"') : last;
 }

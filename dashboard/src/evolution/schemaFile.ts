@@ -39,12 +39,14 @@ export function sortedProblems(problems: Record<string, string> | undefined): [s
 function comparePaths(a: string, b: string): number {
   const pa = a.split(/[.[\]]+/).filter(Boolean);
   const pb = b.split(/[.[\]]+/).filter(Boolean);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    if (pa[i] === pb[i]) continue;
-    const na = Number(pa[i]);
-    const nb = Number(pb[i]);
+  for (const [i, sa] of pa.entries()) {
+    const sb = pb[i];
+    if (sb === undefined) break;
+    if (sa === sb) continue;
+    const na = Number(sa);
+    const nb = Number(sb);
     if (Number.isInteger(na) && Number.isInteger(nb)) return na - nb;
-    return pa[i] < pb[i] ? -1 : 1;
+    return sa < sb ? -1 : 1;
   }
   return pa.length - pb.length;
 }

@@ -62,8 +62,8 @@ describe('healthSummary', () => {
 
 describe('refresh changes', () => {
   it('separates changes made in the database from unpublished draft edits', () => {
-    const db = { kind: 'column_added', table: 'orders', column: 'note', origin: 'database', description: 'column orders.note was added in the database' };
-    const draft = { kind: 'column_changed', table: 'orders', column: 'total', origin: 'draft', description: 'the draft changes orders.total' };
+    const db = { kind: 'column_added', table: 'orders', column: 'note', origin: 'database' as const, description: 'column orders.note was added in the database' };
+    const draft = { kind: 'column_changed', table: 'orders', column: 'total', origin: 'draft' as const, description: 'the draft changes orders.total' };
     expect(splitRefreshChanges([db, draft])).toEqual({ database: [db], draft: [draft] });
     expect(splitRefreshChanges(null)).toEqual({ database: [], draft: [] });
   });
@@ -76,8 +76,8 @@ describe('refresh changes', () => {
 });
 
 describe('refreshSummary', () => {
-  const db = { kind: 'column_added', table: 'orders', column: 'note', origin: 'database', description: 'added' };
-  const edit = { kind: 'column_changed', table: 'orders', column: 'total', origin: 'draft', description: 'changed' };
+  const db = { kind: 'column_added', table: 'orders', column: 'note', origin: 'database' as const, description: 'added' };
+  const edit = { kind: 'column_changed', table: 'orders', column: 'total', origin: 'draft' as const, description: 'changed' };
 
   it('says what a comparison found', () => {
     expect(refreshSummary({ changes: [], applied: false, version: 1 })).toBe('The database matches the published schema');

@@ -14,7 +14,7 @@ export function useSchemaVersionsQuery(projectId: string) {
 }
 
 function documentOf(version: SchemaVersion | undefined): SchemaDocument | undefined {
-  return version?.schema ?? version?.document;
+  return version?.document;
 }
 
 /**

@@ -47,7 +47,8 @@ export function AnalyticsPage() {
 }
 
 function AnalyticsBody({ analytics }: { analytics: Analytics }) {
-  const series = analytics.series ?? [];
+  // One array per answer, so the memos below recompute only when it changes.
+  const series = useMemo(() => analytics.series ?? [], [analytics.series]);
   const times = useMemo(() => series.map((p) => Math.floor(new Date(p.t).getTime() / 1000)), [series]);
   const statusSeries = useMemo<ChartSeries[]>(
     () => [

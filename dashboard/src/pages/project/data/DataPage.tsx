@@ -27,7 +27,8 @@ export function DataPage() {
   if (published.isPending) return <LoadingState label="Loading tables…" />;
   if (published.error) return <ErrorAlert error={published.error} title="The published schema could not be loaded" />;
   const schema = published.data;
-  if (!schema || schema.tables.length === 0) {
+  const firstTable = schema?.tables[0];
+  if (!schema || !firstTable) {
     return (
       <Stack>
         <PageHeader title="Data" />
@@ -37,7 +38,7 @@ export function DataPage() {
       </Stack>
     );
   }
-  const tableName = schema.tables.some((t) => t.name === tableParam) ? tableParam! : schema.tables[0].name;
+  const tableName = tableParam !== undefined && schema.tables.some((t) => t.name === tableParam) ? tableParam : firstTable.name;
 
   return (
     <Stack gap="md">

@@ -105,15 +105,25 @@ function FieldInput({ column, field, value, editing, error, onChange }: FieldInp
           autoComplete="new-password"
         />
       );
+    case 'decimal':
+      // A text box: a number input would round the digits a double cannot hold.
+      return (
+        <TextInput
+          {...common}
+          value={value}
+          onChange={(e) => onChange(e.currentTarget.value)}
+          inputMode="decimal"
+          className="mono"
+        />
+      );
     case 'integer':
     case 'number':
-    case 'decimal':
       return (
         <NumberInput
           {...common}
           value={value}
           onChange={(v) => onChange(String(v))}
-          allowDecimal={column.type !== 'integer'}
+          allowDecimal={column.type === 'number'}
           min={column.min}
           max={column.max}
         />

@@ -147,10 +147,10 @@ export function GeneratePage() {
                 )}
               </Alert>
             )}
-            {plan.data.notes.length > 0 && (
+            {(plan.data.notes ?? []).length > 0 && (
               <Alert color="blue" variant="light" icon={<IconInfoCircle aria-hidden />} title="Notes on this plan">
                 <List size="sm">
-                  {plan.data.notes.map((note) => (
+                  {(plan.data.notes ?? []).map((note) => (
                     <List.Item key={note}>{note}</List.Item>
                   ))}
                 </List>

@@ -42,7 +42,7 @@ const FLAGS: { key: 'required' | 'unique' | 'index' | 'searchable' | 'html'; lab
   { key: 'html', label: 'Keep HTML', hint: 'otherwise markup is stripped' },
 ];
 
-const ON_DELETE_LABELS: Record<string, string> = {
+const ON_DELETE_LABELS: Record<OnDeleteAction, string> = {
   restrict: 'Restrict: refuse to delete the target while referenced',
   cascade: 'Cascade: delete these records with the target',
   set_null: 'Set null: clear this column',

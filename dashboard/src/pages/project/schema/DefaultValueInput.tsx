@@ -38,16 +38,28 @@ export function DefaultValueInput({ column, onChange, error }: DefaultValueInput
           error={error}
         />
       );
+    case 'decimal':
+      // Kept as the string typed, so a default keeps every digit.
+      return (
+        <TextInput
+          label="Default"
+          description={description}
+          value={typeof column.default === 'string' || typeof column.default === 'number' ? String(column.default) : ''}
+          onChange={(e) => onChange(e.currentTarget.value.trim() === '' ? undefined : e.currentTarget.value.trim())}
+          inputMode="decimal"
+          placeholder="none"
+          error={error}
+        />
+      );
     case 'integer':
     case 'number':
-    case 'decimal':
       return (
         <NumberInput
           label="Default"
           description={description}
           value={typeof column.default === 'number' ? column.default : ''}
           onChange={(v) => onChange(typeof v === 'number' ? v : undefined)}
-          allowDecimal={column.type !== 'integer'}
+          allowDecimal={column.type === 'number'}
           placeholder="none"
           error={error}
         />

@@ -28,8 +28,9 @@ interface DraftReplacedNoticeProps {
  */
 export function DraftReplacedNotice({ replacement, projectId, onSelectTable, onDismiss }: DraftReplacedNoticeProps) {
   const problems = sortedProblems(replacement.problems);
-  const valid = problems.length === 0;
-  const first = valid ? undefined : /^tables\[(\d+)\]/.exec(problems[0][0])?.[1];
+  const firstPath = problems[0]?.[0];
+  const valid = firstPath === undefined;
+  const first = valid ? undefined : /^tables\[(\d+)\]/.exec(firstPath)?.[1];
   const firstTable = first === undefined ? undefined : Number(first);
   return (
     <Alert
@@ -63,7 +64,7 @@ export function DraftReplacedNotice({ replacement, projectId, onSelectTable, onD
           It was saved, but the server found {problems.length === 1 ? 'a problem' : `${problems.length} problems`} to fix before it can be
           generated, first at{' '}
           <Anchor component="button" type="button" size="sm" onClick={() => onSelectTable(firstTable ?? 0)}>
-            {describePath(replacement.document, problems[0][0])}
+            {describePath(replacement.document, firstPath ?? '')}
           </Anchor>
           . {problems.length === 1 ? 'It is' : 'They are'} listed below and marked at {problems.length === 1 ? 'its field' : 'their fields'}.
         </Text>

@@ -14,7 +14,7 @@ import {
 import { useMediaQuery } from '@mantine/hooks';
 import { useCallback, useEffect, useMemo, useState, type Dispatch } from 'react';
 import type { BuilderAction, DraftTable } from '../../../builder/state';
-import { layoutPositions } from '../../../builder/state';
+import { layoutTables } from '../../../builder/layout';
 import { TableNode, type TableNodeData } from './TableNode';
 
 const nodeTypes = { table: TableNode };
@@ -35,7 +35,7 @@ type TableFlowNode = Node<TableNodeData, 'table'>;
  * relationship.
  */
 export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch }: SchemaCanvasProps) {
-  const positions = useMemo(() => layoutPositions(tables), [tables]);
+  const laidOut = useMemo(() => layoutTables(tables), [tables]);
   const [nodes, setNodes] = useState<TableFlowNode[]>([]);
   const { fitView } = useReactFlow();
   const roomy = useMediaQuery('(min-width: 62em)');
@@ -50,19 +50,19 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
   useEffect(() => {
     setNodes((previous) => {
       const byId = new Map(previous.map((n) => [n.id, n]));
-      return tables.map((table, i) => {
+      return laidOut.map(({ table, position }) => {
         const prior = byId.get(table.key);
         return {
           ...prior,
           id: table.key,
           type: 'table' as const,
-          position: prior?.dragging ? prior.position : positions[i],
+          position: prior?.dragging ? prior.position : position,
           selected: table.key === selectedTableKey,
           data: { table, problems: problemCounts[table.key] ?? 0 },
         };
       });
     });
-  }, [tables, positions, selectedTableKey, problemCounts]);
+  }, [laidOut, selectedTableKey, problemCounts]);
 
   // Each key leaves its table on the side facing the table it references,
   // so edges stay short wherever the tables are dragged.

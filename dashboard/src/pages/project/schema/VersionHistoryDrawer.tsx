@@ -125,7 +125,7 @@ function VersionItem({ version, live, downloading, onDownload, onReset }: Versio
                 )}
               </Group>
               <Text size="xs" c="dimmed">
-                Published {formatDateTime(version.created_at ?? version.published_at)}
+                Published {formatDateTime(version.created_at)}
               </Text>
             </div>
           </Group>

@@ -1,5 +1,6 @@
 import { Badge, Group, Paper, Table, Tabs, Text } from '@mantine/core';
 import type { GeneratedResponse } from '../../../api/generated';
+import { prettyJsonText } from '../../../lib/exactJson';
 import { tones } from '../../../tones';
 
 function statusColor(status: number): string {
@@ -11,7 +12,8 @@ function statusColor(status: number): string {
 
 /** Status, time, headers and the pretty-printed body of a response. */
 export function ResponseView({ response }: { response: GeneratedResponse }) {
-  const pretty = response.json !== undefined ? JSON.stringify(response.json, null, 2) : response.text;
+  // Indented from the text itself, so decimals show every digit they came with.
+  const pretty = response.json !== undefined ? prettyJsonText(response.text) : response.text;
   return (
     <Paper withBorder p="sm" aria-label="Response">
       <Group gap="sm" mb="xs" role="status">

@@ -43,14 +43,21 @@ export function TestPage() {
         ) : (
           <ErrorAlert error={openapi.error} title="The API description could not be loaded" />
         ))}
-      {openapi.data && operations.length > 0 && <RequestConsole projectId={projectId} operations={operations} />}
+      {openapi.data && isNonEmpty(operations) && <RequestConsole projectId={projectId} operations={operations} />}
     </Stack>
   );
 }
 
+/** The console needs at least one operation to show. */
+type Operations = [ConsoleOperation, ...ConsoleOperation[]];
+
+function isNonEmpty(operations: ConsoleOperation[]): operations is Operations {
+  return operations.length > 0;
+}
+
 interface RequestConsoleProps {
   projectId: string;
-  operations: ConsoleOperation[];
+  operations: Operations;
 }
 
 function RequestConsole({ projectId, operations }: RequestConsoleProps) {
