@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/analytics"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -50,13 +50,7 @@ func (s *Service) wireLimits() error {
 	s.platformDeps.Analytics = l.serveAnalytics
 	s.platformDeps.Usage = l.usage
 	s.onReconnect = append(s.onReconnect, lim.ForgetAll)
-	s.onEvent("plan:", func(rest string) {
-		if id, err := strconv.ParseInt(rest, 10, 64); err == nil {
-			lim.ForgetAccount(id)
-		} else {
-			lim.ForgetAll()
-		}
-	})
+	events.On(&s.events, func(e events.PlanChanged) { lim.ForgetAccount(e.AccountID) })
 	s.starters = append(s.starters, func(ctx context.Context) error {
 		lim.Start(ctx)
 		l.recorder.Start()
