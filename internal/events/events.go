@@ -118,7 +118,11 @@ func On[E Event](d *Dispatcher, f func(E)) {
 		d.handlers = map[string][]func(Event){}
 	}
 	k := zero.kind()
-	d.handlers[k] = append(d.handlers[k], func(e Event) { f(e.(E)) })
+	d.handlers[k] = append(d.handlers[k], func(e Event) {
+		if ev, ok := e.(E); ok { // always, as the kind names one type
+			f(ev)
+		}
+	})
 }
 
 // Dispatch calls the functions registered for e's type; it reports

@@ -1,6 +1,7 @@
 package layering_test
 
 import (
+	"errors"
 	"os/exec"
 	"slices"
 	"strings"
@@ -14,7 +15,8 @@ func depsOfForErrors(t *testing.T, pkg string) []string {
 	out, err := exec.Command("go", "list", "-deps", pkg).Output()
 	if err != nil {
 		msg := err.Error()
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			msg += ": " + string(ee.Stderr)
 		}
 		t.Fatalf("go list -deps %s: %s", pkg, msg)
