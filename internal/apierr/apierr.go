@@ -9,6 +9,7 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes of the contract. Their HTTP statuses are in internal/envelope.
@@ -43,6 +44,9 @@ type Error struct {
 	// Extra is an optional object placed beside details (e.g. what a
 	// destructive change would lose); it must be JSON-marshalable.
 	Extra any
+	// RetryAfter, when set, is how long the client should wait before
+	// trying again (the Retry-After header); zero leaves the code's default.
+	RetryAfter time.Duration
 	// Cause is the underlying error, for logs only: never sent.
 	Cause error
 }

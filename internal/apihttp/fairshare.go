@@ -25,9 +25,10 @@ func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, 
 	slot, err := h.d.Gate.Acquire(ctx, rt.ProjectID)
 	if err != nil {
 		if errors.Is(err, fairshare.ErrBusy) {
-			w.Header().Set("Retry-After", "1")
-			return apierr.New(apierr.CodeUnavailable,
+			e := apierr.New(apierr.CodeUnavailable,
 				"Project %s has too many slow requests running; retry shortly, or make its slow queries faster (an index on the filtered or sorted column, a smaller page)", rt.ProjectID)
+			e.RetryAfter = time.Second
+			return e
 		}
 		return err // the client went away
 	}

@@ -220,8 +220,9 @@ func (h *Handler) afterSchemaChange(w http.ResponseWriter, r *http.Request, rt *
 		rt.Entry = entry
 		return h.serveTable(w, r, rt)
 	}
-	w.Header().Set("Retry-After", "1")
-	return apierr.New(apierr.CodeUnavailable, "The project's schema changed while the request ran; nothing was written, retry it")
+	e := apierr.New(apierr.CodeUnavailable, "The project's schema changed while the request ran; nothing was written, retry it")
+	e.RetryAfter = time.Second
+	return e
 }
 
 // statusWriter remembers the status written, for analytics and for

@@ -6,6 +6,8 @@ package envelope
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/tablesmith/tablesmith/internal/apierr"
 )
@@ -56,6 +58,10 @@ type errorBody struct {
 // says which contract error err is.
 func WriteError(w http.ResponseWriter, err error) {
 	e := apierr.As(err)
+	if e.RetryAfter > 0 && w.Header().Get("Retry-After") == "" {
+		secs := (e.RetryAfter + time.Second - 1) / time.Second // whole seconds, rounded up
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	}
 	if e.Code == apierr.CodeRateLimited && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "60")
 	}

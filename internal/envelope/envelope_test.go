@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tablesmith/tablesmith/internal/apierr"
 )
@@ -40,6 +41,18 @@ func TestEveryCodeHasItsStatus(t *testing.T) {
 		apierr.CodeRateLimited: 429, apierr.CodeInternal: 500, apierr.CodeUnavailable: 503, "NO_SUCH_CODE": 500} {
 		if got := Status(code); got != want {
 			t.Errorf("Status(%s) = %d, want %d", code, got, want)
+		}
+	}
+}
+
+func TestAnErrorsOwnRetryAfterIsWrittenInWholeSecondsRoundedUp(t *testing.T) {
+	for d, want := range map[time.Duration]string{time.Second: "1", 1500 * time.Millisecond: "2", 30 * time.Second: "30"} {
+		e := apierr.New(apierr.CodeUnavailable, "busy")
+		e.RetryAfter = d
+		w := httptest.NewRecorder()
+		WriteError(w, fmt.Errorf("wrapped: %w", e))
+		if got := w.Header().Get("Retry-After"); got != want || w.Code != 503 {
+			t.Errorf("RetryAfter %v: %d Retry-After %q, want 503 and %q", d, w.Code, got, want)
 		}
 	}
 }
