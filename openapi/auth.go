@@ -6,7 +6,7 @@ import (
 	"github.com/pb33f/libopenapi/orderedmap"
 	"go.yaml.in/yaml/v4"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -104,14 +104,14 @@ func authPaths(paths *orderedmap.Map[string, *v3.PathItem], auth *schema.CTable,
 
 	login := responses("200", sessionOK("The user and fresh tokens."), respBadBody)
 	login.Codes.Set("401", errorResponse("The e-mail and password do not match a user.", nil,
-		errorExample{"invalid_credentials", "Wrong e-mail or password", envelope.CodeInvalidCreds, "Invalid e-mail or password", nil}))
+		errorExample{"invalid_credentials", "Wrong e-mail or password", apierr.CodeInvalidCreds, "Invalid e-mail or password", nil}))
 	login.Codes.Set("403", errorResponse("The user exists but is not active.", nil,
-		errorExample{"inactive", "Inactive user", envelope.CodeForbidden, "This account is not active", nil}))
+		errorExample{"inactive", "Inactive user", apierr.CodeForbidden, "This account is not active", nil}))
 	addErrors(login.Codes, respTooLarge, respMediaType)
 	login.Codes.Set("429", errorResponse("Too many requests for the plan, or too many failed sign-ins for this e-mail or address.",
 		withRetryAfter(rateHeaders()),
-		errorExample{"too_many_attempts", "Too many failed sign-ins", envelope.CodeTooManyAttempts, "Too many failed logins; try again in 60 seconds", nil},
-		errorExample{"rate_limited", "Plan limit reached", envelope.CodeRateLimited, "Rate limit of the free plan reached (100 requests per hour)", nil}))
+		errorExample{"too_many_attempts", "Too many failed sign-ins", apierr.CodeTooManyAttempts, "Too many failed logins; try again in 60 seconds", nil},
+		errorExample{"rate_limited", "Plan limit reached", apierr.CodeRateLimited, "Rate limit of the free plan reached (100 requests per hour)", nil}))
 	addErrors(login.Codes, respInternal, respUnavailable)
 	paths.Set("/auth/login", &v3.PathItem{Post: &v3.Operation{Tags: tags, OperationId: opLogin,
 		Summary:     "Sign an end user in",

@@ -6,17 +6,17 @@ import (
 	"github.com/pb33f/libopenapi/orderedmap"
 	"go.yaml.in/yaml/v4"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 )
 
 // errorCodes are the codes a generated API answers with (CONTRACT 2),
 // the enum of Error.error.code.
 var errorCodes = []string{
-	envelope.CodeValidation, envelope.CodeInvalidJSON, envelope.CodeInvalidQuery,
-	envelope.CodeUnauthorized, envelope.CodeInvalidCreds, envelope.CodeForbidden,
-	envelope.CodeNotFound, envelope.CodeMethodNotAllowed, envelope.CodeConflict, envelope.CodeIdempotencyReused,
-	envelope.CodePayloadTooLarge, envelope.CodeUnsupportedMedia, envelope.CodeRateLimited,
-	envelope.CodeTooManyAttempts, envelope.CodeInternal, envelope.CodeUnavailable,
+	apierr.CodeValidation, apierr.CodeInvalidJSON, apierr.CodeInvalidQuery,
+	apierr.CodeUnauthorized, apierr.CodeInvalidCreds, apierr.CodeForbidden,
+	apierr.CodeNotFound, apierr.CodeMethodNotAllowed, apierr.CodeConflict, apierr.CodeIdempotencyReused,
+	apierr.CodePayloadTooLarge, apierr.CodeUnsupportedMedia, apierr.CodeRateLimited,
+	apierr.CodeTooManyAttempts, apierr.CodeInternal, apierr.CodeUnavailable,
 }
 
 // Names of the shared components.
@@ -134,42 +134,42 @@ func errorResponse(desc string, headers *orderedmap.Map[string, *v3.Header], exa
 func sharedResponses() *orderedmap.Map[string, *v3.Response] {
 	m := orderedmap.New[string, *v3.Response]()
 	m.Set(respInvalidQuery, errorResponse("A list parameter is invalid; details names the parameter.", nil,
-		errorExample{"unknown_column", "Unknown column", envelope.CodeInvalidQuery,
+		errorExample{"unknown_column", "Unknown column", apierr.CodeInvalidQuery,
 			"Invalid query parameter sort: unknown column \"colour\"", map[string]string{"sort": "unknown column \"colour\""}},
-		errorExample{"bad_limit", "Limit out of range", envelope.CodeInvalidQuery,
+		errorExample{"bad_limit", "Limit out of range", apierr.CodeInvalidQuery,
 			"Invalid query parameter limit: must be an integer from 1 to 100", map[string]string{"limit": "must be an integer from 1 to 100"}}))
 	m.Set(respBadBody, errorResponse("The body is not valid: details names each bad field.", nil,
-		errorExample{"validation", "A field fails validation", envelope.CodeValidation, "Validation failed",
+		errorExample{"validation", "A field fails validation", apierr.CodeValidation, "Validation failed",
 			map[string]string{"email": "invalid e-mail format"}},
-		errorExample{"invalid_json", "The body is not a JSON object", envelope.CodeInvalidJSON, "The body must be a JSON object", nil}))
+		errorExample{"invalid_json", "The body is not a JSON object", apierr.CodeInvalidJSON, "The body must be a JSON object", nil}))
 	m.Set(respUnauthorized, errorResponse("The credential is missing, malformed, expired, revoked or for another project.", nil,
-		errorExample{"missing", "No credential", envelope.CodeUnauthorized,
+		errorExample{"missing", "No credential", apierr.CodeUnauthorized,
 			"Missing credential: send Authorization: Bearer <API key or access token>", nil},
-		errorExample{"revoked", "Revoked API key", envelope.CodeUnauthorized, "Invalid or revoked API key", nil}))
+		errorExample{"revoked", "Revoked API key", apierr.CodeUnauthorized, "Invalid or revoked API key", nil}))
 	m.Set(respForbidden, errorResponse("The credential is valid but lacks the right for this operation.", nil,
-		errorExample{"read_only_key", "A read key on a write", envelope.CodeForbidden, "This API key is read-only", nil},
-		errorExample{"key_only", "An end-user token where only API keys may go", envelope.CodeForbidden,
+		errorExample{"read_only_key", "A read key on a write", apierr.CodeForbidden, "This API key is read-only", nil},
+		errorExample{"key_only", "An end-user token where only API keys may go", apierr.CodeForbidden,
 			"This operation is only allowed with an API key", nil}))
 	m.Set(respNotFound, errorResponse("The project, table or record does not exist (or is outside the caller's reach).", nil,
-		errorExample{"record", "No such record", envelope.CodeNotFound, "Record not found", nil}))
+		errorExample{"record", "No such record", apierr.CodeNotFound, "Record not found", nil}))
 	m.Set(respConflict, errorResponse("A unique value is taken, or the record is still referenced.", nil,
-		errorExample{"unique", "A unique value is taken", envelope.CodeConflict, "A record with this value already exists",
+		errorExample{"unique", "A unique value is taken", apierr.CodeConflict, "A record with this value already exists",
 			map[string]string{"email": "already exists"}}))
 	m.Set(respKeyReused, errorResponse("The Idempotency-Key was used within the last 24 hours for another request (method, path or body).", nil,
-		errorExample{"key_reused", "A key sent again with another body", envelope.CodeIdempotencyReused,
+		errorExample{"key_reused", "A key sent again with another body", apierr.CodeIdempotencyReused,
 			"This Idempotency-Key was used for a different request (method, path or body) within the last 24 hours; use a new key", nil}))
 	m.Set(respTooLarge, errorResponse("The body is larger than the limit (1 MiB by default).", nil,
-		errorExample{"too_large", "Body too large", envelope.CodePayloadTooLarge, "The body is larger than 1048576 bytes", nil}))
+		errorExample{"too_large", "Body too large", apierr.CodePayloadTooLarge, "The body is larger than 1048576 bytes", nil}))
 	m.Set(respMediaType, errorResponse("The body's Content-Type is not application/json.", nil,
-		errorExample{"media_type", "Not JSON", envelope.CodeUnsupportedMedia,
+		errorExample{"media_type", "Not JSON", apierr.CodeUnsupportedMedia,
 			"The body must be JSON with Content-Type: application/json", nil}))
 	m.Set(respRateLimited, errorResponse("The project's plan allows no more requests in this window.", withRetryAfter(rateHeaders()),
-		errorExample{"rate_limited", "Plan limit reached", envelope.CodeRateLimited,
+		errorExample{"rate_limited", "Plan limit reached", apierr.CodeRateLimited,
 			"Rate limit of the free plan reached (100 requests per hour); it resets at 2026-01-31T13:00:00Z", nil}))
 	m.Set(respInternal, errorResponse("Something unexpected happened; the message never leaks internals.", nil,
-		errorExample{"internal", "Internal error", envelope.CodeInternal, "An internal error occurred", nil}))
+		errorExample{"internal", "Internal error", apierr.CodeInternal, "An internal error occurred", nil}))
 	m.Set(respUnavailable, errorResponse("The database is unavailable or the request took too long; try again.", nil,
-		errorExample{"unavailable", "Database unavailable", envelope.CodeUnavailable, "The database is unavailable; try again shortly", nil}))
+		errorExample{"unavailable", "Database unavailable", apierr.CodeUnavailable, "The database is unavailable; try again shortly", nil}))
 	return m
 }
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
-	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -36,9 +36,9 @@ func deniedError(err error) error {
 		return err
 	}
 	if d.Unauthenticated {
-		return envelope.New(envelope.CodeUnauthorized, "%s", d.Message)
+		return apierr.New(apierr.CodeUnauthorized, "%s", d.Message)
 	}
-	return envelope.New(envelope.CodeForbidden, "%s", d.Message)
+	return apierr.New(apierr.CodeForbidden, "%s", d.Message)
 }
 
 // Authenticate resolves the request's credential into rt.Principal. A
@@ -51,33 +51,33 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 	}
 	tok, ok := auth.BearerToken(header)
 	if !ok {
-		return envelope.New(envelope.CodeUnauthorized, "The Authorization header must be: Bearer <API key or access token>")
+		return apierr.New(apierr.CodeUnauthorized, "The Authorization header must be: Bearer <API key or access token>")
 	}
 	if auth.LooksLikeAPIKey(tok) {
 		rec, err := h.d.Keys.Verify(r.Context(), tok, rt.Start)
 		if err != nil {
 			if errors.Is(err, auth.ErrInvalidToken) {
-				return envelope.New(envelope.CodeUnauthorized, "Invalid or revoked API key")
+				return apierr.New(apierr.CodeUnauthorized, "Invalid or revoked API key")
 			}
 			return err
 		}
 		if rec.ProjectID != rt.ProjectID {
-			return envelope.New(envelope.CodeUnauthorized, "This API key belongs to another project")
+			return apierr.New(apierr.CodeUnauthorized, "This API key belongs to another project")
 		}
 		rt.Principal = access.Key(rec.Prefix, rec.Scope != auth.ScopeReadWrite)
 		return nil
 	}
 	if h.d.Users == nil {
-		return envelope.New(envelope.CodeUnauthorized, "Invalid credential")
+		return apierr.New(apierr.CodeUnauthorized, "Invalid credential")
 	}
 	uid, err := h.d.Users.VerifyAccess(r.Context(), rt.Entry, tok)
 	if err != nil {
-		var ee *envelope.Error
+		var ee *apierr.Error
 		if errors.As(err, &ee) {
 			return ee
 		}
 		if errors.Is(err, auth.ErrInvalidToken) {
-			return envelope.New(envelope.CodeUnauthorized, "Invalid or expired access token")
+			return apierr.New(apierr.CodeUnauthorized, "Invalid or expired access token")
 		}
 		return err
 	}
@@ -107,7 +107,7 @@ func (h *Handler) CountRequest(w http.ResponseWriter, r *http.Request, rt *Route
 			wait = 1
 		}
 		hd.Set("Retry-After", strconv.FormatInt(wait, 10))
-		return envelope.New(envelope.CodeRateLimited, "%s", q.Message)
+		return apierr.New(apierr.CodeRateLimited, "%s", q.Message)
 	}
 	return nil
 }

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/clientaddr"
-	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/openapi"
 	"github.com/tablesmith/tablesmith/openapi/swaggerui"
 )
@@ -47,19 +47,19 @@ func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
 func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, log *slog.Logger) error {
 	rt.Operation = OpOpenAPI
 	if len(rt.Rest) != 1 {
-		return envelope.New(envelope.CodeNotFound, "Not found")
+		return apierr.New(apierr.CodeNotFound, "Not found")
 	}
 	if err := onlyGet(w, r); err != nil {
 		return err
 	}
 	doc := rt.Entry.OpenAPI
 	if doc == nil {
-		return envelope.New(envelope.CodeUnavailable, "The API description of this project is not available")
+		return apierr.New(apierr.CodeUnavailable, "The API description of this project is not available")
 	}
 	rendered, err := doc.Rendered(yaml)
 	if err != nil {
 		log.Error("render OpenAPI document", "project", rt.ProjectID, "version", rt.Entry.Version, "err", err)
-		return envelope.New(envelope.CodeUnavailable, "The API description of this project could not be built; the server log says why")
+		return apierr.New(apierr.CodeUnavailable, "The API description of this project could not be built; the server log says why")
 	}
 	server := ServerURL(r, rt.ProjectID)
 	hd := w.Header()
@@ -99,7 +99,7 @@ func serveDocs(ui *swaggerui.UI, w http.ResponseWriter, r *http.Request, rt *Rou
 		return err
 	}
 	if !ui.Available() {
-		return envelope.New(envelope.CodeUnavailable, "%s", swaggerui.MissingMessage)
+		return apierr.New(apierr.CodeUnavailable, "%s", swaggerui.MissingMessage)
 	}
 	switch len(rt.Rest) {
 	case 1:
@@ -115,7 +115,7 @@ func serveDocs(ui *swaggerui.UI, w http.ResponseWriter, r *http.Request, rt *Rou
 			return nil
 		}
 	}
-	return envelope.New(envelope.CodeNotFound, "Not found")
+	return apierr.New(apierr.CodeNotFound, "Not found")
 }
 
 func onlyGet(w http.ResponseWriter, r *http.Request) error {
@@ -123,7 +123,7 @@ func onlyGet(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	w.Header().Set("Allow", "GET, HEAD")
-	return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; use GET", r.Method)
+	return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; use GET", r.Method)
 }
 
 // hostRe accepts the Host values a server URL may carry: a name or IPv4

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/fairshare"
 )
 
@@ -25,9 +25,10 @@ func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, 
 	slot, err := h.d.Gate.Acquire(ctx, rt.ProjectID)
 	if err != nil {
 		if errors.Is(err, fairshare.ErrBusy) {
-			w.Header().Set("Retry-After", "1")
-			return envelope.New(envelope.CodeUnavailable,
+			e := apierr.New(apierr.CodeUnavailable,
 				"Project %s has too many slow requests running; retry shortly, or make its slow queries faster (an index on the filtered or sorted column, a smaller page)", rt.ProjectID)
+			e.RetryAfter = time.Second
+			return e
 		}
 		return err // the client went away
 	}
@@ -51,7 +52,7 @@ func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, 
 		// Cut by the plan's timeout, not by the request's own deadline or
 		// a client that went away.
 		h.timeouts.Add(1)
-		return envelope.New(envelope.CodeUnavailable,
+		return apierr.New(apierr.CodeUnavailable,
 			"The query took longer than the %s its plan allows and was cancelled; narrow it (a filter on an indexed column, a smaller page) or move the project to a larger plan", limit)
 	}
 	return err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 )
 
 // TestOnlyAStatementCutByThePlansTimeoutIsReportedAsThePlans: a request
@@ -27,7 +27,7 @@ func TestOnlyAStatementCutByThePlansTimeoutIsReportedAsThePlans(t *testing.T) {
 	}
 
 	err := run(context.Background(), 20*time.Millisecond)
-	if e := envelope.As(err); e.Code != envelope.CodeUnavailable || !strings.Contains(e.Message, "20ms its plan allows") {
+	if e := apierr.As(err); e.Code != apierr.CodeUnavailable || !strings.Contains(e.Message, "20ms its plan allows") {
 		t.Fatalf("cut by the plan: %v", err)
 	}
 

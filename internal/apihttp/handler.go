@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/fairshare"
@@ -160,29 +161,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	setRequestID(sw, r)
 	if err := h.serve(sw, r, rt); err != nil {
-		switch e := envelope.As(err); e.Code {
-		case envelope.CodeInternal:
+		// The one place a request's error becomes a contract error.
+		e := apierr.As(err)
+		switch e.Code {
+		case apierr.CodeInternal:
 			h.d.Logger.Error("generated API request failed", "err", err, "path", r.URL.Path, "request_id", sw.Header().Get("X-Request-Id"))
-		case envelope.CodeUnavailable:
+		case apierr.CodeUnavailable:
 			h.d.Logger.Warn("generated API request unavailable", "err", err, "path", r.URL.Path, "request_id", sw.Header().Get("X-Request-Id"))
 		}
-		envelope.WriteError(sw, err)
+		envelope.WriteError(sw, e)
 	}
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/")
 	if !ok {
-		return envelope.New(envelope.CodeNotFound, "Not found")
+		return apierr.New(apierr.CodeNotFound, "Not found")
 	}
 	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
 	rt.ProjectID, rt.Rest = parts[0], parts[1:]
 	if rt.ProjectID == "" || len(rt.Rest) == 0 || rt.Rest[0] == "" {
-		return envelope.New(envelope.CodeNotFound, "Not found: the path is /v1/<project_id>/<table>")
+		return apierr.New(apierr.CodeNotFound, "Not found: the path is /v1/<project_id>/<table>")
 	}
 	entry, err := h.d.Registry.Get(r.Context(), rt.ProjectID)
 	if errors.Is(err, registry.ErrNotPublished) {
-		return envelope.New(envelope.CodeNotFound, "Project %q not found (or its API has not been generated yet)", rt.ProjectID)
+		return apierr.New(apierr.CodeNotFound, "Project %q not found (or its API has not been generated yet)", rt.ProjectID)
 	}
 	if err != nil {
 		return err
@@ -217,8 +220,9 @@ func (h *Handler) afterSchemaChange(w http.ResponseWriter, r *http.Request, rt *
 		rt.Entry = entry
 		return h.serveTable(w, r, rt)
 	}
-	w.Header().Set("Retry-After", "1")
-	return envelope.New(envelope.CodeUnavailable, "The project's schema changed while the request ran; nothing was written, retry it")
+	e := apierr.New(apierr.CodeUnavailable, "The project's schema changed while the request ran; nothing was written, retry it")
+	e.RetryAfter = time.Second
+	return e
 }
 
 // statusWriter remembers the status written, for analytics and for

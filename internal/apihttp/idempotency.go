@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/schema"
@@ -64,7 +65,7 @@ func (h *Handler) idempotencyOf(r *http.Request, rt *Route) (*idempotency, error
 	// The record is written in the write's own transaction, which only
 	// reaches the control schema on the managed projects' data pool.
 	if h.d.Idempotency == nil || rt.Entry.Tables == nil || rt.Entry.Tables.DB() != h.d.Idempotency {
-		return nil, envelope.Fields(envelope.CodeValidation, "Idempotency-Key is not available for projects that front an existing database",
+		return nil, apierr.Fields(apierr.CodeValidation, "Idempotency-Key is not available for projects that front an existing database",
 			map[string]string{headerIdempotencyKey: "not available for fronted databases"})
 	}
 	k := &idempotency{key: key, scope: "none"}
@@ -78,7 +79,7 @@ func (h *Handler) idempotencyOf(r *http.Request, rt *Route) (*idempotency, error
 }
 
 func keyError(msg string) error {
-	return envelope.Fields(envelope.CodeValidation, "Invalid Idempotency-Key header: "+msg, map[string]string{headerIdempotencyKey: msg})
+	return apierr.Fields(apierr.CodeValidation, "Invalid Idempotency-Key header: "+msg, map[string]string{headerIdempotencyKey: msg})
 }
 
 // bind fingerprints the request the key stands for: the method, the
@@ -148,7 +149,7 @@ func (h *Handler) once(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	}
 	a := &answer{header: w.Header()}
 	if err := run(tx, a); err != nil {
-		if envelope.As(err).Status() >= 500 {
+		if envelope.Status(apierr.As(err).Code) >= 500 {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT write"); err != nil {
@@ -189,11 +190,11 @@ func (h *Handler) replay(ctx context.Context, w http.ResponseWriter, tx *sql.Tx,
 	// that may read slowly, as others with the key wait on it.
 	_ = tx.Rollback()
 	if !bytes.Equal(sum, k.sum[:]) {
-		return envelope.New(envelope.CodeIdempotencyReused,
+		return apierr.New(apierr.CodeIdempotencyReused,
 			"This Idempotency-Key was used for a different request (method, path or body) within the last 24 hours; use a new key")
 	}
 	if !status.Valid { // not reached: the claim waits for the first request to end
-		return envelope.New(envelope.CodeConflict, "A request with this Idempotency-Key is in progress")
+		return apierr.New(apierr.CodeConflict, "A request with this Idempotency-Key is in progress")
 	}
 	hd := w.Header()
 	if loc.Valid {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
@@ -34,12 +35,12 @@ var actionOf = map[string]access.Action{OpList: access.Read, OpGet: access.Read,
 
 func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) error {
 	if len(rt.Rest) > 2 {
-		return envelope.New(envelope.CodeNotFound, "Not found")
+		return apierr.New(apierr.CodeNotFound, "Not found")
 	}
 	pub := rt.Entry.Published
 	t, ok := pub.Compiled.Table(rt.Rest[0])
 	if !ok {
-		return envelope.New(envelope.CodeNotFound, "Table %q not found", rt.Rest[0])
+		return apierr.New(apierr.CodeNotFound, "Table %q not found", rt.Rest[0])
 	}
 	rt.Table = t.Name
 	ts := pub.Tables[t.Name]
@@ -57,16 +58,16 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		rt.Operation = OpDelete
 	case item:
 		w.Header().Set("Allow", "GET, PUT, PATCH, DELETE")
-		return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", r.Method)
+		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", r.Method)
 	default:
 		w.Header().Set("Allow", "GET, POST")
-		return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET or POST", r.Method)
+		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET or POST", r.Method)
 	}
 	var id any
 	if item {
 		var ok bool
 		if id, ok = parseID(t, rt.Rest[1]); !ok {
-			return envelope.New(envelope.CodeNotFound, "Record not found")
+			return apierr.New(apierr.CodeNotFound, "Record not found")
 		}
 	}
 	grant, err := h.admit(w, r, rt, t, actionOf[rt.Operation])
@@ -102,14 +103,14 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		err = h.statements(w, r, rt, func(ctx context.Context) error {
 			count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
 			if err != nil {
-				return listDBError(err, t)
+				return pgexec.MapError(err, t, pgexec.OpRead)
 			}
 			data, meta = page, ls.Meta(count)
 			if ls.NeedsEstimate(count) {
 				stmt, args := ls.Estimate()
 				plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)
 				if err != nil {
-					return listDBError(err, t)
+					return pgexec.MapError(err, t, pgexec.OpRead)
 				}
 				if meta, err = ls.EstimatedMeta(plan); err != nil {
 					return err
@@ -172,13 +173,13 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		body[t.Owner.Input] = jsonValue(rt.Principal.UserID)
 	case access.OwnerForbidden:
 		if _, named := body[t.Owner.Input]; named {
-			return envelope.Fields(envelope.CodeValidation, "Validation failed",
+			return apierr.Fields(apierr.CodeValidation, "Validation failed",
 				map[string]string{t.Owner.Input: "is set by the service to the signed-in user; only an API key may set it"})
 		}
 	}
 	res, problems := validate.Record(t, body, mode)
 	if problems != nil {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	if err := hashPasswords(res); err != nil {
 		return err
@@ -224,7 +225,7 @@ func updateOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *s
 	}
 	data, err := pgexec.JSON(ctx, q, ts.Update(res.Columns, res.Reset, owner != nil), args...)
 	if errors.Is(err, pgexec.ErrNoRow) {
-		return envelope.New(envelope.CodeNotFound, "Record not found")
+		return apierr.New(apierr.CodeNotFound, "Record not found")
 	}
 	if err != nil {
 		return pgexec.MapError(err, t, pgexec.OpWrite)
@@ -249,7 +250,7 @@ func (h *Handler) one(w http.ResponseWriter, r *http.Request, rt *Route, t *sche
 			data, err = run(ctx, h.db(rt), plain, id)
 		}
 		if errors.Is(err, pgexec.ErrNoRow) {
-			return envelope.New(envelope.CodeNotFound, "Record not found")
+			return apierr.New(apierr.CodeNotFound, "Record not found")
 		}
 		return pgexec.MapError(err, t, op)
 	})
@@ -275,7 +276,7 @@ func oneOn(ctx context.Context, q pgexec.Querier, plain, owned string, owner, id
 		return pgexec.JSON(ctx, q, plain, id)
 	}()
 	if errors.Is(err, pgexec.ErrNoRow) {
-		return nil, envelope.New(envelope.CodeNotFound, "Record not found")
+		return nil, apierr.New(apierr.CodeNotFound, "Record not found")
 	}
 	return data, err
 }
@@ -397,22 +398,11 @@ func jsonValue(v any) any {
 func queryError(err error) error {
 	var qe *translate.QueryError
 	if errors.As(err, &qe) {
-		return envelope.Fields(envelope.CodeInvalidQuery, "Invalid query parameter "+qe.Param+": "+qe.Message, map[string]string{qe.Param: qe.Message})
+		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+qe.Param+": "+qe.Message, map[string]string{qe.Param: qe.Message})
 	}
 	var fe *translate.ForbiddenError
 	if errors.As(err, &fe) {
-		return envelope.Fields(envelope.CodeForbidden, "Forbidden "+fe.Param+": "+fe.Message, map[string]string{fe.Param: fe.Message})
-	}
-	return err
-}
-
-// listDBError maps a failed list statement: a value the database refuses
-// (a date out of its range) is a bad query parameter, not a bad body.
-func listDBError(err error, t *schema.CTable) error {
-	err = pgexec.MapError(err, t, pgexec.OpRead)
-	var ee *envelope.Error
-	if errors.As(err, &ee) && ee.Code == envelope.CodeValidation {
-		return envelope.New(envelope.CodeInvalidQuery, "A filter value is out of range for its column")
+		return apierr.Fields(apierr.CodeForbidden, "Forbidden "+fe.Param+": "+fe.Message, map[string]string{fe.Param: fe.Message})
 	}
 	return err
 }

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -105,7 +105,7 @@ func New(cfg Config) *Auth {
 func (a *Auth) VerifyAccess(ctx context.Context, entry *registry.Entry, token string) (any, error) {
 	t := entry.Published.Compiled.Auth
 	if t == nil {
-		return nil, envelope.New(envelope.CodeUnauthorized, "This project has no end users (no auth table): use an API key")
+		return nil, apierr.New(apierr.CodeUnauthorized, "This project has no end users (no auth table): use an API key")
 	}
 	claims, err := a.parseAccess(ctx, entry.ProjectID, token)
 	if err != nil {
@@ -141,9 +141,9 @@ func (a *Auth) Prune(ctx context.Context) {
 // Errors every refused access token shares: 401 without saying more than
 // the client can act on.
 var (
-	errBadAccess     = envelope.New(envelope.CodeUnauthorized, "Invalid access token")
-	errExpiredAccess = envelope.New(envelope.CodeUnauthorized, "The access token has expired: get a new one from /auth/refresh")
-	errSignedOut     = envelope.New(envelope.CodeUnauthorized, "The session of this access token was signed out or revoked")
-	errUserGone      = envelope.New(envelope.CodeUnauthorized, "The user of this access token no longer exists")
-	errUserDisabled  = envelope.New(envelope.CodeUnauthorized, "The account of this access token is not active")
+	errBadAccess     = apierr.New(apierr.CodeUnauthorized, "Invalid access token")
+	errExpiredAccess = apierr.New(apierr.CodeUnauthorized, "The access token has expired: get a new one from /auth/refresh")
+	errSignedOut     = apierr.New(apierr.CodeUnauthorized, "The session of this access token was signed out or revoked")
+	errUserGone      = apierr.New(apierr.CodeUnauthorized, "The user of this access token no longer exists")
+	errUserDisabled  = apierr.New(apierr.CodeUnauthorized, "The account of this access token is not active")
 )

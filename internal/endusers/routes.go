@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
@@ -39,18 +40,18 @@ var endpoints = map[string]endpoint{
 // otherwise the request counts against the plan like any other.
 func (a *Auth) Serve(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route) error {
 	if rt.Entry.Published.Compiled.Auth == nil {
-		return envelope.New(envelope.CodeNotFound, "Not found: this project has no auth table (a table with \"auth\": true enables /auth)")
+		return apierr.New(apierr.CodeNotFound, "Not found: this project has no auth table (a table with \"auth\": true enables /auth)")
 	}
 	if len(rt.Rest) != 2 {
-		return envelope.New(envelope.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
+		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
 	}
 	ep, ok := endpoints[rt.Rest[1]]
 	if !ok {
-		return envelope.New(envelope.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
+		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
 	}
 	if r.Method != ep.method {
 		w.Header().Set("Allow", ep.method)
-		return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; use %s", r.Method, ep.method)
+		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; use %s", r.Method, ep.method)
 	}
 	rt.Operation = rt.Rest[1]
 	return ep.serve(a, h, w, r, rt, a.queriesFor(rt.Entry))
@@ -104,7 +105,7 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 		}
 	}
 	if problems != nil {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	ctx := r.Context()
 	if !q.email.Unique {
@@ -120,7 +121,7 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 				return err
 			}
 			if u.Existing {
-				return envelope.Fields(envelope.CodeConflict, "A record with this value already exists", map[string]string{q.email.Input: "already exists"})
+				return apierr.Fields(apierr.CodeConflict, "A record with this value already exists", map[string]string{q.email.Input: "already exists"})
 			}
 		}
 	}
@@ -195,13 +196,13 @@ func (a *Auth) login(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 		if err := throttle.Failed(ctx, attempt, now); err != nil {
 			return err
 		}
-		return envelope.New(envelope.CodeInvalidCreds, "Invalid e-mail or password")
+		return apierr.New(apierr.CodeInvalidCreds, "Invalid e-mail or password")
 	}
 	if err := throttle.Succeeded(ctx, attempt); err != nil {
 		return err
 	}
 	if !u.Active {
-		return envelope.New(envelope.CodeForbidden, "This account is not active")
+		return apierr.New(apierr.CodeForbidden, "This account is not active")
 	}
 	s, err := a.newSession(ctx, rt.ProjectID, u, now)
 	if err != nil {
@@ -211,7 +212,7 @@ func (a *Auth) login(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	return nil
 }
 
-var errBadRefresh = envelope.New(envelope.CodeUnauthorized, "Invalid refresh token")
+var errBadRefresh = apierr.New(apierr.CodeUnauthorized, "Invalid refresh token")
 
 // refresh rotates a refresh token: the presented one stops working and a
 // new pair is returned. A token presented after it was rotated means it
@@ -235,11 +236,11 @@ func (a *Auth) refresh(h *apihttp.Handler, w http.ResponseWriter, r *http.Reques
 	}
 	switch {
 	case tok.RevokedAt != nil:
-		return envelope.New(envelope.CodeUnauthorized, "This refresh token was revoked; sign in again")
+		return apierr.New(apierr.CodeUnauthorized, "This refresh token was revoked; sign in again")
 	case tok.UsedAt != nil:
 		return a.reused(ctx, rt.ProjectID, tok.SessionID, now)
 	case !now.Before(tok.ExpiresAt):
-		return envelope.New(envelope.CodeUnauthorized, "This refresh token has expired; sign in again")
+		return apierr.New(apierr.CodeUnauthorized, "This refresh token has expired; sign in again")
 	}
 	uid, ok := userIDValue(q.table, tok.UserID)
 	if !ok {
@@ -253,10 +254,10 @@ func (a *Auth) refresh(h *apihttp.Handler, w http.ResponseWriter, r *http.Reques
 		if err := a.revoke(ctx, rt.ProjectID, tok.SessionID, "user_gone", now); err != nil {
 			return err
 		}
-		return envelope.New(envelope.CodeUnauthorized, "The user of this refresh token no longer exists")
+		return apierr.New(apierr.CodeUnauthorized, "The user of this refresh token no longer exists")
 	}
 	if !u.Active {
-		return envelope.New(envelope.CodeForbidden, "This account is not active")
+		return apierr.New(apierr.CodeForbidden, "This account is not active")
 	}
 	next, nextHash := newRefreshToken()
 	err = a.cfg.Store.RotateRefreshToken(ctx, hash, nextHash, now, now.Add(a.cfg.RefreshTTL))
@@ -282,7 +283,7 @@ func (a *Auth) reused(ctx context.Context, projectID, sessionID string, now time
 	if err := a.revoke(ctx, projectID, sessionID, "reuse", now); err != nil {
 		return err
 	}
-	return envelope.New(envelope.CodeUnauthorized, "This refresh token was already used; every token of its session is now revoked, sign in again")
+	return apierr.New(apierr.CodeUnauthorized, "This refresh token was already used; every token of its session is now revoked, sign in again")
 }
 
 // revoke ends a session on every node: the store notifies the others,
@@ -374,9 +375,9 @@ func needUser(rt *apihttp.Route, what string) error {
 	case access.EndUser:
 		return nil
 	case access.APIKey:
-		return envelope.New(envelope.CodeForbidden, "%s needs an end-user access token; an API key belongs to no user", what)
+		return apierr.New(apierr.CodeForbidden, "%s needs an end-user access token; an API key belongs to no user", what)
 	default:
-		return envelope.New(envelope.CodeUnauthorized, "%s needs an end-user access token: Authorization: Bearer <access token>", what)
+		return apierr.New(apierr.CodeUnauthorized, "%s needs an end-user access token: Authorization: Bearer <access token>", what)
 	}
 }
 
@@ -416,7 +417,7 @@ func onlyStrings(body map[string]any, fields ...string) (map[string]string, erro
 		problems[f] = "unknown field"
 	}
 	if len(problems) > 0 {
-		return nil, envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+		return nil, apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	return out, nil
 }

@@ -1,112 +1,50 @@
 // Package envelope writes the JSON envelopes of CONTRACT section 2 and maps
-// error codes to HTTP statuses, for the platform API and generated APIs alike.
+// the error codes of internal/apierr to HTTP statuses, for the platform API
+// and generated APIs alike: the HTTP side of the contract's errors.
 package envelope
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/apierr"
 )
 
-// Error codes of the contract. The HTTP status of each is in statusOf.
-const (
-	CodeValidation        = "VALIDATION_ERROR"
-	CodeInvalidJSON       = "INVALID_JSON"
-	CodeInvalidQuery      = "INVALID_QUERY"
-	CodeUnauthorized      = "UNAUTHORIZED"
-	CodeInvalidCreds      = "INVALID_CREDENTIALS"
-	CodeForbidden         = "FORBIDDEN"
-	CodePlanLimit         = "PLAN_LIMIT"
-	CodeNotFound          = "NOT_FOUND"
-	CodeMethodNotAllowed  = "METHOD_NOT_ALLOWED"
-	CodeConflict          = "CONFLICT"
-	CodeIdempotencyReused = "IDEMPOTENCY_KEY_REUSED"
-	CodeDestructive       = "DESTRUCTIVE_CHANGE"
-	CodePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
-	CodeUnsupportedMedia  = "UNSUPPORTED_MEDIA_TYPE"
-	CodeRateLimited       = "RATE_LIMITED"
-	CodeInternal          = "INTERNAL_ERROR"
-	CodeUnavailable       = "SERVICE_UNAVAILABLE"
-	CodeTooManyAttempts   = "TOO_MANY_ATTEMPTS"
-	CodeInvalidConnection = "INVALID_CONNECTION"
-)
+// RetryAfterUnavailable is the Retry-After (seconds) of a 503 that does
+// not set its own.
+const RetryAfterUnavailable = "5"
 
 var statusOf = map[string]int{
-	CodeValidation:        http.StatusBadRequest,
-	CodeInvalidJSON:       http.StatusBadRequest,
-	CodeInvalidQuery:      http.StatusBadRequest,
-	CodeInvalidConnection: http.StatusBadRequest,
-	CodeUnauthorized:      http.StatusUnauthorized,
-	CodeInvalidCreds:      http.StatusUnauthorized,
-	CodeForbidden:         http.StatusForbidden,
-	CodePlanLimit:         http.StatusForbidden,
-	CodeNotFound:          http.StatusNotFound,
-	CodeMethodNotAllowed:  http.StatusMethodNotAllowed,
-	CodeConflict:          http.StatusConflict,
-	CodeDestructive:       http.StatusConflict,
-	CodeIdempotencyReused: http.StatusUnprocessableEntity,
-	CodePayloadTooLarge:   http.StatusRequestEntityTooLarge,
-	CodeUnsupportedMedia:  http.StatusUnsupportedMediaType,
-	CodeRateLimited:       http.StatusTooManyRequests,
-	CodeTooManyAttempts:   http.StatusTooManyRequests,
-	CodeInternal:          http.StatusInternalServerError,
-	CodeUnavailable:       http.StatusServiceUnavailable,
+	apierr.CodeValidation:        http.StatusBadRequest,
+	apierr.CodeInvalidJSON:       http.StatusBadRequest,
+	apierr.CodeInvalidQuery:      http.StatusBadRequest,
+	apierr.CodeInvalidConnection: http.StatusBadRequest,
+	apierr.CodeUnauthorized:      http.StatusUnauthorized,
+	apierr.CodeInvalidCreds:      http.StatusUnauthorized,
+	apierr.CodeForbidden:         http.StatusForbidden,
+	apierr.CodePlanLimit:         http.StatusForbidden,
+	apierr.CodeNotFound:          http.StatusNotFound,
+	apierr.CodeMethodNotAllowed:  http.StatusMethodNotAllowed,
+	apierr.CodeConflict:          http.StatusConflict,
+	apierr.CodeDestructive:       http.StatusConflict,
+	apierr.CodeIdempotencyReused: http.StatusUnprocessableEntity,
+	apierr.CodePayloadTooLarge:   http.StatusRequestEntityTooLarge,
+	apierr.CodeUnsupportedMedia:  http.StatusUnsupportedMediaType,
+	apierr.CodeRateLimited:       http.StatusTooManyRequests,
+	apierr.CodeTooManyAttempts:   http.StatusTooManyRequests,
+	apierr.CodeInternal:          http.StatusInternalServerError,
+	apierr.CodeUnavailable:       http.StatusServiceUnavailable,
 }
 
-// Error is an error that the edge turns into the error envelope. Details
-// map a field (or parameter, or schema path) to a message.
-type Error struct {
-	Code    string
-	Message string
-	Details map[string]string
-	// Extra is an optional object placed beside details (e.g. what a
-	// destructive change would lose); it must be JSON-marshalable.
-	Extra any
-	// Cause is the underlying error, for logs only: never sent.
-	Cause error
-}
-
-func (e *Error) Error() string {
-	if e.Cause != nil {
-		return e.Code + ": " + e.Message + ": " + e.Cause.Error()
-	}
-	return e.Code + ": " + e.Message
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Cause }
-
-// Status is the HTTP status of the error's code.
-func (e *Error) Status() int {
-	if s, ok := statusOf[e.Code]; ok {
+// Status is the HTTP status of an error code (500 for a code it does not
+// know).
+func Status(code string) int {
+	if s, ok := statusOf[code]; ok {
 		return s
 	}
 	return http.StatusInternalServerError
-}
-
-// New makes an Error with a formatted message.
-func New(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// Fields makes an Error whose details name problems per field.
-func Fields(code, message string, details map[string]string) *Error {
-	return &Error{Code: code, Message: message, Details: details}
-}
-
-// As returns the *Error inside err, SERVICE_UNAVAILABLE for a deadline or
-// a lost connection (Unavailable), or an INTERNAL_ERROR that hides err's
-// text: internals never reach the client.
-func As(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	if u := Unavailable(err); u != nil {
-		return u
-	}
-	return &Error{Code: CodeInternal, Message: "An internal error occurred"}
 }
 
 type errorBody struct {
@@ -116,20 +54,25 @@ type errorBody struct {
 	Extra   any               `json:"info,omitempty"`
 }
 
-// WriteError writes err as the error envelope with its status.
+// WriteError writes err as the error envelope with its status; apierr.As
+// says which contract error err is.
 func WriteError(w http.ResponseWriter, err error) {
-	e := As(err)
-	if e.Code == CodeRateLimited && w.Header().Get("Retry-After") == "" {
+	e := apierr.As(err)
+	if e.RetryAfter > 0 && w.Header().Get("Retry-After") == "" {
+		secs := (e.RetryAfter + time.Second - 1) / time.Second // whole seconds, rounded up
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	}
+	if e.Code == apierr.CodeRateLimited && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "60")
 	}
-	if e.Code == CodeUnavailable && w.Header().Get("Retry-After") == "" {
+	if e.Code == apierr.CodeUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", RetryAfterUnavailable)
 	}
 	body, _ := json.Marshal(struct {
 		Success bool      `json:"success"`
 		Error   errorBody `json:"error"`
 	}{false, errorBody{e.Code, e.Message, e.Details, e.Extra}})
-	writeJSON(w, e.Status(), body)
+	writeJSON(w, Status(e.Code), body)
 }
 
 // Success is the success envelope. Data is any JSON-marshalable value;

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testproxy"
@@ -305,8 +305,8 @@ func TestAPoolFailsFastWhileItsDatabaseIsAwayAndRecoversByItself(t *testing.T) {
 	}
 	start := time.Now()
 	err = ping()
-	var e *envelope.Error
-	if !errors.As(err, &e) || e.Code != envelope.CodeUnavailable || e.Status() != 503 {
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.CodeUnavailable {
 		t.Fatalf("while down: %v, want a 503 envelope error", err)
 	}
 	if took := time.Since(start); took > 100*time.Millisecond {

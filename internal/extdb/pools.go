@@ -11,7 +11,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/pgpool"
 )
@@ -186,7 +186,7 @@ func (c *trackedConnector) Driver() driver.Driver { return c.inner.Driver() }
 // callers, who need not learn the database's address; the project's
 // owner sees the cause in the platform API.
 func unavailable(cause error) error {
-	return &envelope.Error{Code: envelope.CodeUnavailable,
+	return &apierr.Error{Code: apierr.CodeUnavailable,
 		Message: "The project's database is unreachable right now; try again shortly", Cause: cause}
 }
 

@@ -9,8 +9,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
-	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/schema/introspect"
 )
 
@@ -109,7 +109,7 @@ func (c *Connections) Unseal(ctx context.Context, sealed string) (string, error)
 func (c *Connections) Pool(ctx context.Context, sealed string) (*Pool, error) {
 	raw, err := c.Unseal(ctx, sealed)
 	if err != nil {
-		return nil, &envelope.Error{Code: envelope.CodeUnavailable,
+		return nil, &apierr.Error{Code: apierr.CodeUnavailable,
 			Message: "The project's database connection cannot be read; its owner must enter it again", Cause: err}
 	}
 	return c.Pools.Get(raw)

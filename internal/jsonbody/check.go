@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 )
 
 // Check refuses what Go's decoder accepts but changes or drops: bytes
@@ -18,7 +18,7 @@ func Check(raw []byte) error { return check(raw, false) }
 
 func check(raw []byte, noNUL bool) error {
 	if !utf8.Valid(raw) {
-		return envelope.New(envelope.CodeInvalidJSON, "The body is not valid UTF-8 (byte %d)", invalidUTF8At(raw))
+		return apierr.New(apierr.CodeInvalidJSON, "The body is not valid UTF-8 (byte %d)", invalidUTF8At(raw))
 	}
 	// Room for the keys of typical bodies without allocating.
 	var keys [16][]byte
@@ -88,14 +88,14 @@ func (p *problem) err() error {
 	}
 	switch p.kind {
 	case duplicateKey:
-		return envelope.New(envelope.CodeInvalidJSON, "Duplicate key %q in %s", p.key, in)
+		return apierr.New(apierr.CodeInvalidJSON, "Duplicate key %q in %s", p.key, in)
 	case loneSurrogate:
-		return envelope.New(envelope.CodeInvalidJSON, "Invalid \\u escape in %s: a lone UTF-16 surrogate is not a character", in)
+		return apierr.New(apierr.CodeInvalidJSON, "Invalid \\u escape in %s: a lone UTF-16 surrogate is not a character", in)
 	default:
 		if where == "" {
 			where = "body"
 		}
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{where: "must not contain NUL characters"})
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{where: "must not contain NUL characters"})
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 )
 
 // MsgNotObject is the message of a body that is not one JSON object
@@ -37,7 +37,7 @@ func readNoNUL(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error
 
 func read(w http.ResponseWriter, r *http.Request, max int64, noNUL bool) ([]byte, error) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return nil, envelope.New(envelope.CodeUnsupportedMedia, "The body must be JSON with Content-Type: application/json")
+		return nil, apierr.New(apierr.CodeUnsupportedMedia, "The body must be JSON with Content-Type: application/json")
 	}
 	raw, err := readAll(w, r, max)
 	if err != nil {
@@ -55,9 +55,9 @@ func readAll(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) 
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, envelope.New(envelope.CodePayloadTooLarge, "The body is larger than %d bytes", max)
+			return nil, apierr.New(apierr.CodePayloadTooLarge, "The body is larger than %d bytes", max)
 		}
-		return nil, envelope.New(envelope.CodeInvalidJSON, "The body could not be read")
+		return nil, apierr.New(apierr.CodeInvalidJSON, "The body could not be read")
 	}
 	return raw, nil
 }
@@ -73,10 +73,10 @@ func Object(w http.ResponseWriter, r *http.Request, max int64) (map[string]any, 
 	dec.UseNumber()
 	var body map[string]any
 	if err := dec.Decode(&body); err != nil || body == nil {
-		return nil, envelope.New(envelope.CodeInvalidJSON, MsgNotObject)
+		return nil, apierr.New(apierr.CodeInvalidJSON, MsgNotObject)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, envelope.New(envelope.CodeInvalidJSON, "The body must be a single JSON object")
+		return nil, apierr.New(apierr.CodeInvalidJSON, "The body must be a single JSON object")
 	}
 	return body, nil
 }
@@ -94,15 +94,15 @@ func Decode(w http.ResponseWriter, r *http.Request, max int64, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
-			return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{ute.Field: "has the wrong type"})
+			return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{ute.Field: "has the wrong type"})
 		}
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{strings.Trim(f, `"`): "unknown field"})
+			return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{strings.Trim(f, `"`): "unknown field"})
 		}
-		return envelope.New(envelope.CodeInvalidJSON, MsgNotObject)
+		return apierr.New(apierr.CodeInvalidJSON, MsgNotObject)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return envelope.New(envelope.CodeInvalidJSON, "The body must be a single JSON object")
+		return apierr.New(apierr.CodeInvalidJSON, "The body must be a single JSON object")
 	}
 	return nil
 }

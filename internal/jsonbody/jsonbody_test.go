@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
 )
 
@@ -36,33 +36,33 @@ func TestObjectAppliesOneSetOfBodyRules(t *testing.T) {
 		{name: "the same key in sibling objects", body: `{"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]}`},
 		{name: "a NUL character outside the platform API", body: `{"s":"a\u0000b"}`},
 		{name: "non-ASCII text", body: `{"name":"Zoë 日本 🙂"}`},
-		{name: "wrong media type", body: `{}`, contentType: "text/plain", code: envelope.CodeUnsupportedMedia},
-		{name: "no media type", body: `{}`, contentType: "-", code: envelope.CodeUnsupportedMedia},
-		{name: "too large", body: `{"s":"` + strings.Repeat("x", 100) + `"}`, code: envelope.CodePayloadTooLarge},
-		{name: "not an object", body: `[1]`, code: envelope.CodeInvalidJSON, message: "The body must be a JSON object"},
-		{name: "null", body: `null`, code: envelope.CodeInvalidJSON, message: "The body must be a JSON object"},
-		{name: "empty", body: ``, code: envelope.CodeInvalidJSON, message: "The body must be a JSON object"},
-		{name: "two values", body: `{} {}`, code: envelope.CodeInvalidJSON, message: "The body must be a single JSON object"},
-		{name: "broken syntax", body: `{"a":}`, code: envelope.CodeInvalidJSON, message: "The body must be a JSON object"},
-		{name: "invalid UTF-8 in a string", body: "{\"s\":\"a\xffb\"}", code: envelope.CodeInvalidJSON, message: "The body is not valid UTF-8 (byte 7)"},
-		{name: "a truncated UTF-8 sequence", body: "{\"s\":\"\xe6\x97\"}", code: envelope.CodeInvalidJSON, message: "The body is not valid UTF-8 (byte 6)"},
-		{name: "a lone high surrogate", body: `{"s":"a\ud800b"}`, code: envelope.CodeInvalidJSON,
+		{name: "wrong media type", body: `{}`, contentType: "text/plain", code: apierr.CodeUnsupportedMedia},
+		{name: "no media type", body: `{}`, contentType: "-", code: apierr.CodeUnsupportedMedia},
+		{name: "too large", body: `{"s":"` + strings.Repeat("x", 100) + `"}`, code: apierr.CodePayloadTooLarge},
+		{name: "not an object", body: `[1]`, code: apierr.CodeInvalidJSON, message: "The body must be a JSON object"},
+		{name: "null", body: `null`, code: apierr.CodeInvalidJSON, message: "The body must be a JSON object"},
+		{name: "empty", body: ``, code: apierr.CodeInvalidJSON, message: "The body must be a JSON object"},
+		{name: "two values", body: `{} {}`, code: apierr.CodeInvalidJSON, message: "The body must be a single JSON object"},
+		{name: "broken syntax", body: `{"a":}`, code: apierr.CodeInvalidJSON, message: "The body must be a JSON object"},
+		{name: "invalid UTF-8 in a string", body: "{\"s\":\"a\xffb\"}", code: apierr.CodeInvalidJSON, message: "The body is not valid UTF-8 (byte 7)"},
+		{name: "a truncated UTF-8 sequence", body: "{\"s\":\"\xe6\x97\"}", code: apierr.CodeInvalidJSON, message: "The body is not valid UTF-8 (byte 6)"},
+		{name: "a lone high surrogate", body: `{"s":"a\ud800b"}`, code: apierr.CodeInvalidJSON,
 			message: `Invalid \u escape in s: a lone UTF-16 surrogate is not a character`},
-		{name: "a lone low surrogate", body: `{"o":{"list":["ok","\uDC00"]}}`, code: envelope.CodeInvalidJSON,
+		{name: "a lone low surrogate", body: `{"o":{"list":["ok","\uDC00"]}}`, code: apierr.CodeInvalidJSON,
 			message: `Invalid \u escape in o.list[1]: a lone UTF-16 surrogate is not a character`},
-		{name: "a high surrogate before a non-surrogate escape", body: `{"s":"\ud800\u0041"}`, code: envelope.CodeInvalidJSON,
+		{name: "a high surrogate before a non-surrogate escape", body: `{"s":"\ud800\u0041"}`, code: apierr.CodeInvalidJSON,
 			message: `Invalid \u escape in s: a lone UTF-16 surrogate is not a character`},
-		{name: "a high surrogate at the end of the string", body: `{"s":"\ud83d"}`, code: envelope.CodeInvalidJSON,
+		{name: "a high surrogate at the end of the string", body: `{"s":"\ud83d"}`, code: apierr.CodeInvalidJSON,
 			message: `Invalid \u escape in s: a lone UTF-16 surrogate is not a character`},
-		{name: "a surrogate in a key", body: `{"\udfff":1}`, code: envelope.CodeInvalidJSON,
+		{name: "a surrogate in a key", body: `{"\udfff":1}`, code: apierr.CodeInvalidJSON,
 			message: `Invalid \u escape in the body: a lone UTF-16 surrogate is not a character`},
-		{name: "a duplicate key", body: `{"name":"k","scope":"read","scope":"read_write"}`, code: envelope.CodeInvalidJSON,
+		{name: "a duplicate key", body: `{"name":"k","scope":"read","scope":"read_write"}`, code: apierr.CodeInvalidJSON,
 			message: `Duplicate key "scope" in the body`},
-		{name: "a duplicate key spelt with an escape", body: `{"scope":"read","sc\u006fpe":"read_write"}`, code: envelope.CodeInvalidJSON,
+		{name: "a duplicate key spelt with an escape", body: `{"scope":"read","sc\u006fpe":"read_write"}`, code: apierr.CodeInvalidJSON,
 			message: `Duplicate key "scope" in the body`},
 		{name: "a duplicate key deep down", body: `{"tables":[{"name":"a"},{"name":"b","columns":[{"name":"x","type":"text","name":"y"}]}]}`,
-			code: envelope.CodeInvalidJSON, message: `Duplicate key "name" in tables[1].columns[0]`},
-		{name: "a duplicate key in a large object", body: manyKeys(40, "k7"), code: envelope.CodeInvalidJSON,
+			code: apierr.CodeInvalidJSON, message: `Duplicate key "name" in tables[1].columns[0]`},
+		{name: "a duplicate key in a large object", body: manyKeys(40, "k7"), code: apierr.CodeInvalidJSON,
 			message: `Duplicate key "k7" in the body`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestObjectAppliesOneSetOfBodyRules(t *testing.T) {
 				}
 				return
 			}
-			e := envelope.As(err)
+			e := apierr.As(err)
 			if e.Code != tc.code || (tc.message != "" && e.Message != tc.message) {
 				t.Fatalf("got %s %q, want %s %q", e.Code, e.Message, tc.code, tc.message)
 			}
@@ -138,8 +138,8 @@ func TestDecodeRefusesNULCharactersNamingTheField(t *testing.T) {
 	} {
 		w, r := post(body, "application/json")
 		err := jsonbody.Decode(w, r, 1<<10, &v)
-		e := envelope.As(err)
-		if e.Code != envelope.CodeValidation || e.Details[field] != "must not contain NUL characters" {
+		e := apierr.As(err)
+		if e.Code != apierr.CodeValidation || e.Details[field] != "must not contain NUL characters" {
 			t.Errorf("%s: got %s %q %v, want a validation error on %s", body, e.Code, e.Message, e.Details, field)
 		}
 	}
@@ -155,13 +155,13 @@ func TestDecodeNamesUnknownAndMistypedFields(t *testing.T) {
 		`{"count":"x"}`: {"count": "has the wrong type"},
 	} {
 		w, r := post(body, "application/json")
-		e := envelope.As(jsonbody.Decode(w, r, 1<<10, &v))
-		if e.Code != envelope.CodeValidation || len(e.Details) != 1 || e.Details[keyOf(want)] != want[keyOf(want)] {
+		e := apierr.As(jsonbody.Decode(w, r, 1<<10, &v))
+		if e.Code != apierr.CodeValidation || len(e.Details) != 1 || e.Details[keyOf(want)] != want[keyOf(want)] {
 			t.Errorf("%s: got %s %v, want %v", body, e.Code, e.Details, want)
 		}
 	}
 	w, r := post(`{"name":"a"} x`, "application/json")
-	if e := envelope.As(jsonbody.Decode(w, r, 1<<10, &v)); e.Code != envelope.CodeInvalidJSON {
+	if e := apierr.As(jsonbody.Decode(w, r, 1<<10, &v)); e.Code != apierr.CodeInvalidJSON {
 		t.Errorf("trailing data: got %s", e.Code)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/clientaddr"
-	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
@@ -90,7 +90,7 @@ func (t Throttle) Check(ctx context.Context, w http.ResponseWriter, a Attempt, n
 	}
 	secs := retryAfterSeconds(wait)
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-	return envelope.New(envelope.CodeTooManyAttempts, "Too many failed logins; try again in %d seconds", secs)
+	return apierr.New(apierr.CodeTooManyAttempts, "Too many failed logins; try again in %d seconds", secs)
 }
 
 func (t Throttle) wait(ctx context.Context, a Attempt, now time.Time) (time.Duration, error) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -122,38 +122,42 @@ func scanRow(ctx context.Context, q Querier, query string, args []any, dest ...a
 	return err
 }
 
-// Op is the operation a statement served, for error wording.
+// Op is the operation a statement served: it decides whose mistake a
+// value the database refuses is, and the wording.
 type Op int
 
 // Operations.
 const (
+	// OpRead is a list or a get: the values it binds come from the query
+	// string, so a value the database refuses is INVALID_QUERY.
 	OpRead Op = iota
+	// OpWrite is a create or update: its values come from the body
+	// (VALIDATION_ERROR).
 	OpWrite
+	// OpDelete is a delete: a record still referenced is a CONFLICT.
 	OpDelete
 )
 
-// MapError turns a database error into a contract error for table t.
-// Constraint names are mapped back to columns with the same naming rule
-// that created them.
+// MapError turns the error of a statement on table t into a contract
+// error. It is the one mapping of PostgreSQL's errors, called once, by
+// the handler that ran the statement (which knows t and op). Constraint
+// names are mapped back to columns with the same naming rule that created
+// them. Errors it does not know, a lost connection or a deadline among
+// them, pass through: apierr.As classifies those where the answer is
+// written.
 func MapError(err error, t *schema.CTable, op Op) error {
-	if err == nil {
-		return nil
-	}
 	var pe *pq.Error
-	if !errors.As(err, &pe) {
-		if u := envelope.Unavailable(err); u != nil {
-			return u
-		}
+	if err == nil || !errors.As(err, &pe) {
 		return err
 	}
 	switch pe.Code {
 	case "23505": // unique_violation
 		col := columnOfConstraint(t, pe.Constraint, "key")
-		return envelope.Fields(envelope.CodeConflict, "A record with this value already exists",
+		return apierr.Fields(apierr.CodeConflict, "A record with this value already exists",
 			map[string]string{col: "already exists"})
 	case "23503": // foreign_key_violation
 		if op == OpDelete {
-			return envelope.Fields(envelope.CodeConflict, "The record is still referenced by "+pe.Table+" records",
+			return apierr.Fields(apierr.CodeConflict, "The record is still referenced by "+pe.Table+" records",
 				map[string]string{pe.Table: "references this record"})
 		}
 		col := columnOfConstraint(t, pe.Constraint, "fkey")
@@ -161,23 +165,23 @@ func MapError(err error, t *schema.CTable, op Op) error {
 		if c, ok := t.Column(col); ok && c.References != nil {
 			target = c.References.Table
 		}
-		return envelope.Fields(envelope.CodeValidation, "Validation failed",
+		return apierr.Fields(apierr.CodeValidation, "Validation failed",
 			map[string]string{col: "references a " + target + " record that does not exist"})
 	case "23502": // not_null_violation
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{pe.Column: schema.MsgRequired})
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{pe.Column: schema.MsgRequired})
 	case "23514": // check_violation
 		col := columnOfConstraint(t, pe.Constraint, "check")
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{col: "is not an allowed value"})
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{col: "is not an allowed value"})
 	case "42P01", "42703": // undefined table/column: the database changed under a published schema
-		e := envelope.New(envelope.CodeInternal, "An internal error occurred")
+		e := apierr.New(apierr.CodeInternal, "An internal error occurred")
 		e.Cause = fmt.Errorf("table %s: %w: %w", t.Name, ErrSchemaChanged, err)
 		return e
 	}
 	if strings.HasPrefix(string(pe.Code), "22") { // data exceptions: out of range, bad representation
-		return envelope.New(envelope.CodeValidation, "A value is out of range for its column")
-	}
-	if u := envelope.Unavailable(err); u != nil { // statement timeout, shutdown, connection exceptions
-		return u
+		if op == OpRead {
+			return apierr.New(apierr.CodeInvalidQuery, "A filter value is out of range for its column")
+		}
+		return apierr.New(apierr.CodeValidation, "A value is out of range for its column")
 	}
 	return err
 }

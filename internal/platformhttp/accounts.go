@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/loginthrottle"
@@ -48,7 +49,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
 		problems["name"] = "must be at most 100 characters"
 	}
 	if len(problems) > 0 {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	hash, err := auth.HashPassword(c.Password)
 	if err != nil {
@@ -57,7 +58,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
 	cfg := h.d.Config()
 	acc, err := h.d.Store.CreateAccount(r.Context(), email.(string), c.Name, hash, cfg.DefaultPlan)
 	if errors.Is(err, store.ErrDuplicate) {
-		return envelope.Fields(envelope.CodeConflict, "An account with this e-mail already exists", map[string]string{"email": "already registered"})
+		return apierr.Fields(apierr.CodeConflict, "An account with this e-mail already exists", map[string]string{"email": "already registered"})
 	}
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		if err := throttle.Failed(ctx, attempt, now); err != nil {
 			return err
 		}
-		return envelope.New(envelope.CodeInvalidCreds, "Wrong e-mail or password")
+		return apierr.New(apierr.CodeInvalidCreds, "Wrong e-mail or password")
 	}
 	if err := throttle.Succeeded(ctx, attempt); err != nil {
 		return err

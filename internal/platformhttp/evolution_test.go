@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
@@ -623,8 +623,8 @@ func TestAFaultAtAnyStatementLeavesCatalogDataAndVersionAsTheyWere(t *testing.T)
 				}
 				return nil
 			}})
-		var env *envelope.Error
-		if !errors.As(err, &env) || env.Code != envelope.CodeConflict || !strings.Contains(env.Message, "changed nothing") || !errors.Is(err, injected) {
+		var env *apierr.Error
+		if !errors.As(err, &env) || env.Code != apierr.CodeConflict || !strings.Contains(env.Message, "changed nothing") || !errors.Is(err, injected) {
 			t.Fatalf("fault before statement %d: %v", k, err)
 		}
 		if got := e.catalog(); !reflect.DeepEqual(got, beforeCat) {
@@ -679,8 +679,8 @@ func TestAFailedStatementOnRealDataChangesNothing(t *testing.T) {
 	if v := e.version(); v != 1 {
 		t.Fatalf("published version = %v", v)
 	}
-	env := envelope.As(publish.MigrationError(err))
-	if env.Code != envelope.CodeConflict || !strings.Contains(env.Message, "changed nothing") {
+	env := apierr.As(publish.MigrationError(err))
+	if env.Code != apierr.CodeConflict || !strings.Contains(env.Message, "changed nothing") {
 		t.Fatalf("error = %+v", env)
 	}
 }
@@ -779,8 +779,8 @@ func TestReadsOfOtherTablesGoOnWhileAMigrationWaitsForALock(t *testing.T) {
 	stopReads()
 	wg.Wait()
 
-	env := envelope.As(err)
-	if env.Code != envelope.CodeConflict || !strings.Contains(env.Message, "busy") {
+	env := apierr.As(err)
+	if env.Code != apierr.CodeConflict || !strings.Contains(env.Message, "busy") {
 		t.Fatalf("generate = %v", err)
 	}
 	if genTook < lockTimeout || genTook > lockTimeout+3*time.Second {

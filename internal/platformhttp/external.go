@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/publish"
@@ -92,11 +93,11 @@ func connectionError(err error) error {
 	if !ok {
 		return err
 	}
-	code := envelope.CodeInvalidConnection
+	code := apierr.CodeInvalidConnection
 	if p.Kind == extdb.ProblemInvalidURL || p.Kind == extdb.ProblemInvalidSchemaName {
-		code = envelope.CodeValidation
+		code = apierr.CodeValidation
 	}
-	e := envelope.Fields(code, "The connection cannot be used: "+p.Message, map[string]string{"connection": p.Message})
+	e := apierr.Fields(code, "The connection cannot be used: "+p.Message, map[string]string{"connection": p.Message})
 	e.Extra = map[string]string{"problem": p.Kind}
 	e.Cause = err
 	return e
@@ -158,7 +159,7 @@ func (h *Handler) describeExternal(ctx context.Context, v *projectView, p store.
 		if pool, err := h.d.External.Pool(ctx, conn.SealedURL); err == nil {
 			v.Connection.Status = pool.Health()
 		} else {
-			v.Connection.Status = extdb.Health{State: extdb.StateDown, Problem: envelope.As(err).Message}
+			v.Connection.Status = extdb.Health{State: extdb.StateDown, Problem: apierr.As(err).Message}
 		}
 	}
 	raw, at, err := h.d.Store.Introspection(ctx, p.ID)
@@ -176,7 +177,7 @@ func (h *Handler) describeExternal(ctx context.Context, v *projectView, p store.
 func (h *Handler) externalPool(ctx context.Context, p store.Project) (*extdb.Pool, error) {
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok || h.d.External == nil {
-		return nil, envelope.New(envelope.CodeUnavailable, "Fronting existing databases is not enabled on this server")
+		return nil, apierr.New(apierr.CodeUnavailable, "Fronting existing databases is not enabled on this server")
 	}
 	return h.d.External.Pool(ctx, conn.SealedURL)
 }
@@ -353,22 +354,22 @@ func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok {
-		return envelope.Fields(envelope.CodeValidation, "Refresh from database applies to projects that front an existing database",
+		return apierr.Fields(apierr.CodeValidation, "Refresh from database applies to projects that front an existing database",
 			map[string]string{"engine": "is " + p.Engine + "; refresh needs postgres_external"})
 	}
 	if h.d.External == nil {
-		return envelope.New(envelope.CodeUnavailable, "Fronting existing databases is not enabled on this server")
+		return apierr.New(apierr.CodeUnavailable, "Fronting existing databases is not enabled on this server")
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
 	defer cancel()
 	raw, err := h.d.External.Unseal(ctx, conn.SealedURL)
 	if err != nil {
-		return envelope.New(envelope.CodeUnavailable, "The project's database connection cannot be read; enter it again")
+		return apierr.New(apierr.CodeUnavailable, "The project's database connection cannot be read; enter it again")
 	}
 	cat, err := h.d.External.Inspect(ctx, raw, conn.Schema)
 	if err != nil {
 		if prob, ok := extdb.AsProblem(err); ok && prob.Kind == extdb.ProblemCannotConnect {
-			e := envelope.Fields(envelope.CodeUnavailable, "The database cannot be reached: "+prob.Message, map[string]string{"connection": prob.Message})
+			e := apierr.Fields(apierr.CodeUnavailable, "The database cannot be reached: "+prob.Message, map[string]string{"connection": prob.Message})
 			e.Extra = map[string]string{"problem": prob.Kind}
 			return e
 		}
@@ -451,13 +452,13 @@ func sameDocument(a, b schema.Document) bool {
 // answer.
 func (h *Handler) updateConnection(w http.ResponseWriter, r *http.Request, p store.Project, raw json.RawMessage) error {
 	if p.Engine != store.EngineExternal || h.d.External == nil {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed",
+		return apierr.Fields(apierr.CodeValidation, "Validation failed",
 			map[string]string{"connection": "only projects that front an existing database have a connection"})
 	}
 	problems := map[string]string{}
 	conn := parseConnection(raw, problems)
 	if len(problems) > 0 {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), inspectTimeout)
 	defer cancel()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/analytics"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
@@ -33,8 +35,9 @@ type Deps struct {
 	Config  func() Config
 	Trigram bool
 	Logger  *slog.Logger
-	// Analytics serves GET /api/projects/{id}/analytics; nil: 404.
-	Analytics func(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) error
+	// Analytics reports a project's requests in a window, with its usage
+	// of plan, for GET /api/projects/{id}/analytics; nil: 404.
+	Analytics func(ctx context.Context, projectID string, win analytics.Window, plan plans.Plan) (*analytics.Report, error)
 	// Usage reports this hour's generated-API requests of a project.
 	Usage func(ctx context.Context, projectID string) (used int64, resets time.Time)
 	Now   func() time.Time
@@ -126,9 +129,9 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) error {
 	}
 	if len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		return envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; allowed: %s", r.Method, strings.Join(allow, ", "))
+		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; allowed: %s", r.Method, strings.Join(allow, ", "))
 	}
-	return envelope.New(envelope.CodeNotFound, "No such platform API endpoint: %s %s", r.Method, r.URL.Path)
+	return apierr.New(apierr.CodeNotFound, "No such platform API endpoint: %s %s", r.Method, r.URL.Path)
 }
 
 // ServeHTTP recovers panics into a 500 envelope.
@@ -148,10 +151,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serve(next func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := next(w, r); err != nil {
-			if e := envelope.As(err); e.Code == envelope.CodeInternal {
+			e := apierr.As(err) // the one place a request's error becomes a contract error
+			if e.Code == apierr.CodeInternal {
 				h.d.Logger.Error("platform API request failed", "err", err, "method", r.Method, "path", r.URL.Path)
 			}
-			envelope.WriteError(w, err)
+			envelope.WriteError(w, e)
 		}
 	}
 }
@@ -171,15 +175,15 @@ func (h *Handler) authed(next func(http.ResponseWriter, *http.Request, store.Acc
 func (h *Handler) sessionAccount(r *http.Request) (store.Account, error) {
 	tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
 	if !ok {
-		return store.Account{}, envelope.New(envelope.CodeUnauthorized, "Missing session: send Authorization: Bearer <token from /api/auth/login>")
+		return store.Account{}, apierr.New(apierr.CodeUnauthorized, "Missing session: send Authorization: Bearer <token from /api/auth/login>")
 	}
 	id, err := h.d.Sessions.Verify(tok)
 	if err != nil {
-		return store.Account{}, envelope.New(envelope.CodeUnauthorized, "Invalid or expired session; log in again")
+		return store.Account{}, apierr.New(apierr.CodeUnauthorized, "Invalid or expired session; log in again")
 	}
 	acc, err := h.d.Store.AccountByID(r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
-		return acc, envelope.New(envelope.CodeUnauthorized, "The account no longer exists")
+		return acc, apierr.New(apierr.CodeUnauthorized, "The account no longer exists")
 	}
 	return acc, err
 }
@@ -190,7 +194,7 @@ func (h *Handler) owned(next func(http.ResponseWriter, *http.Request, store.Acco
 	return h.authed(func(w http.ResponseWriter, r *http.Request, acc store.Account) error {
 		p, err := h.d.Store.Project(r.Context(), r.PathValue("id"))
 		if errors.Is(err, store.ErrNotFound) || (err == nil && p.AccountID != acc.ID) {
-			return envelope.New(envelope.CodeNotFound, "Project %q not found", r.PathValue("id"))
+			return apierr.New(apierr.CodeNotFound, "Project %q not found", r.PathValue("id"))
 		}
 		if err != nil {
 			return err

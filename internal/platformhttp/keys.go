@@ -2,10 +2,13 @@ package platformhttp
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tablesmith/tablesmith/internal/analytics"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -34,7 +37,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ store.Acco
 		problems["scope"] = "must be read or read_write"
 	}
 	if len(problems) > 0 {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	key, prefix := auth.NewAPIKey(store.RandomID)
 	k, err := h.d.Store.CreateKey(r.Context(), p.ID, in.Name, in.Scope, prefix, auth.HashAPIKey(key))
@@ -60,7 +63,7 @@ func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, _ store.Accou
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	err := h.d.Store.RevokeKey(r.Context(), p.ID, r.PathValue("key_id"))
 	if errors.Is(err, store.ErrNotFound) {
-		return envelope.New(envelope.CodeNotFound, "API key %q not found", r.PathValue("key_id"))
+		return apierr.New(apierr.CodeNotFound, "API key %q not found", r.PathValue("key_id"))
 	}
 	if err != nil {
 		return err
@@ -71,10 +74,21 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, _ store.Acco
 	return nil
 }
 
+// analytics answers the report of a project for the window in the query
+// string (range, or from/to/interval).
 func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	if h.d.Analytics == nil {
-		return envelope.New(envelope.CodeNotFound, "Analytics are not enabled")
+		return apierr.New(apierr.CodeNotFound, "Analytics are not enabled")
+	}
+	win, problems := analytics.ParseWindow(r.URL.Query(), h.d.Now())
+	if problems != nil {
+		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid analytics range", problems)
 	}
 	cfg := h.d.Config()
-	return h.d.Analytics(w, r, p, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
+	rep, err := h.d.Analytics(r.Context(), p.ID, win, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
+	if err != nil {
+		return fmt.Errorf("analytics of %s: %w", p.ID, err)
+	}
+	envelope.OK(w, rep)
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
@@ -130,7 +131,7 @@ func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc stor
 		conn = parseConnection(in.Connection, problems)
 	}
 	if len(problems) > 0 {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", problems)
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	if in.Engine == store.EngineExternal {
 		return h.createExternal(w, r, acc, name, conn)
@@ -195,7 +196,7 @@ func (h *Handler) renameProject(w http.ResponseWriter, r *http.Request, acc stor
 	}
 	name, msg := validProjectName(given)
 	if msg != "" {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"name": msg})
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{"name": msg})
 	}
 	p, err := h.d.Store.RenameProject(r.Context(), p.ID, name)
 	if err != nil {
@@ -217,5 +218,5 @@ func (h *Handler) deleteProject(w http.ResponseWriter, r *http.Request, acc stor
 // planLimitError is the answer to a project the account's plan does not
 // allow, whether it is created managed or fronting a database.
 func planLimitError(plan string, projects int) error {
-	return envelope.New(envelope.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", plan, projects)
+	return apierr.New(apierr.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", plan, projects)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
 	"github.com/tablesmith/tablesmith/internal/publish"
@@ -80,9 +81,9 @@ func (h *Handler) getSchema(w http.ResponseWriter, r *http.Request, _ store.Acco
 func (h *Handler) readDocument(w http.ResponseWriter, r *http.Request) (schema.Document, error) {
 	var doc schema.Document
 	if err := h.decode(w, r, &doc); err != nil {
-		var e *envelope.Error
-		if errors.As(err, &e) && e.Code == envelope.CodeInvalidJSON && e.Message == jsonbody.MsgNotObject {
-			return doc, envelope.New(envelope.CodeInvalidJSON, "The body must be a schema document: {\"tables\": [...]}")
+		var e *apierr.Error
+		if errors.As(err, &e) && e.Code == apierr.CodeInvalidJSON && e.Message == jsonbody.MsgNotObject {
+			return doc, apierr.New(apierr.CodeInvalidJSON, "The body must be a schema document: {\"tables\": [...]}")
 		}
 		return doc, err
 	}
@@ -101,7 +102,7 @@ func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Acco
 		return err
 	}
 	if problems := schema.CheckLimits(doc); len(problems) > 0 {
-		return envelope.Fields(envelope.CodeValidation, "The schema is over the limits of a project", problems)
+		return apierr.Fields(apierr.CodeValidation, "The schema is over the limits of a project", problems)
 	}
 	return h.saveDraft(w, r, p, doc, "Draft saved")
 }
@@ -126,7 +127,7 @@ func (h *Handler) saveDraft(w http.ResponseWriter, r *http.Request, p store.Proj
 }
 
 func invalid(problems schema.Problems) error {
-	return envelope.Fields(envelope.CodeValidation, "The schema is not valid", problems)
+	return apierr.Fields(apierr.CodeValidation, "The schema is not valid", problems)
 }
 
 func (h *Handler) validateSchema(w http.ResponseWriter, r *http.Request, _ store.Account, _ store.Project) error {

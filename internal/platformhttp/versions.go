@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -17,11 +18,11 @@ import (
 func (h *Handler) version(r *http.Request, p store.Project, raw string) (store.Version, error) {
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 {
-		return store.Version{}, envelope.New(envelope.CodeNotFound, "Version %q not found", raw)
+		return store.Version{}, apierr.New(apierr.CodeNotFound, "Version %q not found", raw)
 	}
 	v, err := h.d.Store.VersionByNumber(r.Context(), p.ID, n)
 	if errors.Is(err, store.ErrNotFound) {
-		return v, envelope.New(envelope.CodeNotFound, "Version %d not found", n)
+		return v, apierr.New(apierr.CodeNotFound, "Version %d not found", n)
 	}
 	return v, err
 }
@@ -48,7 +49,7 @@ func (h *Handler) resetSchema(w http.ResponseWriter, r *http.Request, _ store.Ac
 		return err
 	}
 	if in.Version == nil {
-		return envelope.Fields(envelope.CodeValidation, "Validation failed", map[string]string{"version": "is required"})
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{"version": "is required"})
 	}
 	v, err := h.version(r, p, strconv.Itoa(*in.Version))
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -110,18 +110,18 @@ func Plan(ctx context.Context, st *store.Store, p store.Project, draft schema.Do
 
 // Invalid is the error for a draft that fails validation.
 func Invalid(problems schema.Problems) error {
-	return envelope.Fields(envelope.CodeValidation, "The schema is not valid", problems)
+	return apierr.Fields(apierr.CodeValidation, "The schema is not valid", problems)
 }
 
 // Generate publishes a project's draft: it checks the plan, runs the
 // migration with its prechecks in one transaction together with the new
 // version row, then finishes what runs after the commit. Refusals are
-// *envelope.Error values of CONTRACT 4.3; every one of them leaves the
+// *apierr.Error values of CONTRACT 4.3; every one of them leaves the
 // database and the published version as they were.
 func Generate(ctx context.Context, st *store.Store, projectID string, opt Options) (Result, error) {
 	p, err := st.Project(ctx, projectID)
 	if errors.Is(err, store.ErrNotFound) {
-		return Result{}, envelope.New(envelope.CodeNotFound, "Project %q not found", projectID)
+		return Result{}, apierr.New(apierr.CodeNotFound, "Project %q not found", projectID)
 	}
 	if err != nil {
 		return Result{}, err
@@ -196,7 +196,7 @@ const healTimeout = 30 * time.Second
 // migrations run on that database (platformhttp's generateExternal).
 func managed(p store.Project) error {
 	if p.Engine != store.EngineManaged {
-		return envelope.New(envelope.CodeConflict, "Project %s fronts an existing database; generate it from the dashboard or POST /api/projects/%s/generate", p.ID, p.ID)
+		return apierr.New(apierr.CodeConflict, "Project %s fronts an existing database; generate it from the dashboard or POST /api/projects/%s/generate", p.ID, p.ID)
 	}
 	return nil
 }
@@ -236,7 +236,7 @@ func Refusal(plan schema.Plan, confirmDestructive bool) error {
 		for _, c := range bad {
 			details[ChangePath(c)] = c.Unsupported
 		}
-		return envelope.Fields(envelope.CodeConflict, "Generate cannot apply some changes; nothing was changed", details)
+		return apierr.Fields(apierr.CodeConflict, "Generate cannot apply some changes; nothing was changed", details)
 	}
 	if plan.Destructive && !confirmDestructive {
 		details := map[string]string{}
@@ -245,7 +245,7 @@ func Refusal(plan schema.Plan, confirmDestructive bool) error {
 				details[ChangePath(c)] = c.Description
 			}
 		}
-		e := envelope.Fields(envelope.CodeDestructive, "These changes would delete data; send confirm_destructive: true to apply them", details)
+		e := apierr.Fields(apierr.CodeDestructive, "These changes would delete data; send confirm_destructive: true to apply them", details)
 		e.Extra = map[string]any{"lost": plan.Lost()}
 		return e
 	}
@@ -256,7 +256,7 @@ func Refusal(plan schema.Plan, confirmDestructive bool) error {
 // and the published version are unchanged in every case.
 func MigrationError(err error) error {
 	if errors.Is(err, store.ErrStaleVersion) {
-		return envelope.New(envelope.CodeConflict, "Another generate published a new version meanwhile; review the plan and generate again")
+		return apierr.New(apierr.CodeConflict, "Another generate published a new version meanwhile; review the plan and generate again")
 	}
 	var ve *store.ViolationError
 	if errors.As(err, &ve) {
@@ -277,11 +277,11 @@ func MigrationError(err error) error {
 		case "23502":
 			msg = "existing rows have no value for a new required column; give it a default or make it optional"
 		}
-		e := envelope.New(envelope.CodeConflict, "Generate failed and changed nothing: %s", msg)
+		e := apierr.New(apierr.CodeConflict, "Generate failed and changed nothing: %s", msg)
 		e.Cause = err
 		return e
 	}
-	e := envelope.New(envelope.CodeConflict, "Generate failed and changed nothing: %v", se.Err)
+	e := apierr.New(apierr.CodeConflict, "Generate failed and changed nothing: %v", se.Err)
 	e.Cause = err
 	return e
 }
@@ -301,7 +301,7 @@ func Violations(vs []store.Violation) error {
 			details[path] = v.Message()
 		}
 	}
-	e := envelope.Fields(envelope.CodeConflict, "Existing rows do not fit the new schema, so generate changed nothing; fix those rows or the draft, then generate again", details)
+	e := apierr.Fields(apierr.CodeConflict, "Existing rows do not fit the new schema, so generate changed nothing; fix those rows or the draft, then generate again", details)
 	e.Extra = map[string]any{"violations": vs}
 	return e
 }
@@ -347,11 +347,11 @@ func Describe(r Result) string {
 func Apply(ctx context.Context, st *store.Store, projectID string, file []byte, dryRun bool, opt Options) (Result, *DryRun, error) {
 	doc, err := schema.Parse(file)
 	if err != nil {
-		return Result{}, nil, envelope.New(envelope.CodeInvalidJSON, "The file is not a schema document: %v", err)
+		return Result{}, nil, apierr.New(apierr.CodeInvalidJSON, "The file is not a schema document: %v", err)
 	}
 	p, err := st.Project(ctx, projectID)
 	if errors.Is(err, store.ErrNotFound) {
-		return Result{}, nil, envelope.New(envelope.CodeNotFound, "Project %q not found", projectID)
+		return Result{}, nil, apierr.New(apierr.CodeNotFound, "Project %q not found", projectID)
 	}
 	if err != nil {
 		return Result{}, nil, err
@@ -398,8 +398,8 @@ type DryRun struct {
 // DescribeError renders a generate's refusal as plain text lines, with
 // the details per table and column and what would be lost.
 func DescribeError(err error) string {
-	e := envelope.As(err)
-	if e.Code == envelope.CodeInternal {
+	e := apierr.As(err)
+	if e.Code == apierr.CodeInternal {
 		return err.Error()
 	}
 	var b strings.Builder

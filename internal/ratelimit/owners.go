@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/cache"
@@ -19,7 +18,7 @@ type OwnerLookup func(ctx context.Context, projectID string) (Owner, error)
 
 // owners caches project → owner so that a request never queries the
 // database for its plan. An entry is dropped when its account's plan
-// changes (the "plan:<account id>" event), and refreshed after its TTL in
+// changes (events.PlanChanged), and refreshed after its TTL in
 // case an event was missed.
 type owners struct {
 	lookup  OwnerLookup
@@ -48,7 +47,3 @@ func (o *owners) forgetAccount(accountID int64) {
 
 // forgetAll drops every entry.
 func (o *owners) forgetAll() { o.entries.InvalidateAll() }
-
-// PlanEvent is the payload, on the tablesmith_events channel, that tells
-// every node an account's plan changed.
-func PlanEvent(accountID int64) string { return "plan:" + strconv.FormatInt(accountID, 10) }

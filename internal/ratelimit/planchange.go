@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
 // ChangePlan moves the account with this e-mail to another plan and
-// announces it on tablesmith_events, so that every running node drops the
+// announces it (events.PlanChanged), so that every running node drops the
 // plan it cached for the account's projects and applies the new limit to
 // their next request (the current window's count is kept).
 func ChangePlan(ctx context.Context, db *sql.DB, email, plan string) (previous store.Account, err error) {
@@ -23,7 +24,7 @@ func ChangePlan(ctx context.Context, db *sql.DB, email, plan string) (previous s
 	if err := st.SetPlan(ctx, email, plan); err != nil {
 		return acc, fmt.Errorf("set plan of %s: %w", email, err)
 	}
-	if _, err := db.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, PlanEvent(acc.ID)); err != nil {
+	if err := events.Notify(ctx, db, events.PlanChanged{AccountID: acc.ID}); err != nil {
 		return acc, fmt.Errorf("announce the plan change (running nodes pick it up within 5 minutes anyway): %w", err)
 	}
 	return acc, nil

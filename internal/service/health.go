@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 )
 
@@ -26,7 +27,7 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		envelope.WriteError(w, envelope.New(envelope.CodeMethodNotAllowed, "Method %s is not allowed here; allowed: GET, HEAD", r.Method))
+		envelope.WriteError(w, apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; allowed: GET, HEAD", r.Method))
 		return true
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -45,7 +46,7 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request) bool {
 // ready says why the node cannot serve, or nil.
 func (s *Service) ready(ctx context.Context) error {
 	if s.platform.Load() == nil {
-		return envelope.New(envelope.CodeUnavailable, "Starting")
+		return apierr.New(apierr.CodeUnavailable, "Starting")
 	}
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
@@ -54,7 +55,7 @@ func (s *Service) ready(ctx context.Context) error {
 		if ctx.Err() != nil {
 			msg = "The control database did not answer within " + ReadyTimeout.String()
 		}
-		return &envelope.Error{Code: envelope.CodeUnavailable, Message: msg, Cause: err}
+		return &apierr.Error{Code: apierr.CodeUnavailable, Message: msg, Cause: err}
 	}
 	return nil
 }
@@ -63,5 +64,5 @@ func (s *Service) ready(ctx context.Context) error {
 // finished.
 func writeStarting(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
-	envelope.WriteError(w, envelope.New(envelope.CodeUnavailable, "Starting"))
+	envelope.WriteError(w, apierr.New(apierr.CodeUnavailable, "Starting"))
 }

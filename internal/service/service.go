@@ -19,6 +19,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/pgpool"
@@ -112,8 +113,10 @@ type Service struct {
 	Indexes *publish.Builder
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
-	starters      []func(ctx context.Context) error
-	eventHandlers map[string]func(rest string)
+	starters []func(ctx context.Context) error
+	// events hands cross-node events to the areas that registered for
+	// them (events.On in their wire hook).
+	events events.Dispatcher
 	// onReconnect hooks drop per-node caches when cross-node events may
 	// have been missed.
 	onReconnect []func()
@@ -176,6 +179,8 @@ func New(cfg Config) (*Service, error) {
 	s.settings.Store(&Settings{DefaultPlan: cfg.DefaultPlan, Plans: cfg.Plans, Secret: cfg.Secret})
 	s.Registry = registry.New(s.loadProject)
 	s.Keys = &auth.Keys{Lookup: s.lookupKey}
+	events.On(&s.events, func(e events.ProjectChanged) { s.Registry.Invalidate(e.ProjectID) })
+	events.On(&s.events, func(e events.KeyRevoked) { s.Keys.Forget(e.Prefix) })
 	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, Logger: cfg.Logger, Now: cfg.Now,
 		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout}
 	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,
@@ -291,20 +296,16 @@ func (s *Service) flushKeyUse(ctx context.Context) {
 	}
 }
 
-// listen follows tablesmith_events so that a generate, a project deletion
-// or a key revocation on any node reaches this node's caches.
+// listen follows the events channel so that a generate, a project
+// deletion or a key revocation on any node reaches this node's caches.
 func (s *Service) listen(ctx context.Context) {
 	l := pq.NewListener(s.cfg.DatabaseURL, time.Second, time.Minute, func(ev pq.ListenerEventType, err error) {
 		if ev == pq.ListenerEventReconnected {
 			// Notifications may have been missed while disconnected.
-			s.Registry.InvalidateAll()
-			s.Keys.ForgetAll()
-			for _, f := range s.onReconnect {
-				f()
-			}
+			s.forgetAll()
 		}
 	})
-	if err := l.Listen("tablesmith_events"); err != nil {
+	if err := l.Listen(events.Channel); err != nil {
 		s.log.Warn("listen for cross-node events; caches follow this node only", "err", err)
 	}
 	s.listener = l
@@ -328,28 +329,30 @@ func (s *Service) listen(ctx context.Context) {
 	}()
 }
 
-// eventHandlers receive cross-node events by prefix ("user:", "plan:");
-// areas add theirs in their wire hook.
-func (s *Service) onEvent(prefix string, f func(rest string)) {
-	if s.eventHandlers == nil {
-		s.eventHandlers = map[string]func(string){}
+// forgetAll drops every per-node cache that cross-node events keep
+// fresh: after a reconnect, when some may have been missed.
+func (s *Service) forgetAll() {
+	s.Registry.InvalidateAll()
+	s.Keys.ForgetAll()
+	for _, f := range s.onReconnect {
+		f()
 	}
-	s.eventHandlers[prefix] = f
 }
 
+// handleEvent dispatches one received payload. A kind this version does
+// not know (sent by a newer node) is ignored; a known kind that cannot be
+// read may have been meant to drop a cache, so every cache is dropped.
 func (s *Service) handleEvent(payload string) {
-	for prefix, f := range s.eventHandlers {
-		if rest, ok := strings.CutPrefix(payload, prefix); ok {
-			f(rest)
-			return
-		}
-	}
+	e, err := events.Decode(payload)
 	switch {
-	case len(payload) > 8 && payload[:8] == "project:":
-		s.Registry.Invalidate(payload[8:])
-	case len(payload) > 4 && payload[:4] == "key:":
-		s.Keys.Forget(payload[4:])
+	case errors.Is(err, events.ErrUnknownKind):
+		return
+	case err != nil:
+		s.log.Warn("unreadable cross-node event; dropping every cache", "err", err)
+		s.forgetAll()
+		return
 	}
+	s.events.Dispatch(e)
 }
 
 // Close stops workers and closes the pool; requests still running finish

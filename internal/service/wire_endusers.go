@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/endusers"
-	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/events"
 )
 
 // wireEndUsers adds end-user auth routes and the access-token verifier (issue 4).
@@ -21,7 +21,7 @@ func (s *Service) wireEndUsers() error {
 	s.apiDeps.Users = a
 	s.apiDeps.Routes["auth"] = a.Serve
 	// Another node revoked a session (logout, refresh-token reuse).
-	s.onEvent(store.EndUserEventPrefix, a.Forget)
+	events.On(&s.events, func(e events.SessionEnded) { a.Forget(e.SessionID) })
 	s.onReconnect = append(s.onReconnect, a.ForgetAll)
 	// Pruning only tidies (expired rows are refused anyway), so unlike
 	// every() it does not run again at shutdown: services with their own

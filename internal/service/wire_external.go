@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -45,7 +45,7 @@ func (s *Service) projectTables(ctx context.Context, projectID string) (string, 
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok || s.external == nil {
-		return "", nil, envelope.New(envelope.CodeUnavailable, "The project's database connection is not available on this server")
+		return "", nil, apierr.New(apierr.CodeUnavailable, "The project's database connection is not available on this server")
 	}
 	pool, err := s.external.Pool(ctx, conn.SealedURL)
 	if err != nil {

@@ -2,16 +2,15 @@ package service
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/analytics"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
-	"github.com/tablesmith/tablesmith/internal/store"
 )
 
 // limits joins the rate limiter and the analytics recorder to the
@@ -20,7 +19,7 @@ import (
 type limits struct {
 	limiter  *ratelimit.Limiter
 	recorder *analytics.Recorder
-	report   *analytics.API
+	db       *sql.DB
 	now      func() time.Time
 }
 
@@ -42,21 +41,15 @@ func (s *Service) wireLimits() error {
 	l := &limits{
 		limiter:  lim,
 		recorder: analytics.New(analytics.Config{DB: s.DB, Logger: s.log}),
-		report:   &analytics.API{DB: s.DB, Now: s.cfg.Now, Logger: s.log},
+		db:       s.DB,
 		now:      s.cfg.Now,
 	}
 	s.apiDeps.Limiter = l
 	s.apiDeps.Recorder = l
-	s.platformDeps.Analytics = l.serveAnalytics
+	s.platformDeps.Analytics = l.report
 	s.platformDeps.Usage = l.usage
 	s.onReconnect = append(s.onReconnect, lim.ForgetAll)
-	s.onEvent("plan:", func(rest string) {
-		if id, err := strconv.ParseInt(rest, 10, 64); err == nil {
-			lim.ForgetAccount(id)
-		} else {
-			lim.ForgetAll()
-		}
-	})
+	events.On(&s.events, func(e events.PlanChanged) { lim.ForgetAccount(e.AccountID) })
 	s.starters = append(s.starters, func(ctx context.Context) error {
 		lim.Start(ctx)
 		l.recorder.Start()
@@ -103,11 +96,16 @@ func (l *limits) Record(s apihttp.Sample) {
 	l.recorder.Record(a)
 }
 
-func (l *limits) serveAnalytics(w http.ResponseWriter, r *http.Request, p store.Project, plan plans.Plan) error {
-	return l.report.Serve(w, r, p.ID, func(ctx context.Context) analytics.PlanUsage {
-		used, resets := l.usage(ctx, p.ID)
-		return analytics.PlanUsage{Plan: plan.Name, Limit: plan.RatePerHour, Used: used, ResetsAt: resets.UTC()}
-	})
+// report is a project's analytics with its usage of plan
+// (platformhttp.Deps.Analytics).
+func (l *limits) report(ctx context.Context, projectID string, win analytics.Window, plan plans.Plan) (*analytics.Report, error) {
+	rep, err := analytics.Query(ctx, l.db, projectID, win)
+	if err != nil {
+		return rep, err
+	}
+	used, resets := l.usage(ctx, projectID)
+	rep.PlanUsage = analytics.PlanUsage{Plan: plan.Name, Limit: plan.RatePerHour, Used: used, ResetsAt: resets.UTC()}
+	return rep, nil
 }
 
 // usage is the current window's count of a project (platformhttp.Deps.Usage).

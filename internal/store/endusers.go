@@ -7,11 +7,9 @@ import (
 	"time"
 
 	"github.com/lib/pq"
-)
 
-// EndUserEventPrefix starts the tablesmith_events payload that tells every
-// node to forget what it cached of an end-user session ("user:<session id>").
-const EndUserEventPrefix = "user:"
+	"github.com/tablesmith/tablesmith/internal/events"
+)
 
 // RefreshToken is what a presented refresh token refers to.
 type RefreshToken struct {
@@ -92,7 +90,7 @@ func (s *Store) RevokeEndUserSession(ctx context.Context, projectID, sessionID, 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
 	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, EndUserEventPrefix+sessionID); err != nil {
+	if err := events.Notify(ctx, tx, events.SessionEnded{SessionID: sessionID}); err != nil {
 		return err
 	}
 	return tx.Commit()

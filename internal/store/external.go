@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tablesmith/tablesmith/internal/events"
 )
 
 // ExternalConnection is what projects.connection holds for a project of
@@ -95,7 +97,7 @@ func (s *Store) SetConnection(ctx context.Context, projectID string, conn Extern
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
 	}
-	if _, err := s.DB.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID); err != nil {
+	if err := events.Notify(ctx, s.DB, events.ProjectChanged{ProjectID: projectID}); err != nil {
 		return err
 	}
 	return nil

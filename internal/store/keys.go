@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+
+	"github.com/tablesmith/tablesmith/internal/events"
 )
 
 // APIKey is a project API key as listed; the secret is never stored.
@@ -79,7 +81,7 @@ func (s *Store) RevokeKey(ctx context.Context, projectID, keyID string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "key:"+prefix); err != nil {
+	if err := events.Notify(ctx, tx, events.KeyRevoked{Prefix: prefix}); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -168,8 +169,7 @@ func recordVersion(ctx context.Context, tx *sql.Tx, projectID string, version in
 	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET published_version = $2, updated_at = now() WHERE id = $1`, projectID, version); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+projectID)
-	return err
+	return events.Notify(ctx, tx, events.ProjectChanged{ProjectID: projectID})
 }
 
 func prepareMigration(ctx context.Context, tx *sql.Tx, m Migration) error {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/internal/events"
 )
 
 // ErrNotFound is returned when a row does not exist.
@@ -268,7 +270,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string) error {
 			return fmt.Errorf("drop project schema: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify('tablesmith_events', $1)`, "project:"+id); err != nil {
+	if err := events.Notify(ctx, tx, events.ProjectChanged{ProjectID: id}); err != nil {
 		return err
 	}
 	return tx.Commit()

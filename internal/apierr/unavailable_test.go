@@ -1,4 +1,4 @@
-package envelope
+package apierr
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http/httptest"
 	"os"
 	"syscall"
 	"testing"
@@ -18,7 +17,7 @@ type sqlStateError string
 func (e sqlStateError) Error() string    { return "pq: " + string(e) }
 func (e sqlStateError) SQLState() string { return string(e) }
 
-func TestLostConnectionsAndDeadlinesAnswer503WithRetryAfter(t *testing.T) {
+func TestLostConnectionsAndDeadlinesAreServiceUnavailable(t *testing.T) {
 	unavailable := map[string]error{
 		"EOF mid-request":      fmt.Errorf("scan: %w", io.EOF),
 		"unexpected EOF":       io.ErrUnexpectedEOF,
@@ -35,10 +34,8 @@ func TestLostConnectionsAndDeadlinesAnswer503WithRetryAfter(t *testing.T) {
 		"too many connections": sqlStateError("53300"),
 	}
 	for name, err := range unavailable {
-		w := httptest.NewRecorder()
-		WriteError(w, err)
-		if w.Code != 503 || As(err).Code != CodeUnavailable || w.Header().Get("Retry-After") != RetryAfterUnavailable {
-			t.Errorf("%s: %d %s Retry-After %q, want 503 SERVICE_UNAVAILABLE with Retry-After", name, w.Code, w.Body, w.Header().Get("Retry-After"))
+		if e := As(err); e.Code != CodeUnavailable || !errors.Is(e, err) {
+			t.Errorf("%s: As = %v, want SERVICE_UNAVAILABLE caused by the error", name, e)
 		}
 	}
 	for name, err := range map[string]error{"plain": errors.New("boom"), "syntax error": sqlStateError("42601")} {
@@ -46,10 +43,7 @@ func TestLostConnectionsAndDeadlinesAnswer503WithRetryAfter(t *testing.T) {
 			t.Errorf("%s: %s, want INTERNAL_ERROR", name, c)
 		}
 	}
-	w := httptest.NewRecorder()
-	w.Header().Set("Retry-After", "1")
-	WriteError(w, New(CodeUnavailable, "x"))
-	if w.Header().Get("Retry-After") != "1" {
-		t.Errorf("a Retry-After set by the handler was replaced: %q", w.Header().Get("Retry-After"))
+	if e := New(CodeNotFound, "Record not found"); As(fmt.Errorf("get: %w", e)) != e {
+		t.Errorf("As did not return the contract error inside a wrapped error")
 	}
 }

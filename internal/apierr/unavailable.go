@@ -1,4 +1,4 @@
-package envelope
+package apierr
 
 import (
 	"context"
@@ -12,16 +12,14 @@ import (
 	"syscall"
 )
 
-// RetryAfterUnavailable is the Retry-After (seconds) of a 503 that does
-// not set its own.
-const RetryAfterUnavailable = "5"
-
 // Unavailable maps an error that says a dependency could not answer in
 // time (the request's deadline, a statement timeout) or went away (a
-// refused, reset or dropped connection, a server shutting down) to 503
+// refused, reset or dropped connection, a server shutting down) to
 // SERVICE_UNAVAILABLE; nil for any other error. As applies it to every
 // error that is not already an *Error, so both APIs answer a database
-// outage alike, wherever in a request it is met.
+// outage alike, wherever in a request it is met; it is the only place
+// that classifies such errors. SQLSTATEs are read through the driver's
+// SQLState method, so this package imports no driver.
 func Unavailable(err error) *Error {
 	if err == nil {
 		return nil
