@@ -25,8 +25,7 @@ test: test-go test-dashboard test-e2e
 swagger-ui:
 	./openapi/swaggerui/copy-assets.sh
 
-test-go: swagger-ui
-	go vet ./...
+test-go: lint
 	go test $(GO_TEST_FLAGS) ./...
 	# A short fuzzing run of the query parsers on top of their seed corpus.
 	go test -run '^$$' -fuzz FuzzParseFilter -fuzztime 8s ./translate/
@@ -38,9 +37,17 @@ test-dashboard: dashboard/node_modules
 test-e2e:
 	./scripts/e2e.sh
 
-lint:
+# golangci-lint (staticcheck, errcheck, unused, gocyclo, govet, ineffassign:
+# .golangci.yml), pinned in tools/golangci-lint/go.mod like xcaddy.
+GOLANGCI_LINT := .bin/golangci-lint
+
+$(GOLANGCI_LINT): tools/golangci-lint/go.mod tools/golangci-lint/go.sum
+	cd tools/golangci-lint && go build -o ../../$(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+lint: swagger-ui $(GOLANGCI_LINT)
 	gofmt -l . | (! grep .)
 	go vet ./...
+	$(GOLANGCI_LINT) run ./...
 
 bench:
 	./bench/run.sh

@@ -23,27 +23,44 @@ func init() {
 // Caddyfile global option; secrets and URLs stay as {env.*} placeholders
 // there and are resolved in Provision.
 type App struct {
+	// DatabaseURL is the PostgreSQL URL of the control database, where
+	// projects' schemas also live. Required; usually
+	// {env.TABLESMITH_DATABASE_URL}. Caddyfile: database_url.
 	DatabaseURL string `json:"database_url,omitempty"`
-	RedisURL    string `json:"redis_url,omitempty"`
-	Secret      string `json:"secret,omitempty"`
+	// RedisURL, when set, keeps rate-limit counters in Redis so that every
+	// node shares them; without it each node counts in memory. Default
+	// none. Caddyfile: redis_url.
+	RedisURL string `json:"redis_url,omitempty"`
+	// Secret is the master secret that session and end-user token keys
+	// are derived from. Default: one generated on first start and kept in
+	// the database. Caddyfile: secret.
+	Secret string `json:"secret,omitempty"`
+	// DefaultPlan names the plan of new accounts; it must be a plan of
+	// the built-in set or of Plans. Default "free". Caddyfile: default_plan.
 	DefaultPlan string `json:"default_plan,omitempty"`
-	// Plans replace or add to the default plans by name.
+	// Plans replace or add to the built-in plans (free, pro, unlimited)
+	// by name. Caddyfile: one plan <name> { ... } block each.
 	Plans map[string]PlanConfig `json:"plans,omitempty"`
 	// MaxBody is the generated API's request body limit in bytes.
+	// Default 1 MiB. Caddyfile: max_body (a size such as 512KB).
 	MaxBody int64 `json:"max_body,omitempty"`
 	// MaxConnections sizes each PostgreSQL pool (control and data).
+	// Default 20. Caddyfile: max_connections.
 	MaxConnections int `json:"max_connections,omitempty"`
 	// PreparedStatements bounds the prepared statements of each data
 	// pool: 0 is the default (64), -1 prepares nothing.
+	// Caddyfile: prepared_statements (<n> or off).
 	PreparedStatements int `json:"prepared_statements,omitempty"`
 	// ProjectConcurrency bounds the data statements one project runs at
 	// once on a node: 0 is the default (max_connections/4), -1 no bound.
+	// Caddyfile: project_concurrency (<n> or off).
 	ProjectConcurrency int `json:"project_concurrency,omitempty"`
 	// ProjectQueueWait is how long a statement waits for its project's
-	// turn before a 503 (default 2 s).
+	// turn before a 503. Default 2 s. Caddyfile: project_queue_wait.
 	ProjectQueueWait caddy.Duration `json:"project_queue_wait,omitempty"`
-	// RequestTimeout is each request's deadline in both APIs (0: 10s).
-	// The pools are opened with it, so a changed value takes new pools.
+	// RequestTimeout is each request's deadline in both APIs. Default
+	// 10 s. The pools are opened with it, so a changed value takes new
+	// pools. Caddyfile: request_timeout.
 	RequestTimeout caddy.Duration `json:"request_timeout,omitempty"`
 
 	svc     *service.Service
@@ -52,10 +69,16 @@ type App struct {
 
 // PlanConfig is one plan's limits; -1 means unlimited.
 type PlanConfig struct {
+	// RatePerHour is the generated-API requests a project of the plan may
+	// make per hour; -1 is unlimited. Caddyfile: rate (<n>/hour,
+	// <n>/minute or unlimited).
 	RatePerHour int64 `json:"rate_per_hour"`
-	Projects    int   `json:"projects"`
+	// Projects is how many projects an account of the plan may own; -1 is
+	// unlimited. Caddyfile: projects (<n> or unlimited).
+	Projects int `json:"projects"`
 	// StatementTimeout bounds one data statement of the plan's projects;
 	// 0: the built-in plan's of the same name, else 30 s.
+	// Caddyfile: statement_timeout.
 	StatementTimeout caddy.Duration `json:"statement_timeout,omitempty"`
 }
 
@@ -113,7 +136,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.svc = val.(pooled).svc
 	// A reload may change plans or the secret: apply them to the shared
 	// service that outlives this config.
-	a.svc.Configure(service.Settings{DefaultPlan: a.DefaultPlan, Plans: set, Secret: a.Secret})
+	if err := a.svc.Configure(service.Settings{DefaultPlan: a.DefaultPlan, Plans: set, Secret: a.Secret}); err != nil {
+		return fmt.Errorf("tablesmith: %w", err)
+	}
 	if err := registerMetrics(ctx, a.svc); err != nil {
 		return fmt.Errorf("tablesmith: metrics: %w", err)
 	}

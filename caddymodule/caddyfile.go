@@ -39,7 +39,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
 //	    request_timeout <duration>          # each request's deadline, both APIs (10s)
 //	    plan <name> {
-//	        rate     <n>/hour | unlimited   # generated-API requests per project
+//	        rate     <n>/hour | <n>/minute | unlimited  # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
 //	        statement_timeout <duration>    # optional; run time of one data statement (free 5s, pro 15s, else 30s)
 //	    }
@@ -200,8 +200,8 @@ type parseError string
 
 func (e parseError) Error() string { return string(e) }
 
-// parseRate reads "<n>/hour", "<n>/h", ulule's "<n>-H", "<n>/day" (as an
-// hourly rate of n/24) or "unlimited".
+// parseRate reads "<n>/hour" ("<n>/h", ulule's "<n>-H"), "<n>/minute"
+// ("<n>/m", "<n>-M", kept as 60n per hour) or "unlimited".
 func parseRate(v string) (int64, error) {
 	if v == "unlimited" {
 		return -1, nil

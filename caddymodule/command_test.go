@@ -36,7 +36,7 @@ func TestSetPlanCommandTakesPlansAndDatabaseFromTheConfigAndRefusesUnknownPlans(
 	}
 
 	config := filepath.Join(t.TempDir(), "Caddyfile")
-	os.WriteFile(config, []byte(`{
+	if err := os.WriteFile(config, []byte(`{
 	tablesmith {
 		database_url {env.SET_PLAN_TEST_DB}
 		plan team {
@@ -45,7 +45,9 @@ func TestSetPlanCommandTakesPlansAndDatabaseFromTheConfigAndRefusesUnknownPlans(
 		}
 	}
 }
-`), 0o600)
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	msg, err := runSetPlan(ctx, setPlanOptions{Email: " Ann@Example.com ", Plan: "team", ConfigFile: config})
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,9 @@ func caddyEnv(t *testing.T, dbURL string) string {
 	addr := l.Addr().String()
 	l.Close()
 	dash := t.TempDir()
-	os.WriteFile(filepath.Join(dash, "index.html"), []byte("<!doctype html><title>Tablesmith</title>"), 0o644)
+	if err := os.WriteFile(filepath.Join(dash, "index.html"), []byte("<!doctype html><title>Tablesmith</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("TABLESMITH_ADDR", "http://"+addr)
 	t.Setenv("TABLESMITH_CADDY_ADMIN", "off")
 	t.Setenv("TABLESMITH_DASHBOARD_DIR", dash)
@@ -110,7 +112,7 @@ func (c client) do(method, path, token string, body any) (int, map[string]any, h
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
 	var out map[string]any
-	json.Unmarshal(raw, &out)
+	_ = json.Unmarshal(raw, &out) // a body that is not JSON leaves out nil, which callers check
 	return res.StatusCode, out, res.Header
 }
 
@@ -146,7 +148,11 @@ func setUpUsers(c client) (session, project, key string) {
 func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 	base := caddyEnv(t, testpg.NewDatabase(t))
 	loadExample(t, nil)
-	t.Cleanup(func() { caddy.Stop() })
+	t.Cleanup(func() {
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stop caddy: %v", err)
+		}
+	})
 	c := client{t, base}
 	_, project, key := setUpUsers(c)
 
@@ -180,7 +186,11 @@ func TestBehindATrustedProxyTheClientAddressAndSchemeComeFromItsHeaders(t *testi
 	loadExample(t, func(s string) string {
 		return strings.Replace(s, "\tmetrics\n", "\tmetrics\n\tservers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n", 1)
 	})
-	t.Cleanup(func() { caddy.Stop() })
+	t.Cleanup(func() {
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stop caddy: %v", err)
+		}
+	})
 	send := func(status int, path, token, forwardedFor string, body any) map[string]any {
 		t.Helper()
 		raw, _ := json.Marshal(body)
@@ -201,7 +211,7 @@ func TestBehindATrustedProxyTheClientAddressAndSchemeComeFromItsHeaders(t *testi
 		}
 		defer res.Body.Close()
 		var out map[string]any
-		json.NewDecoder(res.Body).Decode(&out)
+		_ = json.NewDecoder(res.Body).Decode(&out) // shown only when the status is wrong
 		if res.StatusCode != status {
 			t.Fatalf("%s %s from %s: %d, want %d: %v", method, path, forwardedFor, res.StatusCode, status, out)
 		}
@@ -224,7 +234,11 @@ func TestBehindATrustedProxyTheClientAddressAndSchemeComeFromItsHeaders(t *testi
 func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 	base := caddyEnv(t, testpg.NewDatabase(t))
 	loadExample(t, nil)
-	t.Cleanup(func() { caddy.Stop() })
+	t.Cleanup(func() {
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stop caddy: %v", err)
+		}
+	})
 	c := client{t, base}
 	session, project, key := setUpUsers(c)
 	before := activeService(t)
@@ -251,7 +265,7 @@ func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 				served.Add(1)
 			}
 			if res != nil {
-				io.Copy(io.Discard, res.Body)
+				_, _ = io.Copy(io.Discard, res.Body) // only the status counts here
 				res.Body.Close()
 			}
 		}
@@ -287,7 +301,11 @@ func TestRestartKeepsRecordsKeysAndSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	loadExample(t, nil)
-	t.Cleanup(func() { caddy.Stop() })
+	t.Cleanup(func() {
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stop caddy: %v", err)
+		}
+	})
 	if activeService(t) == first {
 		t.Fatal("a stop and start should build a new service")
 	}
@@ -312,7 +330,7 @@ func TestBadConfigurationStopsTheLoadWithAClearMessage(t *testing.T) {
 	}
 	err = caddy.Load(cfg, true)
 	if err == nil {
-		caddy.Stop()
+		_ = caddy.Stop() // the test has failed already; this only frees the port
 		t.Fatal("a default plan that does not exist loaded")
 	}
 	if !strings.Contains(err.Error(), `default_plan "gold" is not a defined plan`) {
@@ -322,7 +340,7 @@ func TestBadConfigurationStopsTheLoadWithAClearMessage(t *testing.T) {
 	t.Setenv("TABLESMITH_DATABASE_URL", "")
 	cfg, _ = adaptExample(t, nil)
 	if err := caddy.Load(cfg, true); err == nil || !strings.Contains(err.Error(), "database_url is empty") {
-		caddy.Stop()
+		_ = caddy.Stop() // the test has failed already; this only frees the port
 		t.Fatalf("load error = %v", err)
 	}
 }
@@ -336,7 +354,7 @@ func TestAnInvalidRedisURLStopsTheLoadSayingWhatIsWrongWithIt(t *testing.T) {
 	}
 	err = caddy.Load(cfg, true)
 	if err == nil {
-		caddy.Stop()
+		_ = caddy.Stop() // the test has failed already; this only frees the port
 		t.Fatal("an invalid redis_url loaded")
 	}
 	msg := err.Error()

@@ -41,9 +41,10 @@ func initRequestMetrics() {
 var statusClasses = [...]string{"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"}
 
 // observeRequest feeds one generated-API sample into the request metrics;
-// it runs on the request's goroutine. The two series of a label set are
-// looked up once and kept (like the vectors, for the life of the
-// process), so a request costs a map lookup and two atomic adds instead of
+// it runs on the analytics recorder's aggregator goroutine, not the
+// request's (analytics.Recorder.Observe). The two series of a label set
+// are looked up once and kept (like the vectors, for the life of the
+// process), so a sample costs a map lookup and two atomic adds instead of
 // building and hashing its label strings.
 func observeRequest(s analytics.Sample) {
 	k := seriesKey{project: s.ProjectID, method: s.Method, operation: s.Operation, table: s.Table, status: s.Status}

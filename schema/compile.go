@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"errors"
 	"sort"
 	"strings"
 )
@@ -224,11 +223,4 @@ func (e *InvalidError) Error() string {
 		b.WriteString(" " + k + ": " + e.Problems[k] + ";")
 	}
 	return b.String()
-}
-
-// AsInvalid unwraps an InvalidError.
-func AsInvalid(err error) (*InvalidError, bool) {
-	var e *InvalidError
-	ok := errors.As(err, &e)
-	return e, ok
 }

@@ -30,8 +30,8 @@ type TableSQL struct {
 	// as $2 (end users with owner permissions).
 	Get, GetOwned       string
 	Delete, DeleteOwned string
-	// Output wraps a data-modifying CTE named _w into one JSON record.
-	outputPrefix, outputSuffix string
+	// outputPrefix wraps a data-modifying CTE named _w into one JSON record.
+	outputPrefix string
 }
 
 // Prepare builds the SQL of every table of c in schema schemaName.

@@ -162,13 +162,3 @@ func tail(path string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// loadavg is the machine's 1-minute load average: other work on the
-// machine shows up here and in the spread of the rounds.
-func loadavg() string {
-	raw, _ := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(raw)); len(f) > 0 {
-		return f[0]
-	}
-	return "?"
-}

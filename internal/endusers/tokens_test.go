@@ -233,7 +233,9 @@ func TestChangedSecretRefusesOldAccessTokensButRefreshStillWorks(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, appSchema)
 	s := e.register("rot@example.com")
-	e.s.Svc.Configure(service.Settings{Secret: "a-new-secret", DefaultPlan: "unlimited"})
+	if err := e.s.Svc.Configure(service.Settings{Secret: "a-new-secret", DefaultPlan: "unlimited"}); err != nil {
+		t.Fatal(err)
+	}
 	wantError(t, e.auth("GET", "me", s.Access, nil), 401, "UNAUTHORIZED")
 	next := tokensOf(t, e.auth("POST", "refresh", "", map[string]any{"refresh_token": s.Refresh}).Must(t, 200))
 	e.auth("GET", "me", next.Access, nil).Must(t, 200)

@@ -203,14 +203,21 @@ func New(cfg Config) (*Service, error) {
 }
 
 // Configure applies settings from a reloaded config to the running service.
-func (s *Service) Configure(st Settings) {
+// When a changed secret cannot be applied (an empty one is read from the
+// database), the old settings stay and the error is returned, so that the
+// reload fails instead of leaving the keys and the settings out of step.
+func (s *Service) Configure(st Settings) error {
 	if st.Plans == nil {
 		st.Plans = plans.Defaults()
 	}
 	old := s.settings.Swap(&st)
 	if old != nil && old.Secret != st.Secret && s.sessions.Load() != nil {
-		s.applySecret(context.Background())
+		if err := s.applySecret(context.Background()); err != nil {
+			s.settings.Store(old)
+			return err
+		}
 	}
+	return nil
 }
 
 // Settings returns the current settings.
