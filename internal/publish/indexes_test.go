@@ -136,7 +136,9 @@ func invalidIndexes(t *testing.T, s *testserver.Server, p *testserver.Project) [
 	var out []string
 	for rows.Next() {
 		var n string
-		rows.Scan(&n)
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		out = append(out, n)
 	}
 	return out
