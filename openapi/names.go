@@ -111,15 +111,6 @@ func pascal(s string) string {
 	return b.String()
 }
 
-// camel is pascal with a lowercase first letter.
-func camel(s string) string {
-	p := pascal(s)
-	if p == "" {
-		return p
-	}
-	return strings.ToLower(p[:1]) + p[1:]
-}
-
 // irregularPlurals covers common table names that the suffix rules get wrong.
 var irregularPlurals = map[string]string{
 	"people": "person", "children": "child", "men": "man", "women": "woman",

@@ -248,7 +248,9 @@ func (r *Recorder) aggregate() {
 			b := r.takeBatch(open)
 			b.reply, b.final = make(chan error, 1), true
 			r.writes <- b
-			<-b.reply
+			if err := <-b.reply; err != nil {
+				r.cfg.Logger.Warn("analytics: the last samples before stopping were not written", "err", err)
+			}
 			return
 		}
 	}

@@ -103,7 +103,9 @@ func TestEveryColumnTypeAcceptsGoodValuesAndRejectsBadOnes(t *testing.T) {
 			res.Must(t, 201)
 			var rec map[string]json.RawMessage
 			raw, _ := json.Marshal(res.Body["data"])
-			json.Unmarshal(raw, &rec)
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				t.Fatal(err)
+			}
 			if c.want == "" {
 				for k := range rec {
 					if strings.HasPrefix(k, "secret") {

@@ -82,7 +82,7 @@ func TestFailedLoadsAreNotCached(t *testing.T) {
 
 func TestEntriesExpireAfterTheTTL(t *testing.T) {
 	c := New[int](Options{TTL: time.Second})
-	c.Load(context.Background(), "k", t0, func(context.Context) (int, error) { return 1, nil })
+	mustLoad(t, c, "k", t0, 1)
 	if _, ok := c.Lookup("k", t0.Add(999*time.Millisecond)); !ok {
 		t.Error("entry gone before its TTL")
 	}
@@ -98,7 +98,7 @@ func TestEntriesExpireAfterTheTTL(t *testing.T) {
 func TestInvalidateIfDropsOnlyMatchingEntries(t *testing.T) {
 	c := New[int](Options{})
 	for i, k := range []string{"a", "b", "c"} {
-		c.Load(context.Background(), k, t0, func(context.Context) (int, error) { return i, nil })
+		mustLoad(t, c, k, t0, i)
 	}
 	c.InvalidateIf(func(_ string, v int) bool { return v == 1 })
 	_, a := c.Lookup("a", t0)
@@ -114,9 +114,7 @@ func TestInvalidateIfDropsOnlyMatchingEntries(t *testing.T) {
 
 func TestACacheAtItsBoundDropsExpiredEntriesFirst(t *testing.T) {
 	c := New[int](Options{TTL: time.Minute, MaxEntries: 2})
-	put := func(k string, at time.Time) {
-		c.Load(context.Background(), k, at, func(context.Context) (int, error) { return 0, nil })
-	}
+	put := func(k string, at time.Time) { mustLoad(t, c, k, at, 0) }
 	put("old", t0)
 	put("new", t0.Add(50*time.Second))
 	put("third", t0.Add(70*time.Second)) // "old" has expired: only it goes
@@ -133,11 +131,21 @@ func TestAWaiterStopsWaitingWhenItsContextEnds(t *testing.T) {
 	c := New[int](Options{})
 	release := make(chan struct{})
 	defer close(release)
-	go c.Load(context.Background(), "k", t0, func(context.Context) (int, error) { <-release; return 1, nil })
+	go func() {
+		_, _ = c.Load(context.Background(), "k", t0, func(context.Context) (int, error) { <-release; return 1, nil })
+	}()
 	time.Sleep(10 * time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := c.Load(ctx, "k", t0, func(context.Context) (int, error) { return 2, nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// mustLoad caches v for key through a load that succeeds.
+func mustLoad(t *testing.T, c *Cache[int], key string, now time.Time, v int) {
+	t.Helper()
+	if _, err := c.Load(context.Background(), key, now, func(context.Context) (int, error) { return v, nil }); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,7 +17,9 @@ func BenchmarkAccessTokenCheckWhenCached(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a.status.Load(ctx, "ses_bench", now, func(context.Context) (statusEntry, error) { return statusEntry{user: "42"}, nil })
+	if _, err := a.status.Load(ctx, "ses_bench", now, func(context.Context) (statusEntry, error) { return statusEntry{user: "42"}, nil }); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		c, err := a.parseAccess(ctx, "abcdefabcdef", tok)

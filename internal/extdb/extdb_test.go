@@ -120,7 +120,7 @@ func fakeServer(t *testing.T, reply func(first []byte) []byte) string {
 				if _, err := io.ReadFull(c, body); err != nil {
 					return
 				}
-				c.Write(reply(body))
+				_, _ = c.Write(reply(body)) // the client may have gone: that is what is tested
 				time.Sleep(50 * time.Millisecond)
 			}()
 		}
@@ -263,7 +263,9 @@ func TestPoolsShareOnePoolPerDatabaseWithItsLimitsAndSessionSettings(t *testing.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.DB.Exec(`SELECT pg_sleep(0.1)`)
+			if _, err := a.DB.Exec(`SELECT pg_sleep(0.1)`); err != nil {
+				t.Error(err)
+			}
 		}()
 	}
 	wg.Wait()

@@ -365,12 +365,12 @@ func TestEveryKindOfChangeKeepsEverySurvivingValue(t *testing.T) {
 	if r := e.generate(evoV3, false).Must(t, 409); r.ErrorCode() != "DESTRUCTIVE_CHANGE" || r.Details()["writers.score"] == nil || r.Details()["writers.email"] != nil {
 		t.Fatalf("unconfirmed narrowing = %s", r.Raw)
 	}
-	res = e.generate(evoV3, true).Must(t, 200)
+	e.generate(evoV3, true).Must(t, 200)
 	before := writers
 	writers = e.rows("writers")
 	asString := func(v any) any { return fmt.Sprint(v) }
 	sameRows(t, "writers", before, writers, keep{converted: map[string]func(any) any{
-		"code":   func(v any) any { var n float64; fmt.Sscan(v.(string), &n); return n },
+		"code":   func(v any) any { var n float64; _, _ = fmt.Sscan(v.(string), &n); return n },
 		"flag":   func(v any) any { return v == "true" },
 		"born":   func(v any) any { return v.(string) + "T00:00:00.000000Z" },
 		"seen":   func(v any) any { return v.(string)[:10] },
@@ -578,7 +578,7 @@ func TestRowsThatWouldBreakAChangeAreReportedBeforeAnythingRuns(t *testing.T) {
 	e.generate(strings.Replace(blockedV2, `{"name": "level", "type": "integer", "required": true}`, `{"name": "level", "type": "integer", "required": true, "default": 1}`, 1), true).Must(t, 200)
 	sameRows(t, "people", fixedRows, e.rows("people"), keep{converted: map[string]func(any) any{"code": func(v any) any {
 		var n float64
-		fmt.Sscan(v.(string), &n)
+		_, _ = fmt.Sscan(v.(string), &n)
 		return n
 	}}, added: map[string]any{"level": float64(1)}})
 	e.finished(e.catalog())
@@ -715,7 +715,7 @@ func (r *reader) run(ctx context.Context, url, key string) {
 		}
 		r.mu.Unlock()
 		if res != nil {
-			io.Copy(io.Discard, res.Body)
+			_, _ = io.Copy(io.Discard, res.Body)
 			res.Body.Close()
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -124,7 +124,6 @@ func mustSameCatalog(t *testing.T, before, after []string, when string) {
 
 type fronted struct {
 	s       *testserver.Server
-	db      *sql.DB
 	url     string
 	session string
 	id      string
@@ -358,8 +357,12 @@ func TestGenerateOnAFrontedDatabaseChangesOnlyWhatTheUserChanged(t *testing.T) {
 	var env struct {
 		Data json.RawMessage `json:"data"`
 	}
-	json.Unmarshal(raw, &env)
-	json.Unmarshal(env.Data, &doc)
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(env.Data, &doc); err != nil {
+		t.Fatal(err)
+	}
 	tables := doc["tables"].([]any)
 	var settingsAt int
 	for i, tb := range tables {
@@ -454,7 +457,9 @@ func TestRefreshShowsAndAdoptsChangesMadeInTheDatabase(t *testing.T) {
 	var env struct {
 		Data map[string]any `json:"data"`
 	}
-	json.Unmarshal(s.Do("GET", "/api/projects/"+f.id+"/schema", f.session, nil).Must(t, 200).Raw, &env)
+	if err := json.Unmarshal(s.Do("GET", "/api/projects/"+f.id+"/schema", f.session, nil).Must(t, 200).Raw, &env); err != nil {
+		t.Fatal(err)
+	}
 	for _, tb := range env.Data["tables"].([]any) {
 		if tm := tb.(map[string]any); tm["name"] == "customers" {
 			tm["columns"] = append(tm["columns"].([]any), map[string]any{"name": "vip", "type": "boolean", "default": false})
@@ -559,9 +564,9 @@ func TestCreatingAFrontedProjectNamesWhatIsWrongWithTheConnection(t *testing.T) 
 	}
 	realName := strings.TrimPrefix(mustParse(t, dbURL).Path, "/")
 	t.Cleanup(func() {
-		db.Exec(`REVOKE ALL ON DATABASE ` + realName + ` FROM ` + role)
-		db.Exec(`DROP OWNED BY ` + role)
-		db.Exec(`DROP ROLE ` + role)
+		_, _ = db.Exec(`REVOKE ALL ON DATABASE ` + realName + ` FROM ` + role) // cleanup: best effort
+		_, _ = db.Exec(`DROP OWNED BY ` + role)
+		_, _ = db.Exec(`DROP ROLE ` + role)
 	})
 	ru := mustParse(t, dbURL)
 	ru.User = url.User(role)

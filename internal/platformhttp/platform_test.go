@@ -44,7 +44,9 @@ func TestSignupLoginAndAccount(t *testing.T) {
 	s.Do("GET", "/api/account", tok+"x", nil).Must(t, 401)
 	// The password is stored only as a hash.
 	var hash string
-	s.Svc.DB.QueryRowContext(context.Background(), `SELECT password_hash FROM tablesmith.accounts WHERE email = 'dana@example.com'`).Scan(&hash)
+	if err := s.Svc.DB.QueryRowContext(context.Background(), `SELECT password_hash FROM tablesmith.accounts WHERE email = 'dana@example.com'`).Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.HasPrefix(hash, "$argon2id$") {
 		t.Fatalf("stored password = %q", hash)
 	}
@@ -227,7 +229,9 @@ func TestAFailedGenerateChangesNothing(t *testing.T) {
 		t.Fatalf("failed generate = %s", res.Raw)
 	}
 	var tags bool
-	s.Svc.DB.QueryRowContext(context.Background(), `SELECT to_regclass($1) IS NOT NULL`, "p_"+p.ID+".tags").Scan(&tags)
+	if err := s.Svc.DB.QueryRowContext(context.Background(), `SELECT to_regclass($1) IS NOT NULL`, "p_"+p.ID+".tags").Scan(&tags); err != nil {
+		t.Fatal(err)
+	}
 	if tags {
 		t.Fatal("a failed generate left a table behind")
 	}
@@ -257,7 +261,9 @@ func TestKeysAreShownOnceListedByPrefixAndRevocable(t *testing.T) {
 	s.Do("DELETE", "/api/projects/"+p.ID+"/keys/"+created["id"].(string), p.Session, nil).Must(t, 404)
 	// The stored hash is not the key.
 	var n int
-	s.Svc.DB.QueryRowContext(context.Background(), `SELECT count(*) FROM tablesmith.api_keys WHERE encode(hash, 'escape') LIKE '%' || $1 || '%'`, key[12:]).Scan(&n)
+	if err := s.Svc.DB.QueryRowContext(context.Background(), `SELECT count(*) FROM tablesmith.api_keys WHERE encode(hash, 'escape') LIKE '%' || $1 || '%'`, key[12:]).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	if n != 0 {
 		t.Fatal("a key is stored in clear")
 	}

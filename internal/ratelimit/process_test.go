@@ -108,11 +108,15 @@ func startCaddy(t *testing.T, bin, config, base string, env []string) *caddyProc
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
+		var how error
 		select {
-		case <-exited:
+		case how = <-exited:
 		case <-time.After(15 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
+			how = <-exited
+		}
+		if how != nil {
+			t.Logf("caddy ended: %v", how)
 		}
 		logFile.Close()
 		if t.Failed() {

@@ -46,7 +46,9 @@ func TestMigrationsRunOnceEvenWhenNodesStartTogether(t *testing.T) {
 		t.Fatalf("a second start: %v", err)
 	}
 	var applied, files int
-	db.QueryRow(`SELECT count(*) FROM tablesmith.schema_migrations`).Scan(&applied)
+	if err := db.QueryRow(`SELECT count(*) FROM tablesmith.schema_migrations`).Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
 	entries, _ := store.MigrationNames()
 	files = len(entries)
 	if applied != files || files == 0 {
