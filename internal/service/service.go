@@ -163,7 +163,10 @@ func New(cfg Config) (*Service, error) {
 	// may take longer than a request: it gets no statement_timeout, and a
 	// request's statements end by its deadline (pgpool) and lib/pq's
 	// cancel request.
-	db, err := pgpool.Open(cfg.DatabaseURL, pgpool.Options{ConnectTimeout: cfg.connectTimeout()}, nil)
+	// The control pool's server-side statement_timeout is the request
+	// deadline too; its long work (migrations, schema changes, index
+	// builds) lifts it for itself (internal/store/timeout.go).
+	db, err := pgpool.Open(cfg.DatabaseURL, pgpool.Options{ConnectTimeout: cfg.connectTimeout(), StatementTimeout: cfg.RequestTimeout}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("database_url: %w", err)
 	}

@@ -175,6 +175,9 @@ func RunAfterCommit(ctx context.Context, db *sql.DB, statements []string, lockTi
 	defer conn.Close()
 	_, _ = conn.ExecContext(ctx, fmt.Sprintf(`SET lock_timeout = '%dms'`, lockTimeout.Milliseconds()))
 	defer conn.ExecContext(context.WithoutCancel(ctx), `RESET lock_timeout`)
+	if restore, err := unboundedConn(ctx, conn); err == nil { // index builds and validations take long
+		defer restore()
+	}
 	for _, st := range statements {
 		step := FinishStep{Statement: st}
 		if _, err := conn.ExecContext(ctx, st); err != nil {

@@ -265,6 +265,11 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 		return false, err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, buildLockKey(projectID))
+	restore, err := unboundedConn(ctx, conn)
+	if err != nil {
+		return true, err
+	}
+	defer restore()
 	schemaName := SchemaName(projectID)
 	// A build and a generate's after-commit work (Finish) on one table
 	// would wait on each other's locks until one gives up, so they take

@@ -28,6 +28,11 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer conn.Close()
+	restore, err := unboundedConn(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer restore()
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("migrate: lock: %w", err)
 	}

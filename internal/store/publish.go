@@ -138,6 +138,9 @@ func lockVersion(ctx context.Context, tx *sql.Tx, projectID string, expected int
 // that would break it come back as a *ViolationError before any statement
 // runs.
 func migrate(ctx context.Context, tx *sql.Tx, m Migration) error {
+	if err := unboundedTx(ctx, tx); err != nil {
+		return err
+	}
 	if err := prepareMigration(ctx, tx, m); err != nil {
 		return err
 	}
@@ -292,6 +295,7 @@ func (s *Store) Finish(ctx context.Context, schemaName string, wanted []schema.I
 type FinishTurn struct {
 	conn       *sql.Conn
 	schemaName string
+	restore    func()
 }
 
 // TakeFinishTurn takes the schema's turn if it is free, and returns nil
@@ -308,11 +312,18 @@ func (s *Store) TakeFinishTurn(ctx context.Context, schemaName string) (*FinishT
 		conn.Close()
 		return nil, err
 	}
-	return &FinishTurn{conn: conn, schemaName: schemaName}, nil
+	restore, err := unboundedConn(ctx, conn)
+	if err != nil {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, finishLockKey(schemaName))
+		conn.Close()
+		return nil, err
+	}
+	return &FinishTurn{conn: conn, schemaName: schemaName, restore: restore}, nil
 }
 
 // Release gives the turn back.
 func (t *FinishTurn) Release() {
+	t.restore()
 	_, _ = t.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock(hashtext($1))`, finishLockKey(t.schemaName))
 	t.conn.Close()
 }

@@ -257,6 +257,9 @@ func (s *Store) DeleteProject(ctx context.Context, id string) error {
 		return err
 	}
 	defer tx.Rollback()
+	if err := unboundedTx(ctx, tx); err != nil { // dropping a large schema
+		return err
+	}
 	var engine string
 	err = tx.QueryRowContext(ctx, `DELETE FROM tablesmith.projects WHERE id = $1 RETURNING engine`, id).Scan(&engine)
 	if errors.Is(err, sql.ErrNoRows) {
