@@ -15,6 +15,8 @@ var singleParams = []string{"page", "limit", "offset", "sort", "order", "search"
 // any schema: numbers and keywords are checked here, names are resolved
 // by BuildList. Unknown parameters are ignored; an empty value means the
 // parameter is absent (except filter[col]=, which compares with the empty string).
+// The families are checked in this order, so a query with several bad
+// parameters always names the same one.
 func ParseList(q url.Values) (*ListQuery, error) {
 	for _, name := range singleParams {
 		if len(q[name]) > 1 {
@@ -22,53 +24,79 @@ func ParseList(q url.Values) (*ListQuery, error) {
 		}
 	}
 	lq := &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountEstimated}
+	for _, step := range []func(*ListQuery, url.Values) error{parsePaging, parseCount, parseOrdering, parseFilters, parseSearch, parseShape} {
+		if err := step(lq, q); err != nil {
+			return nil, err
+		}
+	}
+	return lq, nil
+}
+
+// parsePaging reads limit, page and offset, and derives whichever of page
+// and offset was not given.
+func parsePaging(lq *ListQuery, q url.Values) error {
 	var err error
 	if v := q.Get("limit"); v != "" {
 		if lq.Limit, err = strconv.Atoi(v); err != nil || lq.Limit < 1 || lq.Limit > MaxLimit {
-			return nil, queryErr("limit", "must be an integer from 1 to %d", MaxLimit)
+			return queryErr("limit", "must be an integer from 1 to %d", MaxLimit)
 		}
 	}
 	if v := q.Get("page"); v != "" {
 		if lq.Page, err = strconv.Atoi(v); err != nil || lq.Page < 1 || lq.Page > MaxPage {
-			return nil, queryErr("page", "must be an integer from 1 to %d", MaxPage)
+			return queryErr("page", "must be an integer from 1 to %d", MaxPage)
 		}
 		lq.HasPage = true
 	}
 	if v := q.Get("offset"); v != "" {
 		off, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || off < 0 || off > int64(MaxPage)*MaxLimit {
-			return nil, queryErr("offset", "must be an integer from 0 to %d", int64(MaxPage)*MaxLimit)
+			return queryErr("offset", "must be an integer from 0 to %d", int64(MaxPage)*MaxLimit)
 		}
 		lq.Offset, lq.HasOffset = int(off), true
 	}
 	if lq.HasPage && lq.HasOffset {
-		return nil, queryErr("offset", "use either page or offset, not both")
+		return queryErr("offset", "use either page or offset, not both")
 	}
 	if lq.HasOffset {
 		lq.Page = lq.Offset/lq.Limit + 1
 	} else {
 		lq.Offset = (lq.Page - 1) * lq.Limit
 	}
+	return nil
+}
 
+// parseCount reads the count mode; absent keeps the default.
+func parseCount(lq *ListQuery, q url.Values) error {
 	switch c := q.Get("count"); c {
 	case "":
 	case CountExact, CountEstimated, CountNone:
 		lq.Count = c
 	default:
-		return nil, queryErr("count", "must be exact, estimated or none")
+		return queryErr("count", "must be exact, estimated or none")
 	}
+	return nil
+}
 
+// parseOrdering reads order, then sort (whose bare columns follow order).
+func parseOrdering(lq *ListQuery, q url.Values) error {
 	order := q.Get("order")
 	if order != "" && order != "asc" && order != "desc" {
-		return nil, queryErr("order", "must be asc or desc")
+		return queryErr("order", "must be asc or desc")
 	}
+	var err error
 	if lq.Sort, err = parseSort(q.Get("sort"), order == "desc"); err != nil {
-		return nil, err
+		return err
 	}
 	lq.Order = order
+	return nil
+}
 
+// parseFilters reads the filter[col][op] keys, then every filter=
+// expression (blank ones are ignored).
+func parseFilters(lq *ListQuery, q url.Values) error {
+	var err error
 	if lq.Filters, err = parseFieldFilters(q); err != nil {
-		return nil, err
+		return err
 	}
 	for _, v := range q["filter"] {
 		if strings.TrimSpace(v) == "" {
@@ -76,28 +104,38 @@ func ParseList(q url.Values) (*ListQuery, error) {
 		}
 		e, err := ParseFilter(v)
 		if err != nil {
-			return nil, queryErr("filter", "%s", err.Error())
+			return queryErr("filter", "%s", err.Error())
 		}
 		lq.Exprs = append(lq.Exprs, e)
 	}
+	return nil
+}
 
+// parseSearch reads the search text, bounded in length.
+func parseSearch(lq *ListQuery, q url.Values) error {
 	lq.Search = q.Get("search")
 	if len(lq.Search) > MaxSearchLength {
-		return nil, queryErr("search", "must be at most %d bytes", MaxSearchLength)
+		return queryErr("search", "must be at most %d bytes", MaxSearchLength)
 	}
+	return nil
+}
+
+// parseShape reads include, then fields: what each returned record holds.
+func parseShape(lq *ListQuery, q url.Values) error {
+	var err error
 	if lq.Include, err = parseInclude(q.Get("include")); err != nil {
-		return nil, err
+		return err
 	}
 	if v := q.Get("fields"); v != "" {
 		for _, f := range strings.Split(v, ",") {
 			f = strings.TrimSpace(f)
 			if f == "" {
-				return nil, queryErr("fields", "has an empty column name")
+				return queryErr("fields", "has an empty column name")
 			}
 			lq.Fields = append(lq.Fields, f)
 		}
 	}
-	return lq, nil
+	return nil
 }
 
 // parseSort reads "a,-b": a leading '-' sorts that column descending,
