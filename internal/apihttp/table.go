@@ -33,6 +33,18 @@ const (
 // actionOf maps an operation to the access action (and rule) that governs it.
 var actionOf = map[string]access.Action{OpList: access.Read, OpGet: access.Read, OpCreate: access.Create, OpUpdate: access.Update, OpDelete: access.Delete}
 
+// tableCall is what every operation on one table route needs once the
+// route is resolved and admitted.
+type tableCall struct {
+	pub   *translate.Published
+	t     *schema.CTable
+	ts    *translate.TableSQL
+	grant access.Grant
+	owner any          // the end user whose rows alone the operation reaches, or nil
+	id    any          // the record's key on an item route
+	idem  *idempotency // set when a write carries an Idempotency-Key (idempotency.go)
+}
+
 func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) error {
 	if len(rt.Rest) > 2 {
 		return apierr.New(apierr.CodeNotFound, "Not found")
@@ -43,141 +55,151 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		return apierr.New(apierr.CodeNotFound, "Table %q not found", rt.Rest[0])
 	}
 	rt.Table = t.Name
-	ts := pub.Tables[t.Name]
+	c := &tableCall{pub: pub, t: t, ts: pub.Tables[t.Name]}
 	item := len(rt.Rest) == 2
-	switch {
-	case !item && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		rt.Operation = OpList
-	case !item && r.Method == http.MethodPost:
-		rt.Operation = OpCreate
-	case item && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		rt.Operation = OpGet
-	case item && (r.Method == http.MethodPut || r.Method == http.MethodPatch):
-		rt.Operation = OpUpdate
-	case item && r.Method == http.MethodDelete:
-		rt.Operation = OpDelete
-	case item:
-		w.Header().Set("Allow", "GET, PUT, PATCH, DELETE")
-		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", r.Method)
-	default:
-		w.Header().Set("Allow", "GET, POST")
-		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET or POST", r.Method)
-	}
-	var id any
-	if item {
-		var ok bool
-		if id, ok = parseID(t, rt.Rest[1]); !ok {
-			return apierr.New(apierr.CodeNotFound, "Record not found")
-		}
-	}
-	grant, err := h.admit(w, r, rt, t, actionOf[rt.Operation])
+	op, err := tableOperation(w, r.Method, item)
 	if err != nil {
 		return err
 	}
-	var idem *idempotency // set when a write carries an Idempotency-Key (idempotency.go)
+	rt.Operation = op
+	if item {
+		if c.id, ok = parseID(t, rt.Rest[1]); !ok {
+			return apierr.New(apierr.CodeNotFound, "Record not found")
+		}
+	}
+	if c.grant, err = h.admit(w, r, rt, t, actionOf[rt.Operation]); err != nil {
+		return err
+	}
 	if rt.Operation == OpCreate || rt.Operation == OpUpdate || rt.Operation == OpDelete {
-		if idem, err = h.idempotencyOf(r, rt); err != nil {
+		if c.idem, err = h.idempotencyOf(r, rt); err != nil {
 			return err
 		}
 	}
-	// owner is the end user whose rows alone the operation reaches, or nil.
-	var owner any
-	if !grant.Rows.All() {
-		owner = grant.Rows.Value
+	if !c.grant.Rows.All() {
+		c.owner = c.grant.Rows.Value
 	}
 	switch rt.Operation {
 	case OpList:
-		// One statement reads the page, its embeds and the bounded count;
-		// a second (EXPLAIN) runs only when an estimated count hits the cap.
-		q, err := translate.ParseList(r.URL.Query())
-		if err != nil {
-			return queryError(err)
-		}
-		q.Caller, q.Rows = rt.Principal, grant.Rows
-		ls, err := translate.BuildList(pub, t, q)
-		if err != nil {
-			return queryError(err)
-		}
-		var data []byte
-		var meta translate.Meta
-		err = h.statements(w, r, rt, func(ctx context.Context) error {
-			count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
-			if err != nil {
-				return pgexec.MapError(err, t, pgexec.OpRead)
-			}
-			data, meta = page, ls.Meta(count)
-			if ls.NeedsEstimate(count) {
-				stmt, args := ls.Estimate()
-				plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)
-				if err != nil {
-					return pgexec.MapError(err, t, pgexec.OpRead)
-				}
-				if meta, err = ls.EstimatedMeta(plan); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: meta})
-		return nil
+		return h.listRecords(w, r, rt, c)
 	case OpGet:
-		data, err := h.one(w, r, rt, t, pgexec.OpRead, ts.Get, ts.GetOwned, owner, id)
-		if err != nil {
-			return err
-		}
-		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
-		return nil
+		return h.getRecord(w, r, rt, c)
 	case OpDelete:
-		if idem == nil {
-			data, err := h.one(w, r, rt, t, pgexec.OpDelete, ts.Delete, ts.DeleteOwned, owner, id)
+		return h.deleteRecord(w, r, rt, c)
+	}
+	return h.writeRecord(w, r, rt, c)
+}
+
+// tableOperation names the operation of method on a collection or (item)
+// a record route, or answers 405 with the methods the route allows.
+func tableOperation(w http.ResponseWriter, method string, item bool) (string, error) {
+	switch {
+	case !item && (method == http.MethodGet || method == http.MethodHead):
+		return OpList, nil
+	case !item && method == http.MethodPost:
+		return OpCreate, nil
+	case item && (method == http.MethodGet || method == http.MethodHead):
+		return OpGet, nil
+	case item && (method == http.MethodPut || method == http.MethodPatch):
+		return OpUpdate, nil
+	case item && method == http.MethodDelete:
+		return OpDelete, nil
+	case item:
+		w.Header().Set("Allow", "GET, PUT, PATCH, DELETE")
+		return "", apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", method)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		return "", apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET or POST", method)
+	}
+}
+
+// listRecords answers a list. One statement reads the page, its embeds and
+// the bounded count; a second (EXPLAIN) runs only when an estimated count
+// hits the cap.
+func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
+	q, err := translate.ParseList(r.URL.Query())
+	if err != nil {
+		return queryError(err)
+	}
+	q.Caller, q.Rows = rt.Principal, c.grant.Rows
+	ls, err := translate.BuildList(c.pub, c.t, q)
+	if err != nil {
+		return queryError(err)
+	}
+	var data []byte
+	var meta translate.Meta
+	err = h.statements(w, r, rt, func(ctx context.Context) error {
+		count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
+		if err != nil {
+			return pgexec.MapError(err, c.t, pgexec.OpRead)
+		}
+		data, meta = page, ls.Meta(count)
+		if ls.NeedsEstimate(count) {
+			stmt, args := ls.Estimate()
+			plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)
 			if err != nil {
+				return pgexec.MapError(err, c.t, pgexec.OpRead)
+			}
+			if meta, err = ls.EstimatedMeta(plan); err != nil {
 				return err
 			}
-			envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
-			return nil
 		}
-		if err := idem.bind(r, rt, nil); err != nil {
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: meta})
+	return nil
+}
+
+// getRecord answers a GET of one record.
+func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
+	data, err := h.one(w, r, rt, c.t, pgexec.OpRead, c.ts.Get, c.ts.GetOwned, c.owner, c.id)
+	if err != nil {
+		return err
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
+	return nil
+}
+
+// deleteRecord answers a DELETE, once per Idempotency-Key when it has one.
+func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
+	if c.idem == nil {
+		data, err := h.one(w, r, rt, c.t, pgexec.OpDelete, c.ts.Delete, c.ts.DeleteOwned, c.owner, c.id)
+		if err != nil {
 			return err
 		}
-		return h.statements(w, r, rt, func(ctx context.Context) error {
-			return h.once(ctx, w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
-				return deleteOn(ctx, w, q, t, ts, owner, id)
-			})
-		})
+		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
+		return nil
 	}
+	if err := c.idem.bind(r, rt, nil); err != nil {
+		return err
+	}
+	return h.statements(w, r, rt, func(ctx context.Context) error {
+		return h.once(ctx, w, r, rt, c.t, c.idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+			return deleteOn(ctx, w, q, c.t, c.ts, c.owner, c.id)
+		})
+	})
+}
 
+// writeRecord answers a create (POST) or an update (PUT, PATCH): it reads
+// and validates the body, then writes, once per Idempotency-Key when it
+// has one.
+func (h *Handler) writeRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
 	body, err := h.readBody(w, r)
 	if err != nil {
 		return err
 	}
-	if idem != nil {
+	if c.idem != nil {
 		// Before the owner column is filled in: the key binds what was sent.
-		if err := idem.bind(r, rt, body); err != nil {
+		if err := c.idem.bind(r, rt, body); err != nil {
 			return err
 		}
 	}
-	mode := validate.Create
-	if rt.Operation == OpUpdate {
-		mode = validate.Patch
-		if r.Method == http.MethodPut {
-			mode = validate.Replace
-		}
+	if err := applyOwnerRule(c.grant.Owner, c.t, body, rt.Principal); err != nil {
+		return err
 	}
-	switch grant.Owner {
-	case access.OwnerIsCaller:
-		// An end user's create or update always makes them the owner:
-		// nobody but an API key hands a row to another user.
-		body[t.Owner.Input] = jsonValue(rt.Principal.UserID)
-	case access.OwnerForbidden:
-		if _, named := body[t.Owner.Input]; named {
-			return apierr.Fields(apierr.CodeValidation, "Validation failed",
-				map[string]string{t.Owner.Input: "is set by the service to the signed-in user; only an API key may set it"})
-		}
-	}
-	res, problems := validate.Record(t, body, mode)
+	res, problems := validate.Record(c.t, body, writeMode(rt.Operation, r.Method))
 	if problems != nil {
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
@@ -186,22 +208,52 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	}
 	if rt.Operation == OpCreate {
 		return h.statements(w, r, rt, func(ctx context.Context) error {
-			if idem != nil {
-				return h.once(ctx, w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
-					return insertOn(ctx, w, r, q, t, ts, res)
+			if c.idem != nil {
+				return h.once(ctx, w, r, rt, c.t, c.idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+					return insertOn(ctx, w, r, q, c.t, c.ts, res)
 				})
 			}
-			return insertOn(ctx, w, r, h.db(rt), t, ts, res)
+			return insertOn(ctx, w, r, h.db(rt), c.t, c.ts, res)
 		})
 	}
 	return h.statements(w, r, rt, func(ctx context.Context) error {
-		if idem != nil {
-			return h.once(ctx, w, r, rt, t, idem, func(q pgexec.Querier, w http.ResponseWriter) error {
-				return updateOn(ctx, w, q, t, ts, res, owner, id)
+		if c.idem != nil {
+			return h.once(ctx, w, r, rt, c.t, c.idem, func(q pgexec.Querier, w http.ResponseWriter) error {
+				return updateOn(ctx, w, q, c.t, c.ts, res, c.owner, c.id)
 			})
 		}
-		return updateOn(ctx, w, h.db(rt), t, ts, res, owner, id)
+		return updateOn(ctx, w, h.db(rt), c.t, c.ts, res, c.owner, c.id)
 	})
+}
+
+// writeMode is how validate reads the body of a write: a POST creates, a
+// PUT replaces, a PATCH changes only what it names.
+func writeMode(op, method string) validate.Mode {
+	mode := validate.Create
+	if op == OpUpdate {
+		mode = validate.Patch
+		if method == http.MethodPut {
+			mode = validate.Replace
+		}
+	}
+	return mode
+}
+
+// applyOwnerRule fills in or guards the owner column of a write's body by
+// the grant's owner rule.
+func applyOwnerRule(rule access.OwnerRule, t *schema.CTable, body map[string]any, p access.Principal) error {
+	switch rule {
+	case access.OwnerIsCaller:
+		// An end user's create or update always makes them the owner:
+		// nobody but an API key hands a row to another user.
+		body[t.Owner.Input] = jsonValue(p.UserID)
+	case access.OwnerForbidden:
+		if _, named := body[t.Owner.Input]; named {
+			return apierr.Fields(apierr.CodeValidation, "Validation failed",
+				map[string]string{t.Owner.Input: "is set by the service to the signed-in user; only an API key may set it"})
+		}
+	}
+	return nil
 }
 
 // insertOn runs a create on q and writes its answer.
