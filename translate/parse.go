@@ -32,8 +32,7 @@ func ParseList(q url.Values) (*ListQuery, error) {
 	return lq, nil
 }
 
-// parsePaging reads limit, page and offset, and derives whichever of page
-// and offset was not given.
+// parsePaging reads limit, then the page position.
 func parsePaging(lq *ListQuery, q url.Values) error {
 	var err error
 	if v := q.Get("limit"); v != "" {
@@ -41,6 +40,13 @@ func parsePaging(lq *ListQuery, q url.Values) error {
 			return queryErr("limit", "must be an integer from 1 to %d", MaxLimit)
 		}
 	}
+	return parsePosition(lq, q)
+}
+
+// parsePosition reads page and offset (after limit, which both depend
+// on), and derives whichever of the two was not given.
+func parsePosition(lq *ListQuery, q url.Values) error {
+	var err error
 	if v := q.Get("page"); v != "" {
 		if lq.Page, err = strconv.Atoi(v); err != nil || lq.Page < 1 || lq.Page > MaxPage {
 			return queryErr("page", "must be an integer from 1 to %d", MaxPage)
