@@ -141,15 +141,23 @@ func checkURL(raw string) (*url.URL, error) {
 	if strings.HasPrefix(host, "/") || strings.HasPrefix(host, "@") {
 		return nil, invalidURL("the url's host must be a host name or address, not a socket path")
 	}
-	for k, v := range u.Query() {
+	if err := checkParams(u.Query()); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// checkParams refuses the parameters a user's URL may not set.
+func checkParams(q url.Values) error {
+	for k, v := range q {
 		if strings.EqualFold(k, "sslrootcert") && len(v) == 1 && v[0] == "system" {
 			continue // the system's certificate pool, not a file
 		}
 		if why, no := forbiddenParams[strings.ToLower(k)]; no {
-			return nil, invalidURL("the url parameter %s is not accepted: it %s", k, why)
+			return invalidURL("the url parameter %s is not accepted: it %s", k, why)
 		}
 	}
-	return u, nil
+	return nil
 }
 
 // pinToURL replaces whatever the server's environment said with the URL's
