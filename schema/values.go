@@ -45,49 +45,11 @@ func CheckValue(c *Column, v any) (any, string) {
 		}
 		return checkString(c, s)
 	case TypeInteger:
-		n, ok := v.(json.Number)
-		if !ok {
-			return nil, "must be an integer"
-		}
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil {
-			return nil, "must be an integer"
-		}
-		if p := checkBounds(c, float64(i)); p != "" {
-			return nil, p
-		}
-		return i, ""
+		return checkInteger(c, v)
 	case TypeNumber:
-		n, ok := v.(json.Number)
-		if !ok {
-			return nil, "must be a number"
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil || math.IsInf(f, 0) {
-			return nil, "must be a finite number"
-		}
-		if p := checkBounds(c, f); p != "" {
-			return nil, p
-		}
-		return f, ""
+		return checkNumber(c, v)
 	case TypeDecimal:
-		var s string
-		switch x := v.(type) {
-		case json.Number:
-			s = string(x)
-		case string:
-			s = strings.TrimSpace(x)
-		default:
-			return nil, "must be a decimal number"
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || strings.ContainsAny(s, "xXpPnN_") {
-			return nil, "must be a decimal number"
-		}
-		if p := checkBounds(c, f); p != "" {
-			return nil, p
-		}
-		return s, ""
+		return checkDecimal(c, v)
 	case TypeBoolean:
 		b, ok := v.(bool)
 		if !ok {
@@ -95,24 +57,9 @@ func CheckValue(c *Column, v any) (any, string) {
 		}
 		return b, ""
 	case TypeTimestamp:
-		s, ok := v.(string)
-		if !ok {
-			return nil, "must be an RFC 3339 date-time string"
-		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return nil, "must be an RFC 3339 date-time (e.g. 2026-01-31T12:00:00Z)"
-		}
-		return t.UTC(), ""
+		return checkTimestamp(v)
 	case TypeDate:
-		s, ok := v.(string)
-		if !ok || !dateRe.MatchString(s) {
-			return nil, "must be a date (YYYY-MM-DD)"
-		}
-		if _, err := time.Parse("2006-01-02", s); err != nil {
-			return nil, "must be a valid date (YYYY-MM-DD)"
-		}
-		return s, ""
+		return checkDate(v)
 	case TypeUUID:
 		s, ok := v.(string)
 		if !ok || !uuidRe.MatchString(s) {
@@ -120,18 +67,102 @@ func CheckValue(c *Column, v any) (any, string) {
 		}
 		return strings.ToLower(s), ""
 	case TypeJSON:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, "must be JSON"
-		}
-		if strings.Contains(string(b), `\u0000`) {
-			return nil, "must not contain NUL characters"
-		}
-		return string(b), ""
+		return checkJSON(v)
 	case TypePassthrough:
 		return nil, "is read-only"
 	}
 	return nil, "has an unknown type"
+}
+
+// checkInteger takes a JSON number that is a whole int64 within the column's bounds.
+func checkInteger(c *Column, v any) (any, string) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, "must be an integer"
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil {
+		return nil, "must be an integer"
+	}
+	if p := checkBounds(c, float64(i)); p != "" {
+		return nil, p
+	}
+	return i, ""
+}
+
+// checkNumber takes a finite JSON number within the column's bounds.
+func checkNumber(c *Column, v any) (any, string) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, "must be a number"
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return nil, "must be a finite number"
+	}
+	if p := checkBounds(c, f); p != "" {
+		return nil, p
+	}
+	return f, ""
+}
+
+// checkDecimal takes a plain decimal as a JSON number or string and keeps its text, so no
+// digit is lost to float rounding.
+func checkDecimal(c *Column, v any) (any, string) {
+	var s string
+	switch x := v.(type) {
+	case json.Number:
+		s = string(x)
+	case string:
+		s = strings.TrimSpace(x)
+	default:
+		return nil, "must be a decimal number"
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || strings.ContainsAny(s, "xXpPnN_") {
+		return nil, "must be a decimal number"
+	}
+	if p := checkBounds(c, f); p != "" {
+		return nil, p
+	}
+	return s, ""
+}
+
+// checkTimestamp takes an RFC 3339 date-time and answers it in UTC.
+func checkTimestamp(v any) (any, string) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, "must be an RFC 3339 date-time string"
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, "must be an RFC 3339 date-time (e.g. 2026-01-31T12:00:00Z)"
+	}
+	return t.UTC(), ""
+}
+
+// checkDate takes a calendar date written YYYY-MM-DD that exists.
+func checkDate(v any) (any, string) {
+	s, ok := v.(string)
+	if !ok || !dateRe.MatchString(s) {
+		return nil, "must be a date (YYYY-MM-DD)"
+	}
+	if _, err := time.Parse("2006-01-02", s); err != nil {
+		return nil, "must be a valid date (YYYY-MM-DD)"
+	}
+	return s, ""
+}
+
+// checkJSON takes any JSON value PostgreSQL can store: jsonb refuses the NUL escape.
+func checkJSON(v any) (any, string) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, "must be JSON"
+	}
+	if strings.Contains(string(b), `\u0000`) {
+		return nil, "must not contain NUL characters"
+	}
+	return string(b), ""
 }
 
 func checkString(c *Column, s string) (any, string) {

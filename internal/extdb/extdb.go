@@ -100,45 +100,70 @@ func (o Options) withDefaults() Options {
 // statement timeout, and an application name for pg_stat_activity.
 func Config(raw string, o Options) (pq.Config, error) {
 	o = o.withDefaults()
-	bad := func(format string, args ...any) (pq.Config, error) {
-		return pq.Config{}, &Problem{Kind: ProblemInvalidURL, Message: fmt.Sprintf(format, args...)}
+	u, err := checkURL(raw)
+	if err != nil {
+		return pq.Config{}, err
 	}
+	cfg, err := pq.NewConfig(raw)
+	if err != nil {
+		return pq.Config{}, invalidURL("the url cannot be read: %s", strings.TrimPrefix(err.Error(), "pq: "))
+	}
+	pinToURL(&cfg, u, o)
+	cfg.Runtime = sessionSettings(cfg.Runtime, u.Query(), o)
+	return cfg, nil
+}
+
+func invalidURL(format string, args ...any) error {
+	return &Problem{Kind: ProblemInvalidURL, Message: fmt.Sprintf(format, args...)}
+}
+
+// checkURL refuses a URL that names no single host, user and database, or
+// that asks for something read from the server's own files.
+func checkURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return bad("the url must look like postgres://user:password@host:5432/database")
+		return nil, invalidURL("the url must look like postgres://user:password@host:5432/database")
 	}
 	host := u.Hostname()
 	switch {
 	case host == "" || strings.Contains(u.Host, ","):
-		return bad("the url needs one host name (postgres://user:password@host:5432/database)")
+		return nil, invalidURL("the url needs one host name (postgres://user:password@host:5432/database)")
 	case u.User == nil || u.User.Username() == "":
-		return bad("the url needs a user name (postgres://user:password@host:5432/database)")
+		return nil, invalidURL("the url needs a user name (postgres://user:password@host:5432/database)")
 	case strings.Trim(u.Path, "/") == "":
-		return bad("the url needs a database name (postgres://user:password@host:5432/database)")
+		return nil, invalidURL("the url needs a database name (postgres://user:password@host:5432/database)")
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return bad("the url's port %q is not a port number", p)
+			return nil, invalidURL("the url's port %q is not a port number", p)
 		}
 	}
 	if strings.HasPrefix(host, "/") || strings.HasPrefix(host, "@") {
-		return bad("the url's host must be a host name or address, not a socket path")
+		return nil, invalidURL("the url's host must be a host name or address, not a socket path")
 	}
-	for k, v := range u.Query() {
+	if err := checkParams(u.Query()); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// checkParams refuses the parameters a user's URL may not set.
+func checkParams(q url.Values) error {
+	for k, v := range q {
 		if strings.EqualFold(k, "sslrootcert") && len(v) == 1 && v[0] == "system" {
 			continue // the system's certificate pool, not a file
 		}
 		if why, no := forbiddenParams[strings.ToLower(k)]; no {
-			return bad("the url parameter %s is not accepted: it %s", k, why)
+			return invalidURL("the url parameter %s is not accepted: it %s", k, why)
 		}
 	}
-	cfg, err := pq.NewConfig(raw)
-	if err != nil {
-		return bad("the url cannot be read: %s", strings.TrimPrefix(err.Error(), "pq: "))
-	}
-	// Whatever the server's environment said is replaced by the URL's own
-	// values (or their defaults).
-	cfg.Host = host
+	return nil
+}
+
+// pinToURL replaces whatever the server's environment said with the URL's
+// own values (or their defaults).
+func pinToURL(cfg *pq.Config, u *url.URL, o Options) {
+	cfg.Host = u.Hostname()
 	cfg.Port = 5432
 	if p := u.Port(); p != "" {
 		n, _ := strconv.Atoi(p)
@@ -168,8 +193,13 @@ func Config(raw string, o Options) (pq.Config, error) {
 	if q.Get("application_name") == "" {
 		cfg.ApplicationName = "tablesmith"
 	}
+}
+
+// sessionSettings fixes the time zone to UTC and the statement timeout to
+// the limit, or to less where the URL asks for less.
+func sessionSettings(runtime map[string]string, q url.Values, o Options) map[string]string {
 	rt := map[string]string{}
-	for k, v := range cfg.Runtime {
+	for k, v := range runtime {
 		switch strings.ToLower(k) {
 		case "timezone", "statement_timeout":
 			continue
@@ -183,8 +213,7 @@ func Config(raw string, o Options) (pq.Config, error) {
 			rt["statement_timeout"] = v
 		}
 	}
-	cfg.Runtime = rt
-	return cfg, nil
+	return rt
 }
 
 // MaskURL returns the URL with its password replaced by ****, for display.

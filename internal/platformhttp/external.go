@@ -206,54 +206,84 @@ func (h *Handler) externalPlan(ctx context.Context, p store.Project, draft schem
 // change a table's primary key, or add a foreign key to a fronted table
 // whose key is not named id (the DDL references id).
 func guardExternalPlan(plan *schema.Plan, pub, draft schema.Document) {
-	published := func(table string) (schema.Table, bool) {
-		if t, ok := pub.Table(table); ok {
-			return t, true
-		}
-		if dt, ok := draft.Table(table); ok && dt.RenamedFrom != "" {
-			return pub.Table(dt.RenamedFrom)
-		}
-		return schema.Table{}, false
-	}
 	for i := range plan.Changes {
 		c := &plan.Changes[i]
 		if c.Unsupported != "" {
 			continue
 		}
-		pt, ok := published(c.Table)
-		if ok && pt.External != nil && c.Column != "" {
-			name := c.Column
-			if c.Kind == schema.ChangeRenameColumn {
-				name = c.From
-			} else if dt, ok := draft.Table(c.Table); ok {
-				if dc, ok := dt.Column(c.Column); ok && dc.RenamedFrom != "" {
-					if _, old := pt.Column(dc.RenamedFrom); old {
-						name = dc.RenamedFrom
-					}
-				}
-			}
-			if pc, ok := pt.Column(name); ok {
-				switch {
-				case c.Kind == schema.ChangeRenameColumn:
-				case name == pt.External.PrimaryKey && (c.Kind == schema.ChangeAlterColumn || c.Kind == schema.ChangeDropColumn):
-					c.Unsupported = "the primary key belongs to the database; change it there, then refresh from the database"
-				case pc.Type == schema.TypePassthrough && (c.Kind == schema.ChangeAlterColumn || c.Kind == schema.ChangeDropColumn):
-					c.Unsupported = fmt.Sprintf("column of database type %s, which Tablesmith keeps read-only and never alters or drops; change it in the database, then refresh", pc.PGType)
-				case pc.Type == schema.TypeEnum && pc.PGType != "" && c.Kind == schema.ChangeAlterColumn:
-					c.Unsupported = fmt.Sprintf("column of the database's enum type %s; change the type in the database, then refresh", pc.PGType)
-				}
-			}
+		if pt, ok := publishedTable(pub, draft, c.Table); ok && pt.External != nil && c.Column != "" {
+			c.Unsupported = frontedColumnRefusal(c, pt, draft)
 		}
 		if c.Unsupported == "" && (c.Kind == schema.ChangeAddColumn || c.Kind == schema.ChangeAlterColumn) {
-			if dt, ok := draft.Table(c.Table); ok {
-				if dc, ok := dt.Column(c.Column); ok && dc.References != nil {
-					if target, ok := draft.Table(dc.References.Table); ok && target.External != nil && target.External.PrimaryKey != schema.ColID {
-						c.Unsupported = fmt.Sprintf("%s is keyed by %s, not id; add this foreign key in the database, then refresh", target.Name, target.External.PrimaryKey)
-					}
-				}
+			c.Unsupported = frontedKeyRefusal(c, draft)
+		}
+	}
+}
+
+// publishedTable finds the published table a change to the draft's table
+// is about, following a rename in the draft.
+func publishedTable(pub, draft schema.Document, table string) (schema.Table, bool) {
+	if t, ok := pub.Table(table); ok {
+		return t, true
+	}
+	if dt, ok := draft.Table(table); ok && dt.RenamedFrom != "" {
+		return pub.Table(dt.RenamedFrom)
+	}
+	return schema.Table{}, false
+}
+
+// publishedColumnName is the name the changed column has in the published
+// fronted table pt: the old name for a rename, in the change or the draft.
+func publishedColumnName(c *schema.Change, pt schema.Table, draft schema.Document) string {
+	if c.Kind == schema.ChangeRenameColumn {
+		return c.From
+	}
+	if dt, ok := draft.Table(c.Table); ok {
+		if dc, ok := dt.Column(c.Column); ok && dc.RenamedFrom != "" {
+			if _, old := pt.Column(dc.RenamedFrom); old {
+				return dc.RenamedFrom
 			}
 		}
 	}
+	return c.Column
+}
+
+// frontedColumnRefusal says why a change to a column of the fronted table
+// pt cannot be generated, or "" when it can.
+func frontedColumnRefusal(c *schema.Change, pt schema.Table, draft schema.Document) string {
+	name := publishedColumnName(c, pt, draft)
+	pc, ok := pt.Column(name)
+	if !ok {
+		return ""
+	}
+	alterOrDrop := c.Kind == schema.ChangeAlterColumn || c.Kind == schema.ChangeDropColumn
+	switch {
+	case c.Kind == schema.ChangeRenameColumn:
+	case name == pt.External.PrimaryKey && alterOrDrop:
+		return "the primary key belongs to the database; change it there, then refresh from the database"
+	case pc.Type == schema.TypePassthrough && alterOrDrop:
+		return fmt.Sprintf("column of database type %s, which Tablesmith keeps read-only and never alters or drops; change it in the database, then refresh", pc.PGType)
+	case pc.Type == schema.TypeEnum && pc.PGType != "" && c.Kind == schema.ChangeAlterColumn:
+		return fmt.Sprintf("column of the database's enum type %s; change the type in the database, then refresh", pc.PGType)
+	}
+	return ""
+}
+
+// frontedKeyRefusal says why a foreign key the change adds cannot point
+// at its fronted target (the DDL references id), or "" when it can.
+func frontedKeyRefusal(c *schema.Change, draft schema.Document) string {
+	dt, ok := draft.Table(c.Table)
+	if !ok {
+		return ""
+	}
+	dc, ok := dt.Column(c.Column)
+	if !ok || dc.References == nil {
+		return ""
+	}
+	if target, ok := draft.Table(dc.References.Table); ok && target.External != nil && target.External.PrimaryKey != schema.ColID {
+		return fmt.Sprintf("%s is keyed by %s, not id; add this foreign key in the database, then refresh", target.Name, target.External.PrimaryKey)
+	}
+	return ""
 }
 
 // checkRows runs a plan's prechecks (read-only) where the project's

@@ -192,33 +192,58 @@ func (in *introspector) note(table, column, format string, args ...any) {
 // relation turns one relation into a table of the document, or reports
 // why it cannot be one.
 func (in *introspector) relation(r CatalogRelation) {
-	switch {
-	case r.Kind == "v":
-		in.unsupported(r.Name, RelationView, "views are not served by the API yet; query the tables behind it")
-		return
-	case r.Kind == "m":
-		in.unsupported(r.Name, RelationMaterializedView, "materialized views are not served by the API")
-		return
-	case r.Kind == "f":
-		in.unsupported(r.Name, RelationForeignTable, "foreign tables are not served by the API")
-		return
-	case r.PartitionOf != "":
-		in.unsupported(r.Name, RelationPartition, fmt.Sprintf("a partition of %s; its rows are reached through %s", r.PartitionOf, r.PartitionOf))
-		return
-	case r.Kind != "r" && r.Kind != "p":
-		in.unsupported(r.Name, RelationTable, "this kind of relation is not served by the API")
-		return
-	case !schema.ValidName(r.Name):
-		in.unsupported(r.Name, RelationTable, "its name cannot be an API path (names use a-z, 0-9 and _, start with a letter, at most 63 characters)")
-		return
-	case schema.ReservedTableName(r.Name):
-		in.unsupported(r.Name, RelationTable, fmt.Sprintf("%q is a reserved path of the generated API", r.Name))
-		return
-	case !r.CanSelect:
-		in.unsupported(r.Name, RelationTable, "the connection's role has no SELECT privilege on it")
+	if kind, reason := relationRefusal(r); reason != "" {
+		in.unsupported(r.Name, kind, reason)
 		return
 	}
 	cols := in.columns[r.Name]
+	pkCol, idType, ok := in.primaryKey(r, cols)
+	if !ok {
+		return
+	}
+	t := schema.Table{Name: r.Name, IDType: idType, Description: r.Comment, Columns: []schema.Column{},
+		External: &schema.ExternalTable{PrimaryKey: pkCol.Name}}
+	t.Columns = in.tableColumns(r.Name, cols, pkCol.Name, idType)
+	in.constrain(&t)
+	in.timestamps(&t, cols)
+	in.notePrivileges(r)
+	for _, c := range in.constraints[r.Name] {
+		if c.Kind == "f" {
+			in.fks = append(in.fks, c)
+		}
+	}
+	in.res.Document.Tables = append(in.res.Document.Tables, t)
+}
+
+// relationRefusal says what kind of relation r is and why it cannot be a
+// table of the API, before its key is looked at; the reason is "" when it
+// can be one.
+func relationRefusal(r CatalogRelation) (kind, reason string) {
+	switch {
+	case r.Kind == "v":
+		return RelationView, "views are not served by the API yet; query the tables behind it"
+	case r.Kind == "m":
+		return RelationMaterializedView, "materialized views are not served by the API"
+	case r.Kind == "f":
+		return RelationForeignTable, "foreign tables are not served by the API"
+	case r.PartitionOf != "":
+		return RelationPartition, fmt.Sprintf("a partition of %s; its rows are reached through %s", r.PartitionOf, r.PartitionOf)
+	case r.Kind != "r" && r.Kind != "p":
+		return RelationTable, "this kind of relation is not served by the API"
+	case !schema.ValidName(r.Name):
+		return RelationTable, "its name cannot be an API path (names use a-z, 0-9 and _, start with a letter, at most 63 characters)"
+	case schema.ReservedTableName(r.Name):
+		return RelationTable, fmt.Sprintf("%q is a reserved path of the generated API", r.Name)
+	case !r.CanSelect:
+		return RelationTable, "the connection's role has no SELECT privilege on it"
+	}
+	return "", ""
+}
+
+// primaryKey finds the single-column integer or uuid key the API
+// addresses r's records by, and its id type; without one it reports r as
+// unsupported and answers false.
+func (in *introspector) primaryKey(r CatalogRelation, cols []CatalogColumn) (*CatalogColumn, string, bool) {
 	var pk *CatalogConstraint
 	for i, c := range in.constraints[r.Name] {
 		if c.Kind == "p" {
@@ -227,12 +252,12 @@ func (in *introspector) relation(r CatalogRelation) {
 	}
 	if pk == nil {
 		in.unsupported(r.Name, RelationTable, "it has no primary key; the API addresses records by a single-column integer, bigint or uuid key")
-		return
+		return nil, "", false
 	}
 	if len(pk.Columns) != 1 {
 		in.unsupported(r.Name, RelationTable, fmt.Sprintf("its primary key is composite (%s); the API addresses records by a single-column integer, bigint or uuid key",
 			strings.Join(pk.Columns, ", ")))
-		return
+		return nil, "", false
 	}
 	var pkCol *CatalogColumn
 	for i := range cols {
@@ -242,7 +267,7 @@ func (in *introspector) relation(r CatalogRelation) {
 	}
 	if pkCol == nil {
 		in.unsupported(r.Name, RelationTable, "its primary key column could not be read")
-		return
+		return nil, "", false
 	}
 	idType := ""
 	switch {
@@ -251,20 +276,25 @@ func (in *introspector) relation(r CatalogRelation) {
 		idType = schema.IDUUID
 	default:
 		in.unsupported(r.Name, RelationTable, fmt.Sprintf("its primary key %s has type %s; supported key types are integer, bigint and uuid", pkCol.Name, pkCol.Type))
-		return
+		return nil, "", false
 	}
 	if !schema.ValidName(pkCol.Name) {
 		in.unsupported(r.Name, RelationTable, fmt.Sprintf("its primary key column %q has a name the API cannot use", pkCol.Name))
-		return
+		return nil, "", false
 	}
+	return pkCol, idType, true
+}
 
-	t := schema.Table{Name: r.Name, IDType: idType, Description: r.Comment, Columns: []schema.Column{},
-		External: &schema.ExternalTable{PrimaryKey: pkCol.Name}}
+// tableColumns maps the table's columns to document columns, the key
+// first where it stands, leaving out (with a note) those whose names the
+// API cannot use.
+func (in *introspector) tableColumns(table string, cols []CatalogColumn, pkName, idType string) []schema.Column {
+	out := []schema.Column{}
 	for _, c := range cols {
-		if c.Name == pkCol.Name {
-			t.Columns = append(t.Columns, schema.Column{Name: c.Name, Type: keyType(idType), Description: c.Comment})
+		if c.Name == pkName {
+			out = append(out, schema.Column{Name: c.Name, Type: keyType(idType), Description: c.Comment})
 			if c.Default == "" && c.Identity == "" {
-				in.note(r.Name, c.Name, "the primary key has no default, so creating records through the API fails; the database must assign keys (serial, identity or a uuid default)")
+				in.note(table, c.Name, "the primary key has no default, so creating records through the API fails; the database must assign keys (serial, identity or a uuid default)")
 			}
 			continue
 		}
@@ -273,31 +303,29 @@ func (in *introspector) relation(r CatalogRelation) {
 			if c.NotNull && c.Default == "" && c.Identity == "" && !c.Generated {
 				msg += "; it is required and has no default, so creating records through the API fails"
 			}
-			in.note(r.Name, c.Name, "%s", msg)
+			in.note(table, c.Name, "%s", msg)
 			continue
 		}
-		t.Columns = append(t.Columns, in.column(r.Name, c))
+		out = append(out, in.column(table, c))
 	}
-	in.constrain(&t)
-	in.timestamps(&t, cols)
-	if !r.CanInsert || !r.CanUpdate || !r.CanDelete {
-		var missing []string
-		for _, p := range []struct {
-			ok   bool
-			name string
-		}{{r.CanInsert, "INSERT"}, {r.CanUpdate, "UPDATE"}, {r.CanDelete, "DELETE"}} {
-			if !p.ok {
-				missing = append(missing, p.name)
-			}
-		}
-		in.note(r.Name, "", "the connection's role lacks %s on this table; those writes are refused by the database", strings.Join(missing, ", "))
+	return out
+}
+
+// notePrivileges notes the writes the connection's role may not make on r.
+func (in *introspector) notePrivileges(r CatalogRelation) {
+	if r.CanInsert && r.CanUpdate && r.CanDelete {
+		return
 	}
-	for _, c := range in.constraints[r.Name] {
-		if c.Kind == "f" {
-			in.fks = append(in.fks, c)
+	var missing []string
+	for _, p := range []struct {
+		ok   bool
+		name string
+	}{{r.CanInsert, "INSERT"}, {r.CanUpdate, "UPDATE"}, {r.CanDelete, "DELETE"}} {
+		if !p.ok {
+			missing = append(missing, p.name)
 		}
 	}
-	in.res.Document.Tables = append(in.res.Document.Tables, t)
+	in.note(r.Name, "", "the connection's role lacks %s on this table; those writes are refused by the database", strings.Join(missing, ", "))
 }
 
 func keyType(idType string) string {

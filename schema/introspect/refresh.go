@@ -162,6 +162,26 @@ func (r *reconciler) table(pt, bt schema.Table, dt *schema.Table) (np schema.Tab
 	if managed {
 		bt = withoutSystemColumns(bt)
 	}
+	np, nd = r.tableHeads(pt, bt, dt, managed)
+	m := &columnMerge{r: r, pt: pt, bt: bt, dt: dt, draftCol: draftColumnsByPublishedName(pt, dt),
+		draftNew: map[int]*schema.Column{}, draftGone: map[int]bool{}}
+	for _, bc := range bt.Columns {
+		np.Columns = append(np.Columns, m.databaseColumn(bc))
+	}
+	m.removedFromDatabase()
+	if nd == nil {
+		return np, nil
+	}
+	nd.Columns = m.draftColumns(nd.Name)
+	if np.Columns == nil {
+		np.Columns = []schema.Column{}
+	}
+	return np, nd
+}
+
+// tableHeads starts the new published and draft forms of a table: no
+// columns yet, and for a fronted table the database's key and timestamps.
+func (r *reconciler) tableHeads(pt, bt schema.Table, dt *schema.Table, managed bool) (np schema.Table, nd *schema.Table) {
 	np = pt
 	np.Columns = nil
 	if !managed {
@@ -181,101 +201,139 @@ func (r *reconciler) table(pt, bt schema.Table, dt *schema.Table) (np schema.Tab
 			r.change(DBTableChanged, pt.Name, "", OriginDraft, "the draft renames table %s to %s", pt.Name, d.Name)
 		}
 	}
-	// The draft's columns keyed by the published name they stand for.
+	return np, nd
+}
+
+// draftColumnsByPublishedName indexes the draft's columns by the published
+// name they stand for.
+func draftColumnsByPublishedName(pt schema.Table, dt *schema.Table) map[string]int {
 	draftCol := map[string]int{}
-	if dt != nil {
-		for i, c := range dt.Columns {
-			if _, ok := pt.Column(c.Name); ok {
-				draftCol[c.Name] = i
-			} else if c.RenamedFrom != "" {
-				if _, ok := pt.Column(c.RenamedFrom); ok {
-					draftCol[c.RenamedFrom] = i
-				}
-			}
-		}
-	}
-	draftNew := map[int]*schema.Column{} // draft column index → reconciled (nil entry absent: keep as is)
-	draftGone := map[int]bool{}
-	var appended []schema.Column
-	for _, bc := range bt.Columns {
-		pc, inPub := pt.Column(bc.Name)
-		di, inDraft := draftCol[bc.Name]
-		if !inPub {
-			np.Columns = append(np.Columns, bc)
-			r.change(DBColumnAdded, pt.Name, bc.Name, OriginDatabase, "column %s.%s (%s) was added to the database", pt.Name, bc.Name, describeType(bc))
-			if dt != nil {
-				for i, c := range dt.Columns {
-					if c.Name == bc.Name && !draftGone[i] {
-						if _, isPub := draftCol[c.Name]; !isPub {
-							r.replaced("your unpublished column %s.%s, which the database now has", dt.Name, c.Name)
-							draftGone[i] = true
-						}
-					}
-				}
-				appended = append(appended, bc)
-			}
-			continue
-		}
-		if sameColumnInDB(pc, bc) {
-			np.Columns = append(np.Columns, pc)
-			if dt == nil {
-				continue
-			}
-			if !inDraft {
-				r.change(DBColumnRemoved, pt.Name, pc.Name, OriginDraft, "the draft drops column %s.%s; generate would drop it in the database (after confirmation)", pt.Name, pc.Name)
-			} else if dc := dt.Columns[di]; !sameColumnInDB(pc, dc) || dc.Name != pc.Name {
-				r.change(DBColumnChanged, pt.Name, pc.Name, OriginDraft, "the draft changes column %s.%s; generate would apply it", pt.Name, pc.Name)
-			}
-			continue
-		}
-		adopted := keepDocumentOnly(pc, bc)
-		np.Columns = append(np.Columns, adopted)
-		r.change(DBColumnChanged, pt.Name, pc.Name, OriginDatabase, "column %s.%s changed in the database: %s", pt.Name, pc.Name, describeChange(pc, bc))
-		if dt != nil && inDraft {
-			dc := dt.Columns[di]
-			if !sameColumnInDB(pc, dc) {
-				r.replaced("your unpublished change of column %s.%s", dt.Name, dc.Name)
-			}
-			nc := keepDocumentOnly(dc, bc)
-			nc.Name, nc.RenamedFrom = dc.Name, dc.RenamedFrom
-			draftNew[di] = &nc
-		}
-	}
-	for _, pc := range pt.Columns {
-		if _, inDB := bt.Column(pc.Name); inDB {
-			continue
-		}
-		r.change(DBColumnRemoved, pt.Name, pc.Name, OriginDatabase, "column %s.%s is no longer in the database", pt.Name, pc.Name)
-		if di, inDraft := draftCol[pc.Name]; inDraft {
-			if !sameColumnInDB(pc, dt.Columns[di]) {
-				r.replaced("your unpublished change of column %s.%s", dt.Name, dt.Columns[di].Name)
-			}
-			draftGone[di] = true
-		}
-	}
-	if nd == nil {
-		return np, nil
+	if dt == nil {
+		return draftCol
 	}
 	for i, c := range dt.Columns {
-		switch {
-		case draftGone[i]:
-		case draftNew[i] != nil:
-			nd.Columns = append(nd.Columns, *draftNew[i])
-		default:
-			if _, isPub := draftCol[c.Name]; !isPub && c.RenamedFrom == "" {
-				r.change(DBColumnAdded, nd.Name, c.Name, OriginDraft, "the draft adds column %s.%s; generate would add it", nd.Name, c.Name)
+		if _, ok := pt.Column(c.Name); ok {
+			draftCol[c.Name] = i
+		} else if c.RenamedFrom != "" {
+			if _, ok := pt.Column(c.RenamedFrom); ok {
+				draftCol[c.RenamedFrom] = i
 			}
-			nd.Columns = append(nd.Columns, c)
 		}
 	}
-	nd.Columns = append(nd.Columns, appended...)
-	if nd.Columns == nil {
-		nd.Columns = []schema.Column{}
+	return draftCol
+}
+
+// columnMerge reconciles the columns of one table: pt published, bt in
+// the database, dt in the draft (nil: the draft drops the table).
+type columnMerge struct {
+	r      *reconciler
+	pt, bt schema.Table
+	dt     *schema.Table
+	// draftCol maps a published column name to its draft column's index.
+	draftCol map[string]int
+	// draftNew holds reconciled draft columns by index (absent: keep as is).
+	draftNew map[int]*schema.Column
+	// draftGone marks draft columns the refresh replaces or removes.
+	draftGone map[int]bool
+	// appended are database columns the draft gains at its end.
+	appended []schema.Column
+}
+
+// databaseColumn answers the new published form of one column the
+// database has, noting how it differs from the published and draft ones.
+func (m *columnMerge) databaseColumn(bc schema.Column) schema.Column {
+	pt, dt := m.pt, m.dt
+	pc, inPub := pt.Column(bc.Name)
+	di, inDraft := m.draftCol[bc.Name]
+	if !inPub {
+		m.addedInDatabase(bc)
+		return bc
 	}
-	if np.Columns == nil {
-		np.Columns = []schema.Column{}
+	if sameColumnInDB(pc, bc) {
+		if dt == nil {
+			return pc
+		}
+		if !inDraft {
+			m.r.change(DBColumnRemoved, pt.Name, pc.Name, OriginDraft, "the draft drops column %s.%s; generate would drop it in the database (after confirmation)", pt.Name, pc.Name)
+		} else if dc := dt.Columns[di]; !sameColumnInDB(pc, dc) || dc.Name != pc.Name {
+			m.r.change(DBColumnChanged, pt.Name, pc.Name, OriginDraft, "the draft changes column %s.%s; generate would apply it", pt.Name, pc.Name)
+		}
+		return pc
 	}
-	return np, nd
+	adopted := keepDocumentOnly(pc, bc)
+	m.r.change(DBColumnChanged, pt.Name, pc.Name, OriginDatabase, "column %s.%s changed in the database: %s", pt.Name, pc.Name, describeChange(pc, bc))
+	if dt != nil && inDraft {
+		dc := dt.Columns[di]
+		if !sameColumnInDB(pc, dc) {
+			m.r.replaced("your unpublished change of column %s.%s", dt.Name, dc.Name)
+		}
+		nc := keepDocumentOnly(dc, bc)
+		nc.Name, nc.RenamedFrom = dc.Name, dc.RenamedFrom
+		m.draftNew[di] = &nc
+	}
+	return adopted
+}
+
+// addedInDatabase notes a column the database has and the published
+// table has not; the draft gets it too, replacing an unpublished column
+// of the same name.
+func (m *columnMerge) addedInDatabase(bc schema.Column) {
+	pt, dt := m.pt, m.dt
+	m.r.change(DBColumnAdded, pt.Name, bc.Name, OriginDatabase, "column %s.%s (%s) was added to the database", pt.Name, bc.Name, describeType(bc))
+	if dt == nil {
+		return
+	}
+	for i, c := range dt.Columns {
+		if c.Name == bc.Name && !m.draftGone[i] {
+			if _, isPub := m.draftCol[c.Name]; !isPub {
+				m.r.replaced("your unpublished column %s.%s, which the database now has", dt.Name, c.Name)
+				m.draftGone[i] = true
+			}
+		}
+	}
+	m.appended = append(m.appended, bc)
+}
+
+// removedFromDatabase notes the published columns the database no longer
+// has; the draft loses them too.
+func (m *columnMerge) removedFromDatabase() {
+	pt, dt := m.pt, m.dt
+	for _, pc := range pt.Columns {
+		if _, inDB := m.bt.Column(pc.Name); inDB {
+			continue
+		}
+		m.r.change(DBColumnRemoved, pt.Name, pc.Name, OriginDatabase, "column %s.%s is no longer in the database", pt.Name, pc.Name)
+		if di, inDraft := m.draftCol[pc.Name]; inDraft {
+			if !sameColumnInDB(pc, dt.Columns[di]) {
+				m.r.replaced("your unpublished change of column %s.%s", dt.Name, dt.Columns[di].Name)
+			}
+			m.draftGone[di] = true
+		}
+	}
+}
+
+// draftColumns answers the new draft's columns: its own in order, less
+// those gone, reconciled where the database changed them, then the
+// columns the database added.
+func (m *columnMerge) draftColumns(name string) []schema.Column {
+	var out []schema.Column
+	for i, c := range m.dt.Columns {
+		switch {
+		case m.draftGone[i]:
+		case m.draftNew[i] != nil:
+			out = append(out, *m.draftNew[i])
+		default:
+			if _, isPub := m.draftCol[c.Name]; !isPub && c.RenamedFrom == "" {
+				m.r.change(DBColumnAdded, name, c.Name, OriginDraft, "the draft adds column %s.%s; generate would add it", name, c.Name)
+			}
+			out = append(out, c)
+		}
+	}
+	out = append(out, m.appended...)
+	if out == nil {
+		out = []schema.Column{}
+	}
+	return out
 }
 
 // withoutSystemColumns drops id, created_at and updated_at from an
