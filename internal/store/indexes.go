@@ -273,28 +273,22 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 	schemaName := SchemaName(projectID)
 	// A build and a generate's after-commit work (Finish) on one table
 	// would wait on each other's locks until one gives up, so they take
-	// turns on Finish's lock: a build starts only while no Finish runs,
-	// and holds the lock while it runs. A Finish that found it taken
-	// skipped its work; the builder runs it once its builds are done.
-	finishKey := finishLockKey(schemaName)
-	defer func() {
-		if err == nil && claimed {
-			_, err = s.Finish(ctx, schemaName, nil, 0)
-		}
-	}()
+	// turns on Finish's lock. The builder holds it through its builds and
+	// then runs Finish itself before letting go: a generate that found it
+	// taken skipped its after-commit work, and it is done here; and once
+	// the lock is free with no build due, nothing is left to do.
+	turn, err := s.TakeFinishTurn(ctx, schemaName)
+	if err != nil || turn == nil {
+		return false, err // a generate is finishing: its kick comes next
+	}
+	defer turn.Release()
 	for {
-		var free bool
-		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, finishKey).Scan(&free); err != nil {
+		more, err := s.buildNext(ctx, conn, projectID, opt)
+		if err != nil {
 			return true, err
 		}
-		if !free {
-			return false, nil // a generate is finishing: its kick comes next
-		}
-		more, err := s.buildNext(ctx, conn, projectID, opt)
-		if _, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, finishKey); err == nil {
-			err = uerr
-		}
-		if err != nil || !more {
+		if !more {
+			_, err = turn.Finish(ctx, nil, 0)
 			return true, err
 		}
 	}
