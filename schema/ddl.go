@@ -254,15 +254,3 @@ func (g DDL) ForeignKey(table string, c Column) string {
 	return fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (\"id\") ON DELETE %s",
 		g.table(table), QuoteIdent(ConstraintName(table, c.Name, "fkey")), QuoteIdent(c.Name), g.table(c.References.Table), onDeleteSQL(c.References))
 }
-
-// AddColumn returns the statements that add a column, with every
-// constraint inline, to a table that is known to be empty. Migrations of
-// tables that may hold rows add constraints separately (see Diff).
-func (g DDL) AddColumn(table string, c Column) []string {
-	stmts := []string{"ALTER TABLE " + g.table(table) + " ADD COLUMN " + g.columnDef(table, c)}
-	stmts = append(stmts, g.indexes(table, c)...)
-	if c.References != nil {
-		stmts = append(stmts, g.ForeignKey(table, c))
-	}
-	return stmts
-}

@@ -18,9 +18,6 @@ import (
 //go:embed openapi/platform.yaml
 var platformOpenAPIYAML []byte
 
-// PlatformOpenAPIYAML returns the platform API's OpenAPI document as written.
-func PlatformOpenAPIYAML() []byte { return platformOpenAPIYAML }
-
 var platformOpenAPIJSON = sync.OnceValues(func() ([]byte, error) {
 	var doc any
 	if err := yaml.Unmarshal(platformOpenAPIYAML, &doc); err != nil {

@@ -79,12 +79,6 @@ func New(files fs.FS) *UI {
 // Available reports whether every file the page needs is there.
 func (u *UI) Available() bool { return len(u.missing) == 0 }
 
-// Missing lists the required files that are absent.
-func (u *UI) Missing() []string { return u.missing }
-
-// Version is the swagger-ui-dist version embedded, if known.
-func (u *UI) Version() string { return u.version }
-
 // ServePage writes the HTML page. It is the same for every project: it
 // loads ./openapi.json and its assets from docs/, relative to its URL
 // /v1/<project_id>/docs.
