@@ -59,13 +59,18 @@ func (c *Cache[V]) Lookup(key string, now time.Time) (V, bool) {
 	return zero, false
 }
 
-// Load runs load for key, shared with every concurrent Load of the same
-// key, and caches a successful result unless the key was invalidated while
-// it ran. The load does not stop when ctx ends (others may wait on it);
-// this caller stops waiting.
+// Load returns key's value: the cached one if a load stored it meanwhile
+// (a caller that missed just before another's load finished), else the
+// result of load, shared with every concurrent Load of the same key and
+// cached when it succeeds, unless the key was invalidated while it ran.
+// The load does not stop when ctx ends (others may wait on it); this
+// caller stops waiting.
 func (c *Cache[V]) Load(ctx context.Context, key string, now time.Time, load func(context.Context) (V, error)) (V, error) {
 	ch := c.group.DoChan(key, func() (any, error) {
 		gen := c.lastGen.Load()
+		if v, ok := c.Lookup(key, now); ok {
+			return v, nil
+		}
 		v, err := load(context.WithoutCancel(ctx))
 		if err == nil {
 			c.store(key, v, gen, now)

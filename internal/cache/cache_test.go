@@ -41,6 +41,26 @@ func TestConcurrentMissesOfAKeyShareOneLoad(t *testing.T) {
 	}
 }
 
+func TestACallerThatMissedJustBeforeALoadFinishedDoesNotLoadAgain(t *testing.T) {
+	c := New[string](Options{})
+	loads := 0
+	load := func(context.Context) (string, error) { loads++; return "v", nil }
+	// Both callers missed in Lookup; the first load finished before the
+	// second caller reached Load.
+	for range 2 {
+		if v, err := c.Load(context.Background(), "k", t0, load); v != "v" || err != nil {
+			t.Fatalf("Load = %q, %v", v, err)
+		}
+	}
+	if loads != 1 {
+		t.Errorf("%d loads, want 1: the second Load should find the stored value", loads)
+	}
+	c.Invalidate("k")
+	if _, err := c.Load(context.Background(), "k", t0, load); err != nil || loads != 2 {
+		t.Errorf("after Invalidate: %d loads (%v), want a new load", loads, err)
+	}
+}
+
 func TestALoadThatRacedWithAnInvalidationIsAnsweredButNotKept(t *testing.T) {
 	c := New[int](Options{})
 	started, finish := make(chan struct{}), make(chan struct{})
