@@ -324,43 +324,23 @@ func TestBadConfigurationStopsTheLoadWithAClearMessage(t *testing.T) {
 		t.Fatalf("adapt error = %v", err)
 	}
 	t.Setenv("TABLESMITH_DEFAULT_PLAN", "gold")
-	cfg, err := adaptExample(t, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = caddy.Load(cfg, true)
-	if err == nil {
-		_ = caddy.Stop() // the test has failed already; this only frees the port
-		t.Fatal("a default plan that does not exist loaded")
-	}
-	if !strings.Contains(err.Error(), `default_plan "gold" is not a defined plan`) {
-		t.Fatalf("load error = %v", err)
+	if msg := loadExampleFails(t, "a default plan that does not exist"); !strings.Contains(msg, `default_plan "gold" is not a defined plan`) {
+		t.Fatalf("load error = %v", msg)
 	}
 	t.Setenv("TABLESMITH_DEFAULT_PLAN", "")
 	t.Setenv("TABLESMITH_DATABASE_URL", "")
-	cfg, _ = adaptExample(t, nil)
-	if err := caddy.Load(cfg, true); err == nil || !strings.Contains(err.Error(), "database_url is empty") {
-		_ = caddy.Stop() // the test has failed already; this only frees the port
-		t.Fatalf("load error = %v", err)
+	if msg := loadExampleFails(t, "an empty database_url"); !strings.Contains(msg, "database_url is empty") {
+		t.Fatalf("load error = %v", msg)
 	}
 }
 
 func TestAnInvalidRedisURLStopsTheLoadSayingWhatIsWrongWithIt(t *testing.T) {
 	caddyEnv(t, testpg.URL(t))
 	t.Setenv("TABLESMITH_REDIS_URL", "redis://app:s3cret-pw@cache:notaport/0")
-	cfg, err := adaptExample(t, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = caddy.Load(cfg, true)
-	if err == nil {
-		_ = caddy.Stop() // the test has failed already; this only frees the port
-		t.Fatal("an invalid redis_url loaded")
-	}
-	msg := err.Error()
+	msg := loadExampleFails(t, "an invalid redis_url")
 	if !strings.Contains(msg, "redis_url is not a valid Redis URL") || !strings.Contains(msg, "invalid port") ||
 		strings.Contains(msg, "global option is missing") || strings.Contains(msg, "s3cret") {
-		t.Fatalf("load error = %v", err)
+		t.Fatalf("load error = %v", msg)
 	}
 }
 
@@ -381,4 +361,20 @@ func mustConfig(t *testing.T, raw []byte) *caddy.Config {
 		t.Fatal(fmt.Errorf("config: %w", err))
 	}
 	return &c
+}
+
+// loadExampleFails loads Caddyfile.example with the current environment,
+// expects Caddy to refuse it, and returns the error's text.
+func loadExampleFails(t *testing.T, what string) string {
+	t.Helper()
+	cfg, err := adaptExample(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Load(cfg, true); err != nil {
+		return err.Error()
+	}
+	_ = caddy.Stop() // the test has failed already; this only frees the port
+	t.Fatalf("%s loaded", what)
+	return ""
 }

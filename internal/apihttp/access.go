@@ -96,6 +96,7 @@ func (h *Handler) CountRequest(w http.ResponseWriter, r *http.Request, rt *Route
 	if err != nil {
 		return err
 	}
+	rt.statementTimeout = q.StatementTimeout
 	if q.Limit < 0 {
 		return nil
 	}

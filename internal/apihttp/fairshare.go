@@ -12,7 +12,7 @@ import (
 
 // statements runs f, a table route's data statement(s), in one of the
 // project's slots of the fair-share gate (Deps.Gate) and within its plan's
-// statement timeout (Deps.StatementTimeout). The timeout is a deadline on
+// statement timeout (Quota.StatementTimeout, kept on the route). The timeout is a deadline on
 // the context f runs its statements with, so lib/pq cancels the query in
 // PostgreSQL; it counts from when the slot is taken, not from the request's
 // start, and any earlier deadline of the request still applies.
@@ -33,10 +33,7 @@ func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, 
 		return err // the client went away
 	}
 	defer slot.Release()
-	var limit time.Duration
-	if h.d.StatementTimeout != nil {
-		limit = h.d.StatementTimeout(ctx, rt.ProjectID)
-	}
+	limit := rt.statementTimeout
 	if limit <= 0 {
 		return f(ctx)
 	}

@@ -22,21 +22,20 @@ func BenchmarkStatementsWrapper(b *testing.B) {
 	defer cancelSoon()
 	rSoon := r.WithContext(soon)
 	w := httptest.NewRecorder()
-	rt := &Route{ProjectID: "p1234567"}
 	noop := func(context.Context) error { return nil }
-	fiveSeconds := func(context.Context, string) time.Duration { return 5 * time.Second }
 	for _, c := range []struct {
 		name    string
 		r       *http.Request
-		timeout func(context.Context, string) time.Duration
+		timeout time.Duration
 	}{
-		{"gate", r, nil},
-		{"gate_and_timeout", r, fiveSeconds},
+		{"gate", r, 0},
+		{"gate_and_timeout", r, 5 * time.Second},
 		// A request deadline sooner than the plan's: no context of our own.
-		{"gate_and_timeout_behind_request_deadline", rSoon, fiveSeconds},
+		{"gate_and_timeout_behind_request_deadline", rSoon, 5 * time.Second},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			h := New(Deps{Gate: fairshare.New(5, 0), StatementTimeout: c.timeout})
+			h := New(Deps{Gate: fairshare.New(5, 0)})
+			rt := &Route{ProjectID: "p1234567", statementTimeout: c.timeout}
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := h.statements(w, c.r, rt, noop); err != nil {

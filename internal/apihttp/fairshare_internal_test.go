@@ -15,14 +15,14 @@ import (
 // whose own deadline or client ends it keeps its own error, for the
 // generic mapping; only the plan's deadline gives the plan's message.
 func TestOnlyAStatementCutByThePlansTimeoutIsReportedAsThePlans(t *testing.T) {
-	rt := &Route{ProjectID: "p1"}
 	// waits stands for a statement that runs until its context ends.
 	waits := func(ctx context.Context) error {
 		<-ctx.Done()
 		return ctx.Err()
 	}
 	run := func(ctx context.Context, plan time.Duration) error {
-		h := New(Deps{StatementTimeout: func(context.Context, string) time.Duration { return plan }})
+		h := New(Deps{})
+		rt := &Route{ProjectID: "p1", statementTimeout: plan}
 		return h.statements(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil).WithContext(ctx), rt, waits)
 	}
 

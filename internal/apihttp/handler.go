@@ -46,10 +46,6 @@ type Deps struct {
 	// Gate bounds how many data statements one project runs at once on
 	// this node (fair share of the data pool); nil: no bound.
 	Gate *fairshare.Gate
-	// StatementTimeout returns how long one of a project's data
-	// statements may run (its plan's statement_timeout); nil or 0: no
-	// bound beyond the request's own deadline.
-	StatementTimeout func(ctx context.Context, projectID string) time.Duration
 	// Idempotency is the managed projects' data pool, whose database
 	// holds tablesmith.idempotency_keys: writes with an Idempotency-Key
 	// are honoured for projects whose tables are on it (idempotency.go);
@@ -76,6 +72,11 @@ type Quota struct {
 	Remaining int64
 	Reset     time.Time
 	Message   string
+	// StatementTimeout is how long one of the project's data statements
+	// may run (its plan's statement_timeout); 0: only the request's own
+	// deadline bounds it. It comes with the decision because the limiter
+	// already read the project's plan for it.
+	StatementTimeout time.Duration
 }
 
 // Sample is one request as analytics sees it.
@@ -137,6 +138,9 @@ type Route struct {
 	// verification, the limiter and the latency sample share.
 	Start   time.Time
 	counted bool
+	// statementTimeout is the plan's bound on one data statement, from
+	// the limiter's decision (Quota.StatementTimeout).
+	statementTimeout time.Duration
 }
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.

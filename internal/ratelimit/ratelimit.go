@@ -347,12 +347,6 @@ func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, increment b
 	return common.GetContextFromState(now, rate, expires, n)
 }
 
-// PlanOf returns the plan of the account that owns a project, from the
-// cached owner and the current plan definitions.
-func (l *Limiter) PlanOf(ctx context.Context, projectID string) (plans.Plan, error) {
-	return l.planAt(ctx, projectID, l.cfg.Now())
-}
-
 func (l *Limiter) planAt(ctx context.Context, projectID string, now time.Time) (plans.Plan, error) {
 	o, err := l.owners.get(ctx, projectID, now)
 	if err != nil {

@@ -82,7 +82,8 @@ func (l *limits) Take(ctx context.Context, projectID string, now time.Time) (api
 	if err != nil {
 		return apihttp.Quota{}, err
 	}
-	q := apihttp.Quota{Allowed: d.Allowed, Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset}
+	q := apihttp.Quota{Allowed: d.Allowed, Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset,
+		StatementTimeout: d.Plan.StatementTimeout}
 	if !d.Allowed {
 		q.Message = d.Message(l.now(), l.limiter.Window())
 	}
