@@ -163,19 +163,28 @@ func defaultLiteral(c Column) string {
 
 // Index kinds, used as the suffix of their names.
 const (
-	indexPlain   = "idx"
-	indexTrigram = "trgm"
+	// indexPlain is a btree on (column, id): lists sorted by the column
+	// end with the id as their tie-break, so the index serves the whole
+	// ORDER BY (either direction) with no sort step, and equality
+	// lookups (filters, includes, cascades) as well.
+	indexPlain = "sort"
+	// indexLegacyPlain was the plain index on the column alone, which
+	// cannot serve "ORDER BY column, id": a generate replaces it.
+	indexLegacyPlain = "idx"
+	indexTrigram     = "trgm"
 )
 
 // wantsIndex reports which plain and trigram indexes a column asks for: a
-// plain index when index is set or the column is a foreign key (includes
-// and cascades look rows up by it) unless its unique constraint already
-// provides one, and a trigram index when searchable and pg_trgm exists.
+// plain index when index is set, the column is a foreign key (includes
+// and cascades look rows up by it) or it is unique, except when it is
+// unique and required, whose unique constraint orders rows completely by
+// itself (lists sorted by it need no tie-break, see translate); and a
+// trigram index when searchable and pg_trgm exists.
 func (g DDL) wantsIndex(c Column, kind string) bool {
 	if kind == indexTrigram {
 		return c.Searchable && g.Trigram && isTextual(c.Type)
 	}
-	return (c.Index || c.References != nil) && !c.Unique
+	return (c.Index || c.References != nil || c.Unique) && !(c.Unique && c.Required)
 }
 
 // createIndex renders one index of a column. Concurrently builds it
@@ -189,7 +198,7 @@ func (g DDL) createIndex(table string, c Column, kind string, concurrently bool)
 	if kind == indexTrigram {
 		return verb + name + " ON " + g.table(table) + " USING gin (" + QuoteIdent(c.Name) + " public.gin_trgm_ops)"
 	}
-	return verb + name + " ON " + g.table(table) + " (" + QuoteIdent(c.Name) + ")"
+	return verb + name + " ON " + g.table(table) + " (" + QuoteIdent(c.Name) + `, "id")`
 }
 
 // indexes returns the CREATE INDEX statements a column asks for, for a
@@ -214,6 +223,10 @@ type IndexSpec struct {
 	// Drop removes it with DROP INDEX CONCURRENTLY IF EXISTS (used to
 	// clear an INVALID index a failed concurrent build left behind).
 	Drop string
+	// Replaces is the name of an older index this one makes redundant
+	// (the plain index on the column alone), dropped once this one is
+	// built, with Retire (DROP INDEX CONCURRENTLY IF EXISTS); "" for none.
+	Replaces, Retire string
 }
 
 // WantedIndexes lists every plain and trigram index of a document, so
@@ -229,13 +242,23 @@ func (g DDL) WantedIndexes(d Document) []IndexSpec {
 			for _, kind := range []string{indexPlain, indexTrigram} {
 				if g.wantsIndex(c, kind) {
 					name := ConstraintName(t.Name, c.Name, kind)
-					out = append(out, IndexSpec{Table: t.Name, Column: c.Name, Name: name, Create: g.createIndex(t.Name, c, kind, true),
-						Drop: "DROP INDEX CONCURRENTLY IF EXISTS " + QuoteIdent(g.Schema) + "." + QuoteIdent(name)})
+					spec := IndexSpec{Table: t.Name, Column: c.Name, Name: name, Create: g.createIndex(t.Name, c, kind, true),
+						Drop: g.dropConcurrently(name)}
+					if kind == indexPlain {
+						spec.Replaces = ConstraintName(t.Name, c.Name, indexLegacyPlain)
+						spec.Retire = g.dropConcurrently(spec.Replaces)
+					}
+					out = append(out, spec)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// dropConcurrently drops an index of the schema without blocking writes.
+func (g DDL) dropConcurrently(name string) string {
+	return "DROP INDEX CONCURRENTLY IF EXISTS " + QuoteIdent(g.Schema) + "." + QuoteIdent(name)
 }
 
 // onDeleteSQL is the referential action of a reference.

@@ -330,6 +330,7 @@ func (d *differ) renameNames(c *Change, ot, nt Table, oc, nc Column) {
 	}
 	if d.g.wantsIndex(oc, indexPlain) {
 		rename(indexPlain, true)
+		rename(indexLegacyPlain, true) // still there until its replacement is built
 	}
 	if oc.Searchable {
 		rename(indexTrigram, true)

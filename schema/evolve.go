@@ -504,7 +504,11 @@ func (d *differ) loosenColumn(c *Change, a alteration) {
 
 func (d *differ) dropIndexes(c *Change, a alteration) {
 	if a.plainOld && !a.plainNew {
-		d.emit(c, stepLoosen, "DROP INDEX IF EXISTS "+d.g.table(ConstraintName(a.nt.Name, a.nc.Name, indexPlain)))
+		// Also the column-only index of a schema generated before the
+		// (column, id) indexes, if it is still there.
+		for _, kind := range []string{indexPlain, indexLegacyPlain} {
+			d.emit(c, stepLoosen, "DROP INDEX IF EXISTS "+d.g.table(ConstraintName(a.nt.Name, a.nc.Name, kind)))
+		}
 	}
 	if a.oc.Searchable && !a.nc.Searchable {
 		d.emit(c, stepLoosen, "DROP INDEX IF EXISTS "+d.g.table(ConstraintName(a.nt.Name, a.nc.Name, indexTrigram)))

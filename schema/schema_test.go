@@ -122,7 +122,8 @@ func TestCreateTableDDLCarriesEveryConstraint(t *testing.T) {
 		`"meta" jsonb DEFAULT '{"x":1}'::jsonb`,
 		`"seen" timestamptz DEFAULT now()`,
 		`"created_at" timestamptz NOT NULL DEFAULT now()`,
-		`CREATE INDEX "items_qty_idx" ON "p_test"."items" ("qty")`,
+		`CREATE INDEX "items_qty_sort" ON "p_test"."items" ("qty", "id")`,
+		`CREATE INDEX "items_sku_sort" ON "p_test"."items" ("sku", "id")`, // unique but nullable
 		`CREATE INDEX "items_title_trgm" ON "p_test"."items" USING gin ("title" public.gin_trgm_ops)`,
 	} {
 		if !strings.Contains(got, want) {

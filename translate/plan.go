@@ -281,11 +281,14 @@ func containsPattern(s string) string {
 	return "%" + r.Replace(s) + "%"
 }
 
-// planOrder resolves sort and order; the primary key always ends the list
-// so that pages are stable.
+// planOrder resolves sort and order. Unless a key already orders rows
+// completely (the primary key, or a unique required column), the primary
+// key ends the list so that pages are stable, in the direction of the
+// last key: "age DESC, id DESC" is one backward scan of the (age, id)
+// index a generate builds, where "age DESC, id ASC" needs a sort.
 func planOrder(t *schema.CTable, q *ListQuery) ([]orderKey, error) {
 	var keys []orderKey
-	hasPK := false
+	total := false
 	for _, k := range q.Sort {
 		c, ok := lookupColumn(t, k.Field)
 		if !ok {
@@ -295,7 +298,7 @@ func planOrder(t *schema.CTable, q *ListQuery) ([]orderKey, error) {
 			return nil, queryErr("sort", "column %q cannot be sorted", k.Field)
 		}
 		keys = append(keys, orderKey{col: c, desc: k.Desc})
-		hasPK = hasPK || c == t.PK
+		total = total || c == t.PK || (c.Unique && c.Required)
 	}
 	if t.PK == nil { // a fronted table without a primary key: no tiebreak
 		return keys, nil
@@ -303,8 +306,8 @@ func planOrder(t *schema.CTable, q *ListQuery) ([]orderKey, error) {
 	if len(keys) == 0 {
 		return []orderKey{{col: t.PK, desc: q.Order == "desc"}}, nil
 	}
-	if !hasPK {
-		keys = append(keys, orderKey{col: t.PK})
+	if !total {
+		keys = append(keys, orderKey{col: t.PK, desc: keys[len(keys)-1].desc})
 	}
 	return keys, nil
 }

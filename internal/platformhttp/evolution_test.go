@@ -410,8 +410,8 @@ func TestEveryKindOfChangeKeepsEverySurvivingValue(t *testing.T) {
 	e.has(cat, "posts_title_check CHECK ((char_length(title) >= 1))")
 	e.has(cat, "posts_author_id_fkey", "ON DELETE CASCADE")
 	e.has(cat, "posts_editor_id_fkey", "ON DELETE SET NULL")
-	e.has(cat, "CREATE INDEX writers_code_idx ON "+e.ns+".writers USING btree (code)")
-	e.has(cat, "CREATE INDEX posts_editor_id_idx")
+	e.has(cat, "CREATE INDEX writers_code_sort ON "+e.ns+".writers USING btree (code, id)")
+	e.has(cat, "CREATE INDEX posts_editor_id_sort")
 	e.has(cat, "nickname text DEFAULT 'anon'::text")
 	if store.TrigramAvailable(context.Background(), e.s.Svc.DB) {
 		e.has(cat, "CREATE INDEX writers_about_trgm")
@@ -437,7 +437,7 @@ func TestEveryKindOfChangeKeepsEverySurvivingValue(t *testing.T) {
 	sameRows(t, "posts", posts, e.rows("posts"), keep{converted: map[string]func(any) any{"stars": asString}})
 	e.s.API(e.p, "GET", "/drafts", nil).Must(t, 404)
 	cat = e.catalog()
-	for _, gone := range []string{"writers_email_key", "writers_rating_check", "writers_code_idx", "writers_about_trgm", "posts_editor_id_fkey", "posts_title_check", "relation drafts", " old text", "DEFAULT 'anon'"} {
+	for _, gone := range []string{"writers_email_key", "writers_rating_check", "writers_code_sort", "writers_about_trgm", "posts_editor_id_fkey", "posts_title_check", "relation drafts", " old text", "DEFAULT 'anon'"} {
 		e.hasNo(cat, gone)
 	}
 	e.hasNo(cat, "email text NOT NULL")
@@ -950,11 +950,11 @@ func TestFinishRebuildsAnIndexThatAFailedConcurrentBuildLeftInvalid(t *testing.T
 	e.exec(`INSERT INTO $schema.a (x, y) SELECT 'x' || i, i FROM generate_series(1, 10) i`)
 	// Leave what a crash in the middle of the after-commit work would:
 	// an INVALID index, a NOT VALID check, a helper NOT NULL check.
-	e.exec(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = (SELECT oid FROM pg_class WHERE relname = 'a_x_idx' AND relnamespace = '` + e.schema + `'::regnamespace)`)
+	e.exec(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = (SELECT oid FROM pg_class WHERE relname = 'a_x_sort' AND relnamespace = '` + e.schema + `'::regnamespace)`)
 	e.exec(`ALTER TABLE $schema.a ADD CONSTRAINT a_y_check CHECK (y >= 0) NOT VALID`)
 	e.exec(`ALTER TABLE $schema.a ADD CONSTRAINT a_y_not_null CHECK (y IS NOT NULL) NOT VALID`)
 	cat := e.catalog()
-	e.has(cat, "a_x_idx", "INVALID")
+	e.has(cat, "a_x_sort", "INVALID")
 	e.has(cat, "a_y_not_null", "NOT VALID")
 
 	steps, err := e.s.Svc.Store.Finish(context.Background(), "p_"+e.p.ID, publish.DDL(e.p.ID, false).WantedIndexes(mustDoc(t, `{"tables": [{"name": "a", "columns": [{"name": "x", "type": "text", "index": true}, {"name": "y", "type": "integer"}]}]}`)), time.Second)
@@ -968,7 +968,7 @@ func TestFinishRebuildsAnIndexThatAFailedConcurrentBuildLeftInvalid(t *testing.T
 	}
 	cat = e.catalog()
 	e.finished(cat)
-	e.has(cat, "CREATE INDEX a_x_idx ON "+e.ns+".a USING btree (x)")
+	e.has(cat, "CREATE INDEX a_x_sort ON "+e.ns+".a USING btree (x, id)")
 	e.has(cat, "a_y_check CHECK ((y >= 0))")
 	e.has(cat, "a.2 x text")
 	e.has(cat, "y bigint NOT NULL")

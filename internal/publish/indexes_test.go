@@ -193,7 +193,7 @@ func TestGenerateAnswersBeforeItsIndexBuildsFinish(t *testing.T) {
 	if ready["ready"] != float64(2) || ready["failed"] != float64(0) {
 		t.Fatalf("status when done = %v", ready)
 	}
-	for _, name := range []string{"items_title_trgm", "items_score_idx"} {
+	for _, name := range []string{"items_title_trgm", "items_score_sort"} {
 		if st := itemStates(ready)[name]; st != "ready" || !validIndex(t, s, p, name) {
 			t.Errorf("%s: state %q, valid %v", name, st, validIndex(t, s, p, name))
 		}
@@ -226,7 +226,7 @@ func TestAFailedIndexBuildIsRetriedThenReportedFailedWithNoInvalidIndexLeft(t *t
 	}
 	for _, it := range ix["items"].([]any) {
 		m := it.(map[string]any)
-		if m["name"] != "items_title_idx" {
+		if m["name"] != "items_title_sort" {
 			continue
 		}
 		if m["state"] != "failed" || m["attempts"] != float64(3) || !strings.Contains(m["error"].(string), "index row") {
@@ -236,8 +236,8 @@ func TestAFailedIndexBuildIsRetriedThenReportedFailedWithNoInvalidIndexLeft(t *t
 	if bad := invalidIndexes(t, s, p); len(bad) != 0 {
 		t.Errorf("INVALID indexes left behind: %v", bad)
 	}
-	if validIndex(t, s, p, "items_title_idx") {
-		t.Error("items_title_idx exists")
+	if validIndex(t, s, p, "items_title_sort") {
+		t.Error("items_title_sort exists")
 	}
 	s.API(p, "POST", "/items", map[string]any{"title": "still writable", "score": 1}).Must(t, 201)
 }
@@ -249,7 +249,7 @@ func TestIndexBuildsADeadNodeLeftArePickedUpByTheNextNodeToStart(t *testing.T) {
 	doc := `{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text"}, {"name": "score", "type": "integer", "index": true}]}]}`
 	tx := holdWrite(t, a, p)
 	generateWithin(t, a, p, doc, 20*time.Second)
-	waitFor(t, a, p, 2, "building", func(ix map[string]any) bool { return itemStates(ix)["items_score_idx"] == "building" })
+	waitFor(t, a, p, 2, "building", func(ix map[string]any) bool { return itemStates(ix)["items_score_sort"] == "building" })
 
 	// Node a dies in the middle of the build: its connection goes, the
 	// concurrent build leaves an INVALID index and a row that says
@@ -258,7 +258,7 @@ func TestIndexBuildsADeadNodeLeftArePickedUpByTheNextNodeToStart(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for killed == 0 && time.Now().Before(deadline) {
 		if err := a.Svc.DB.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-			WHERE datname = current_database() AND query LIKE 'CREATE INDEX CONCURRENTLY%items_score_idx%'`).Scan(&killed); err != nil {
+			WHERE datname = current_database() AND query LIKE 'CREATE INDEX CONCURRENTLY%items_score_sort%'`).Scan(&killed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -269,10 +269,10 @@ func TestIndexBuildsADeadNodeLeftArePickedUpByTheNextNodeToStart(t *testing.T) {
 	for time.Now().Before(deadline) && len(invalidIndexes(t, a, p)) == 0 {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if bad := invalidIndexes(t, a, p); len(bad) != 1 || bad[0] != "items_score_idx" {
+	if bad := invalidIndexes(t, a, p); len(bad) != 1 || bad[0] != "items_score_sort" {
 		t.Fatalf("after the interruption INVALID indexes are %v", bad)
 	}
-	if st := itemStates(indexesOf(t, a, p, 2))["items_score_idx"]; st != "building" {
+	if st := itemStates(indexesOf(t, a, p, 2))["items_score_sort"]; st != "building" {
 		t.Fatalf("the interrupted build says %q", st)
 	}
 
@@ -283,8 +283,8 @@ func TestIndexBuildsADeadNodeLeftArePickedUpByTheNextNodeToStart(t *testing.T) {
 	if ix["ready"] != float64(1) {
 		t.Fatalf("status = %v", ix)
 	}
-	if !validIndex(t, b, p, "items_score_idx") || len(invalidIndexes(t, b, p)) != 0 {
-		t.Fatalf("items_score_idx valid %v; INVALID: %v", validIndex(t, b, p, "items_score_idx"), invalidIndexes(t, b, p))
+	if !validIndex(t, b, p, "items_score_sort") || len(invalidIndexes(t, b, p)) != 0 {
+		t.Fatalf("items_score_sort valid %v; INVALID: %v", validIndex(t, b, p, "items_score_sort"), invalidIndexes(t, b, p))
 	}
 }
 
@@ -295,26 +295,26 @@ func TestANewerGenerateSupersedesUnfinishedBuilds(t *testing.T) {
 	tx := holdWrite(t, s, p)
 	v2 := `{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text", "index": true}, {"name": "score", "type": "integer"}]}]}`
 	generateWithin(t, s, p, v2, 20*time.Second)
-	waitFor(t, s, p, 2, "building", func(ix map[string]any) bool { return itemStates(ix)["items_title_idx"] == "building" })
+	waitFor(t, s, p, 2, "building", func(ix map[string]any) bool { return itemStates(ix)["items_title_sort"] == "building" })
 	// Version 3 (a new table) publishes while version 2's build waits:
 	// that build is superseded and version 3 records the index it still
 	// lacks.
 	v3 := `{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text", "index": true}, {"name": "score", "type": "integer"}]},
 		{"name": "tags", "columns": [{"name": "label", "type": "text", "index": true}]}]}`
 	data := generateWithin(t, s, p, v3, 20*time.Second)
-	if got := itemStates(data["indexes"].(map[string]any)); len(got) != 1 || got["items_title_idx"] != "pending" {
-		t.Fatalf("version 3 builds %v, want only items_title_idx pending (the new table's index is built with it)", got)
+	if got := itemStates(data["indexes"].(map[string]any)); len(got) != 1 || got["items_title_sort"] != "pending" {
+		t.Fatalf("version 3 builds %v, want only items_title_sort pending (the new table's index is built with it)", got)
 	}
 	tx.Rollback()
 	ix := waitFor(t, s, p, 3, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
-	if itemStates(ix)["items_title_idx"] != "ready" {
+	if itemStates(ix)["items_title_sort"] != "ready" {
 		t.Fatalf("version 3 = %v", ix)
 	}
-	if st := itemStates(indexesOf(t, s, p, 2))["items_title_idx"]; st != "superseded" {
+	if st := itemStates(indexesOf(t, s, p, 2))["items_title_sort"]; st != "superseded" {
 		t.Fatalf("version 2's build is %q, want superseded", st)
 	}
-	if !validIndex(t, s, p, "items_title_idx") || len(invalidIndexes(t, s, p)) != 0 {
-		t.Fatalf("items_title_idx valid %v; INVALID: %v", validIndex(t, s, p, "items_title_idx"), invalidIndexes(t, s, p))
+	if !validIndex(t, s, p, "items_title_sort") || len(invalidIndexes(t, s, p)) != 0 {
+		t.Fatalf("items_title_sort valid %v; INVALID: %v", validIndex(t, s, p, "items_title_sort"), invalidIndexes(t, s, p))
 	}
 }
 
@@ -324,7 +324,7 @@ func TestDeletingAProjectCancelsItsRunningIndexBuild(t *testing.T) {
 	fill(t, s, p, 500)
 	tx := holdSnapshot(t, s)
 	generateWithin(t, s, p, `{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text", "index": true}, {"name": "score", "type": "integer"}]}]}`, 20*time.Second)
-	waitFor(t, s, p, 2, "building", func(ix map[string]any) bool { return itemStates(ix)["items_title_idx"] == "building" })
+	waitFor(t, s, p, 2, "building", func(ix map[string]any) bool { return itemStates(ix)["items_title_sort"] == "building" })
 
 	done := make(chan int, 1)
 	go func() { done <- s.Do("DELETE", "/api/projects/"+p.ID, p.Session, nil).Status }()
@@ -344,5 +344,47 @@ func TestDeletingAProjectCancelsItsRunningIndexBuild(t *testing.T) {
 	var schemas int
 	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname = $1`, store.SchemaName(p.ID)).Scan(&schemas); err != nil || schemas != 0 {
 		t.Fatalf("schema still there (%v)", err)
+	}
+}
+
+// A project generated before plain indexes covered (column, id) has
+// "<table>_<column>_idx" on the column alone. Its next generate, with
+// the document unchanged, builds the (column, id) index in the
+// background and drops the old one once the new one is valid.
+func TestTheNextGenerateReplacesAColumnOnlyIndexWithItsColumnAndIdIndex(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(itemsV2)
+	fill(t, s, p, 500)
+	ix := waitFor(t, s, p, 1, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
+	// Make the schema what an older generate left.
+	exec(t, s.Svc.DB, `DROP INDEX `+pq.QuoteIdentifier(store.SchemaName(p.ID))+`.items_score_sort`)
+	exec(t, s.Svc.DB, `CREATE INDEX items_score_idx ON `+rel(p)+` (score)`)
+
+	data := generateWithin(t, s, p, itemsV2, 20*time.Second)
+	if data["version"] != float64(2) {
+		t.Fatalf("generate = %v", data)
+	}
+	ix = waitFor(t, s, p, 2, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
+	if st := itemStates(ix); st["items_score_sort"] != "ready" || len(st) != 1 {
+		t.Fatalf("version 2 builds %v, want items_score_sort ready and nothing else", st)
+	}
+	if !validIndex(t, s, p, "items_score_sort") {
+		t.Fatal("items_score_sort is not valid")
+	}
+	var def string
+	if err := s.Svc.DB.QueryRow(`SELECT pg_get_indexdef(($1 || '.items_score_sort')::regclass)`, pq.QuoteIdentifier(store.SchemaName(p.ID))).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(def, "(score, id)") {
+		t.Errorf("items_score_sort = %s, want it on (score, id)", def)
+	}
+	var old int
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_class WHERE relname = 'items_score_idx' AND relnamespace = $1::regnamespace`, store.SchemaName(p.ID)).Scan(&old); err != nil || old != 0 {
+		t.Fatalf("items_score_idx still there (%d, %v)", old, err)
+	}
+	// A third generate has nothing left to build.
+	generateWithin(t, s, p, itemsV2, 20*time.Second)
+	if st := itemStates(indexesOf(t, s, p, 3)); len(st) != 0 {
+		t.Errorf("version 3 builds %v, want none", st)
 	}
 }

@@ -128,12 +128,13 @@ func recordIndexBuilds(ctx context.Context, tx *sql.Tx, projectID string, versio
 		return err
 	}
 	for _, ix := range wanted {
-		if valid[ix.Name] {
+		_, replacedExists := valid[ix.Replaces]
+		if valid[ix.Name] && (ix.Replaces == "" || !replacedExists) {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.index_builds
-			(project_id, version, name, table_name, column_name, create_sql, drop_sql) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			projectID, version, ix.Name, ix.Table, ix.Column, ix.Create, ix.Drop); err != nil {
+			(project_id, version, name, table_name, column_name, create_sql, drop_sql, retire_sql) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			projectID, version, ix.Name, ix.Table, ix.Column, ix.Create, ix.Drop, ix.Retire); err != nil {
 			return err
 		}
 	}
@@ -298,13 +299,13 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 // was due.
 func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string, opt BuildOptions) (more bool, err error) {
 	var version, attempts int
-	var name, create, drop string
+	var name, create, drop, retire string
 	err = conn.QueryRowContext(ctx, `UPDATE tablesmith.index_builds b SET state = 'building', attempts = attempts + 1, updated_at = now()
 			FROM (SELECT version, name FROM tablesmith.index_builds
 			      WHERE project_id = $1 AND state IN ('pending', 'building') AND next_try_at <= now()
 			      ORDER BY version, table_name, column_name, name LIMIT 1) n
 			WHERE b.project_id = $1 AND b.version = n.version AND b.name = n.name
-			RETURNING b.version, b.name, b.create_sql, b.drop_sql, b.attempts`, projectID).Scan(&version, &name, &create, &drop, &attempts)
+			RETURNING b.version, b.name, b.create_sql, b.drop_sql, b.retire_sql, b.attempts`, projectID).Scan(&version, &name, &create, &drop, &retire, &attempts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -315,6 +316,11 @@ func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string,
 		opt.BeforeBuild(name)
 	}
 	buildErr := buildIndex(ctx, conn, SchemaName(projectID), name, create, drop, opt.Timeout)
+	if buildErr == nil && retire != "" {
+		// The index this one replaces goes only once this one is valid,
+		// so lists are never left without either.
+		buildErr = retireIndex(ctx, conn, retire, opt.Timeout)
+	}
 	if ctx.Err() != nil {
 		// Shutting down: the row stays building and the next
 		// builder (this node restarted, or another) takes it over.
@@ -333,6 +339,16 @@ func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string,
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name, buildErr.Error(), wait.Seconds())
 	}
 	return err == nil, err
+}
+
+// retireIndex drops an index a new one replaced, without blocking writes.
+func retireIndex(ctx context.Context, conn *sql.Conn, retire string, timeout time.Duration) error {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := conn.ExecContext(rctx, retire); err != nil {
+		return fmt.Errorf("dropping the index this one replaces: %w", err)
+	}
+	return nil
 }
 
 // buildIndex builds one index concurrently: an INVALID one (from an

@@ -403,14 +403,22 @@ func (t *FinishTurn) Finish(ctx context.Context, wanted []schema.IndexSpec, lock
 		return steps, err
 	}
 	for _, ix := range wanted {
-		if valid[ix.Name] {
-			continue
+		if !valid[ix.Name] {
+			step := FinishStep{Statement: ix.Create}
+			if err := buildIndex(ctx, conn, schemaName, ix.Name, ix.Create, ix.Drop, time.Hour); err != nil {
+				step.Error = err.Error()
+				steps = append(steps, step)
+				continue
+			}
+			steps = append(steps, step)
 		}
-		step := FinishStep{Statement: ix.Create}
-		if err := buildIndex(ctx, conn, schemaName, ix.Name, ix.Create, ix.Drop, time.Hour); err != nil {
-			step.Error = err.Error()
+		if _, replaced := valid[ix.Replaces]; ix.Replaces != "" && replaced {
+			step := FinishStep{Statement: ix.Retire}
+			if err := retireIndex(ctx, conn, ix.Retire, time.Hour); err != nil {
+				step.Error = err.Error()
+			}
+			steps = append(steps, step)
 		}
-		steps = append(steps, step)
 	}
 	return steps, nil
 }

@@ -10,7 +10,7 @@ const building: IndexStatus = {
   failed: 0,
   items: [
     { name: 'items_title_trgm', table: 'items', column: 'title', state: 'building', attempts: 1 },
-    { name: 'items_score_idx', table: 'items', column: 'score', state: 'ready', attempts: 1 },
+    { name: 'items_score_sort', table: 'items', column: 'score', state: 'ready', attempts: 1 },
   ],
 };
 
@@ -38,6 +38,6 @@ describe('index builds', () => {
 
   it('leaves out builds a newer version took over', () => {
     const status: IndexStatus = { ...building, items: [...building.items, { name: 'x', table: 'a', column: 'x', state: 'superseded', attempts: 1 }] };
-    expect(visibleBuilds(status).map((b) => b.name)).toEqual(['items_title_trgm', 'items_score_idx']);
+    expect(visibleBuilds(status).map((b) => b.name)).toEqual(['items_title_trgm', 'items_score_sort']);
   });
 });

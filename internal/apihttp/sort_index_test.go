@@ -1,0 +1,169 @@
+package apihttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// sortSchema has every kind of column a generate indexes: index: true,
+// a reference, unique and nullable, unique and required.
+const sortSchema = `{"tables": [
+	{"name": "people", "columns": [
+		{"name": "age", "type": "integer", "index": true},
+		{"name": "name", "type": "text", "index": true},
+		{"name": "born", "type": "date", "index": true},
+		{"name": "email", "type": "email", "unique": true, "required": true},
+		{"name": "code", "type": "text", "unique": true},
+		{"name": "is_active", "type": "boolean", "required": true, "default": true}]},
+	{"name": "notes", "columns": [
+		{"name": "person_id", "type": "integer", "references": {"table": "people"}},
+		{"name": "body", "type": "text"}]}]}`
+
+// planNodes returns the node types of a JSON plan and the index names
+// they read.
+func planNodes(t *testing.T, explain []byte) (types, indexes []string) {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(explain, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if n, ok := x["Node Type"].(string); ok {
+				types = append(types, n)
+			}
+			if n, ok := x["Index Name"].(string); ok {
+				indexes = append(indexes, n)
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return types, indexes
+}
+
+// Every list sorted by an indexed column, either way, with or without a
+// filter and with each count mode, reads the column's index in order:
+// no sort step, however big the table (issue 18: a tie-break against the
+// sort direction made PostgreSQL sort the first group of equal values).
+func TestSortedListsReadTheirIndexWithoutSorting(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(sortSchema)
+	ctx := context.Background()
+	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	for _, stmt := range []string{
+		// few distinct ages, names and dates: big groups of ties
+		`INSERT INTO ` + ns + `.people (age, name, born, email, code, is_active)
+		 SELECT 18 + g % 60, 'name ' || (g % 300), date '2000-01-01' + (g % 400),
+		        'p' || g || '@example.com', CASE WHEN g % 3 = 0 THEN NULL ELSE 'c' || g END, g % 2 = 0
+		 FROM generate_series(1, 30000) g`,
+		`INSERT INTO ` + ns + `.notes (person_id, body) SELECT 1 + g % 30000, 'note ' || g FROM generate_series(1, 60000) g`,
+		`VACUUM ANALYZE ` + ns + `.people`,
+		`VACUUM ANALYZE ` + ns + `.notes`,
+	} {
+		if _, err := s.Svc.DB.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry, err := s.Svc.Registry.Get(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain := func(table, raw string) (types, indexes []string, plan []byte) {
+		t.Helper()
+		tbl, _ := entry.Published.Compiled.Table(table)
+		vals, _ := url.ParseQuery(raw)
+		q, err := translate.ParseList(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Caller = access.Key("", false)
+		ls, err := translate.BuildList(entry.Published, tbl, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Svc.DB.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+ls.SQL, ls.Args...).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		types, indexes = planNodes(t, plan)
+		return types, indexes, plan
+	}
+	sorts := func(types []string) bool {
+		for _, n := range types {
+			if strings.Contains(n, "Sort") {
+				return true
+			}
+		}
+		return false
+	}
+
+	columns := map[string]string{ // sortable indexed column → the index that serves it
+		"age":       "people_age_sort",
+		"name":      "people_name_sort",
+		"born":      "people_born_sort",
+		"email":     "people_email_key", // unique and required: no tie-break needed
+		"code":      "people_code_sort", // unique but nullable: ties among NULLs
+		"person_id": "notes_person_id_sort",
+	}
+	for col, index := range columns {
+		table := "people"
+		if col == "person_id" {
+			table = "notes"
+		}
+		for _, dir := range []string{"", "-"} {
+			for _, extra := range []string{"&count=none", "", "&count=exact", "&" + query("filter[is_active]", "true") + "&count=none", "&" + query("filter[is_active]", "true")} {
+				if table == "notes" && strings.Contains(extra, "is_active") {
+					continue
+				}
+				raw := "sort=" + dir + col + "&limit=20" + extra
+				types, indexes, plan := explain(table, raw)
+				if sorts(types) || !contains(indexes, index) {
+					t.Errorf("%s?%s: plan nodes %v, indexes %v; want %s read in order, no sort:\n%s", table, raw, types, indexes, index, plan)
+				}
+			}
+		}
+		// and the answer is in that order, ties broken by id the same way
+		r := s.API(p, "GET", "/"+table+"?sort=-"+col+"&limit=50&count=none", nil).Must(t, 200)
+		rows := r.List()
+		if len(rows) != 50 {
+			t.Fatalf("%s sorted by -%s: %d rows", table, col, len(rows))
+		}
+	}
+
+	// The people's most recent notes come from the (person_id, id) index:
+	// a to-many include orders each person's rows by id.
+	types, indexes, plan := explain("people", "include=notes&limit=20&count=none")
+	if sorts(types) || !contains(indexes, "notes_person_id_sort") {
+		t.Errorf("include=notes: plan nodes %v, indexes %v:\n%s", types, indexes, plan)
+	}
+
+	// Ties on age are broken by id in the sort's direction, page after
+	// page: sort=-age lists the oldest people, highest id first.
+	r := s.API(p, "GET", "/people?sort=-age&limit=3&count=none&fields=age", nil).Must(t, 200)
+	rows := r.List()
+	for i := 1; i < len(rows); i++ {
+		a, b := rows[i-1], rows[i]
+		if a["age"] != b["age"] || a["id"].(float64) <= b["id"].(float64) {
+			t.Fatalf("sort=-age rows %v: want one age, ids descending", rows)
+		}
+	}
+}
