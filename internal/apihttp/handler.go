@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/compress"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
@@ -145,7 +147,7 @@ type Route struct {
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &statusWriter{ResponseWriter: w, request: r}
 	rt := &Route{Start: h.d.Now()}
 	ctx, cancel := context.WithTimeout(r.Context(), h.d.Timeout)
 	defer cancel()
@@ -233,8 +235,9 @@ func (h *Handler) afterSchemaChange(w http.ResponseWriter, r *http.Request, rt *
 // knowing whether a panic can still be answered.
 type statusWriter struct {
 	http.ResponseWriter
-	code  int
-	wrote bool
+	request *http.Request // for Accept-Encoding
+	code    int
+	wrote   bool
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -249,6 +252,23 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 		s.code, s.wrote = http.StatusOK, true
 	}
 	return s.ResponseWriter.Write(b)
+}
+
+// WriteBody writes a whole answer, compressed when it is big enough and
+// the client accepts zstd or gzip (internal/compress says why the module
+// does this itself), always with its Content-Length.
+func (s *statusWriter) WriteBody(status int, body []byte) {
+	h := s.Header()
+	if len(body) >= compress.MinSize && s.request != nil {
+		h["Vary"] = append(h["Vary"], "Accept-Encoding")
+		if enc := compress.Negotiate(s.request.Header.Get("Accept-Encoding")); enc != "" && len(h["Content-Encoding"]) == 0 {
+			body = compress.Encode(enc, make([]byte, 0, len(body)/4), body)
+			h["Content-Encoding"] = []string{enc}
+		}
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	s.WriteHeader(status)
+	_, _ = s.Write(body)
 }
 
 func (s *statusWriter) status() int {

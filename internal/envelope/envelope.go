@@ -142,11 +142,28 @@ func appendString(b []byte, s string) []byte {
 // OK writes data with status 200.
 func OK(w http.ResponseWriter, data any) { Write(w, http.StatusOK, Success{Data: data}) }
 
+// BodyWriter is a ResponseWriter that takes a whole body at once, with
+// its status, and may compress it (the generated API's writer does).
+type BodyWriter interface {
+	WriteBody(status int, body []byte)
+}
+
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
+	h["Content-Type"] = jsonContentType
+	h["X-Content-Type-Options"] = nosniff
 	// A trailing newline, like json.Encoder's, keeps terminals tidy.
-	_, _ = w.Write(append(body, '\n'))
+	body = append(body, '\n')
+	if bw, ok := w.(BodyWriter); ok {
+		bw.WriteBody(status, body)
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
+
+// Header values every answer carries, shared: net/http only reads them.
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	nosniff         = []string{"nosniff"}
+)
