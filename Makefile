@@ -49,8 +49,12 @@ lint: swagger-ui $(GOLANGCI_LINT)
 	go vet ./...
 	$(GOLANGCI_LINT) run --allow-parallel-runners ./...
 
+# make bench: the headline of issue 18 first, then every other phase;
+# make bench BENCH_FLAGS=-quick (small tables, short runs), or
+# BENCH_FLAGS='-only headline' for the headline alone.
+BENCH_FLAGS ?=
 bench:
-	./bench/run.sh
+	./bench/run.sh $(BENCH_FLAGS)
 
 stop-db:
 	-runuser -u postgres -- pg_ctl -D .data/pg stop 2>/dev/null || pg_ctl -D .data/pg stop

@@ -7,9 +7,12 @@
 # local server), stops everything it started and drops the database.
 # The report goes to stdout and bench/results/latest.txt, the profiles to
 # bench/results/ (-results elsewhere). Arguments go to the driver, e.g.
+#   ./bench/run.sh -only headline             # issue 18's table alone (wrk, pgbench)
 #   ./bench/run.sh -quick                     # small tables, short runs
 #   ./bench/run.sh -only compare,include      # some phases only
 #   ./bench/run.sh -pool 0 -rounds 1          # the module's default pool (20), one round
+# The headline loads with wrk when it is on PATH (scripts in bench/wrk/)
+# and runs pgbench (scripts in bench/pgbench/) for the ceiling.
 # The Go micro-benchmarks of bench/list_test.go run with
 #   go test -tags bench -run '^$' -bench . ./bench/
 set -euo pipefail

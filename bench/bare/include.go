@@ -106,9 +106,10 @@ func (t stamp) MarshalJSON() ([]byte, error) {
 	return time.Time(t).UTC().AppendFormat(make([]byte, 0, 30), `"2006-01-02T15:04:05.000000Z"`), nil
 }
 
-// queryRows runs a query and scans every row with scan.
+// queryRows runs a query, prepared on the lib/pq pool, and scans every
+// row with scan.
 func (s *server) queryRows(ctx context.Context, scan func(*sql.Rows) error, query string, args ...any) error {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.pq.query(ctx, query, args...)
 	if err != nil {
 		return err
 	}

@@ -1,25 +1,35 @@
 // Command bare is the reference server of the benchmarks: plain net/http
-// and lib/pq running, for each operation, the very statement Tablesmith
-// runs (its text comes from translate, as the module's does), with no
-// routing registry, credentials, rate limit, analytics or validation
-// framework. What the module costs beyond it is Tablesmith's overhead.
+// and a PostgreSQL driver running, for each operation, the statement a
+// competent hand-written server runs, every one prepared once and reused,
+// with no routing registry, credentials, rate limit, analytics or
+// validation framework. What the module costs beyond it is Tablesmith's
+// overhead.
 //
 // Paths mirror the generated API, /v1/<project>/<table>[/<id>], so the load
-// driver sends both servers the same requests. Under /binary/v1/... the
-// same statements go through a second pool opened with lib/pq's
-// binary_parameters=yes, as the module's data pool is (one round trip per
-// statement instead of two). Two more prefixes serve include lists the way
-// a hand-written server often does instead of one statement:
-// /per-relation/v1/... (the page, then one query per relation for the
-// whole page) and /n-plus-1/v1/... (the page, then one query per row).
+// driver sends both servers the same requests; the statements of those
+// paths come from translate, as the module's do. Under /v1/ the driver is
+// lib/pq with each SQL text prepared once (database/sql prepares it again
+// on each connection that runs it); under /pgx/v1/ the same statements go
+// through a pgx v5 pool, whose default statement cache prepares them.
+//
+// GET /v1/<project>/users/active-by-age[?count=exact] is issue 18's list as
+// one would write it by hand: active users, oldest first, the id as a
+// tie-break in the same direction so that the (age) index serves the
+// order, 20 rows as JSON like the module's data; with count=exact a second
+// statement counts the active users.
+//
+// Two more prefixes serve include lists the way a hand-written server
+// often does instead of one statement: /per-relation/v1/... (the page,
+// then one query per relation for the whole page) and /n-plus-1/v1/...
+// (the page, then one query per row), both on the lib/pq pool.
 package main
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"flag"
-	"github.com/tablesmith/tablesmith/internal/access"
 	"log"
 	"net"
 	"net/http"
@@ -32,9 +42,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/lib/pq"
 
 	"github.com/tablesmith/tablesmith/bench/fixture"
+	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
 )
@@ -43,21 +56,25 @@ func main() {
 	dbURL := flag.String("db", "", "PostgreSQL URL of the benchmark database")
 	addr := flag.String("addr", "127.0.0.1:0", "listen address; the chosen one is printed")
 	projects := flag.String("projects", "", "comma-separated project ids to serve")
-	conns := flag.Int("conns", 20, "database pool size (as the module's max_connections)")
+	conns := flag.Int("conns", 8, "size of each database pool (lib/pq and pgx), as the module's max_connections")
 	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address")
 	flag.Parse()
 	if *dbURL == "" || *projects == "" {
 		log.Fatal("bare: -db and -projects are required")
 	}
-	srv := &server{db: openPool(*dbURL, false, *conns), binary: openPool(*dbURL, true, *conns), projects: map[string]*project{}}
-	db := srv.db
 	ctx := context.Background()
+	pqDB := openPQ(*dbURL, *conns)
+	pgxDB, err := openPgx(ctx, *dbURL, *conns)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &server{pq: pqDB, pgx: pgxDB, projects: map[string]*project{}}
 	for _, id := range strings.Split(*projects, ",") {
-		pub, err := fixture.LoadPublished(ctx, db, id)
+		pub, err := fixture.LoadPublished(ctx, pqDB.db, id)
 		if err != nil {
 			log.Fatal(err)
 		}
-		srv.projects[id] = &project{pub: pub}
+		srv.projects[id] = &project{pub: pub, hand: handWritten(pub)}
 	}
 
 	if *pprofAddr != "" {
@@ -81,17 +98,35 @@ func main() {
 	if err := hs.Serve(ln); err != nil && err != http.ErrServerClosed {
 		log.Fatal(err)
 	}
-	srv.db.Close()
-	srv.binary.Close()
+	pqDB.db.Close()
+	pgxDB.pool.Close()
 }
 
-// openPool opens a pool with the settings of internal/service.New.
-func openPool(url string, binary bool, conns int) *sql.DB {
+// errNoRows is either driver's "no rows".
+var errNoRows = errors.New("no rows")
+
+// rowRunner runs a statement that selects one row and scans it.
+type rowRunner interface {
+	scanRow(ctx context.Context, query string, args []any, dest ...any) error
+}
+
+// pqPrepared is a lib/pq pool whose statements are prepared once per SQL
+// text and kept: database/sql prepares a kept *sql.Stmt again, by itself,
+// on each connection it runs on, so every execution after the first on a
+// connection is one Bind/Execute round trip with no parsing or planning
+// of a new text.
+type pqPrepared struct {
+	db    *sql.DB
+	mu    sync.Mutex // serialises preparing, so a text is prepared once
+	stmts sync.Map   // SQL text → *sql.Stmt
+}
+
+// openPQ opens a lib/pq pool with the settings of internal/service.New.
+func openPQ(url string, conns int) *pqPrepared {
 	cfg, err := pq.NewConfig(url)
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg.BinaryParameters = binary
 	c, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -100,12 +135,77 @@ func openPool(url string, binary bool, conns int) *sql.DB {
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	return db
+	return &pqPrepared{db: db}
+}
+
+func (p *pqPrepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := p.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if st, ok := p.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	// Not the request's context: the statement outlives the request.
+	st, err := p.db.PrepareContext(context.WithoutCancel(ctx), query)
+	if err != nil {
+		return nil, err
+	}
+	p.stmts.Store(query, st)
+	return st, nil
+}
+
+func (p *pqPrepared) scanRow(ctx context.Context, query string, args []any, dest ...any) error {
+	st, err := p.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	err = st.QueryRowContext(ctx, args...).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errNoRows
+	}
+	return err
+}
+
+// query runs a prepared statement that selects rows.
+func (p *pqPrepared) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := p.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// pgxPool is a pgx v5 pool with its default query mode: each connection
+// prepares a text the first time it runs it and keeps it in its
+// statement cache.
+type pgxPool struct{ pool *pgxpool.Pool }
+
+func openPgx(ctx context.Context, url string, conns int) (*pgxPool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns = int32(conns)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &pgxPool{pool: pool}, nil
+}
+
+func (p *pgxPool) scanRow(ctx context.Context, query string, args []any, dest ...any) error {
+	err := p.pool.QueryRow(ctx, query, args...).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errNoRows
+	}
+	return err
 }
 
 type server struct {
-	db       *sql.DB // lib/pq's defaults
-	binary   *sql.DB // binary_parameters=yes
+	pq       *pqPrepared
+	pgx      *pgxPool
 	projects map[string]*project
 }
 
@@ -113,21 +213,45 @@ type server struct {
 // from it, once per distinct query string.
 type project struct {
 	pub   *translate.Published
+	hand  handSQL
 	lists sync.Map // table + "?" + raw query → *translate.ListSQL
 	// inserts and updates by the set of columns present
 	writes sync.Map // kind + column mask → string
 }
 
+// handSQL is issue 18's list written by hand: the page and the count.
+type handSQL struct{ page, count string }
+
+// activeByAge is the path of the hand-written list under /users/.
+const activeByAge = "active-by-age"
+
+// handWritten renders the hand-written list for a project. The rows are
+// rendered with the module's projection, so that both answer the same
+// JSON; the table and column names are the published schema's, quoted.
+func handWritten(pub *translate.Published) handSQL {
+	users, ok := pub.Tables["users"]
+	if !ok {
+		return handSQL{}
+	}
+	active, age := schema.QuoteIdent("is_active"), schema.QuoteIdent("age")
+	return handSQL{
+		page: "SELECT coalesce(json_agg(_r), '[]') FROM (SELECT " + users.Projection + " FROM " + users.Rel +
+			" t WHERE t." + active + " ORDER BY t." + age + " DESC, t.id DESC LIMIT 20) _r",
+		count: "SELECT count(*) FROM " + users.Rel + " WHERE " + active,
+	}
+}
+
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
-	mode, db := "", s.db
-	for _, m := range []string{"/per-relation", "/n-plus-1", "/binary"} {
+	mode := ""
+	var db rowRunner = s.pq
+	for _, m := range []string{"/per-relation", "/n-plus-1", "/pgx"} {
 		if rest, ok := strings.CutPrefix(path, m); ok {
 			mode, path = m[1:], rest
 		}
 	}
-	if mode == "binary" {
-		mode, db = "", s.binary
+	if mode == "pgx" {
+		mode, db = "", s.pgx
 	}
 	rest, ok := strings.CutPrefix(path, "/v1/")
 	if !ok {
@@ -154,6 +278,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = list(ctx, db, w, r, p, t)
 	case len(parts) == 2 && r.Method == http.MethodPost:
 		err = write(ctx, db, w, r, p, t, 0)
+	case r.Method == http.MethodGet && parts[2] == activeByAge && p.hand.page != "":
+		err = handList(ctx, db, w, p.hand, r.URL.Query().Get("count") == "exact")
 	case r.Method == http.MethodGet:
 		var id int64
 		if id, err = strconv.ParseInt(parts[2], 10, 64); err == nil {
@@ -168,7 +294,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if err == sql.ErrNoRows {
+	if err == errNoRows {
 		writeJSON(w, http.StatusNotFound, []byte(`{"success":false,"error":{"code":"NOT_FOUND","message":"Record not found"}}`))
 		return
 	}
@@ -180,22 +306,42 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // one runs a by-id statement that selects one JSON record.
-func one(ctx context.Context, db *sql.DB, w http.ResponseWriter, stmt, message string, args ...any) error {
+func one(ctx context.Context, db rowRunner, w http.ResponseWriter, stmt, message string, args ...any) error {
 	var data []byte
-	if err := db.QueryRowContext(ctx, stmt, args...).Scan(&data); err != nil {
+	if err := db.scanRow(ctx, stmt, args, &data); err != nil {
 		return err
 	}
 	if data == nil {
-		return sql.ErrNoRows
+		return errNoRows
 	}
 	writeJSON(w, http.StatusOK, envelope(data, message, nil))
+	return nil
+}
+
+// handList serves the hand-written list: the page, and with exact the
+// count as a second statement.
+func handList(ctx context.Context, db rowRunner, w http.ResponseWriter, h handSQL, exact bool) error {
+	var data []byte
+	if err := db.scanRow(ctx, h.page, nil, &data); err != nil {
+		return err
+	}
+	meta := translate.Meta{Page: 1, Limit: 20}
+	if exact {
+		var total int64
+		if err := db.scanRow(ctx, h.count, nil, &total); err != nil {
+			return err
+		}
+		pages := (total + 19) / 20
+		meta.Total, meta.TotalPages = &total, &pages
+	}
+	writeJSON(w, http.StatusOK, envelope(data, "", meta.AppendJSON(nil)))
 	return nil
 }
 
 // list runs the statement translate builds for the query string, built on
 // first use and reused, with the estimate the module runs when an
 // estimated count reaches the cap.
-func list(ctx context.Context, db *sql.DB, w http.ResponseWriter, r *http.Request, p *project, t *translate.TableSQL) error {
+func list(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Request, p *project, t *translate.TableSQL) error {
 	key := t.Table.Name + "?" + r.URL.RawQuery
 	v, ok := p.lists.Load(key)
 	if !ok {
@@ -213,14 +359,14 @@ func list(ctx context.Context, db *sql.DB, w http.ResponseWriter, r *http.Reques
 	ls := v.(*translate.ListSQL)
 	var count sql.NullInt64
 	var data []byte
-	if err := db.QueryRowContext(ctx, ls.SQL, ls.Args...).Scan(&count, &data); err != nil {
+	if err := db.scanRow(ctx, ls.SQL, ls.Args, &count, &data); err != nil {
 		return err
 	}
 	meta := ls.Meta(count)
 	if ls.NeedsEstimate(count) {
 		stmt, args := ls.Estimate()
 		var plan []byte
-		if err := db.QueryRowContext(ctx, stmt, args...).Scan(&plan); err != nil {
+		if err := db.scanRow(ctx, stmt, args, &plan); err != nil {
 			return err
 		}
 		var err error
@@ -243,7 +389,7 @@ type postInput struct {
 // write creates (id 0) or patches a post with translate's INSERT or
 // UPDATE for the columns present, in the table's column order as the
 // module's validator gives them.
-func write(ctx context.Context, db *sql.DB, w http.ResponseWriter, r *http.Request, p *project, t *translate.TableSQL, id int64) error {
+func write(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Request, p *project, t *translate.TableSQL, id int64) error {
 	if t.Table.Name != "posts" {
 		http.Error(w, "bare writes posts only", http.StatusNotImplemented)
 		return nil
@@ -295,11 +441,11 @@ func write(ctx context.Context, db *sql.DB, w http.ResponseWriter, r *http.Reque
 		status, message = http.StatusOK, "Record updated successfully"
 	}
 	var data []byte
-	if err := db.QueryRowContext(ctx, stmt.(string), args...).Scan(&data); err != nil {
+	if err := db.scanRow(ctx, stmt.(string), args, &data); err != nil {
 		return err
 	}
 	if data == nil {
-		return sql.ErrNoRows
+		return errNoRows
 	}
 	writeJSON(w, status, envelope(data, message, nil))
 	return nil

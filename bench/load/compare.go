@@ -137,14 +137,14 @@ func (bn *bench) check(s *scenario, a, b target) {
 }
 
 func (bn *bench) compare() {
-	bn.printf("\n== module through Caddy vs bare net/http + lib/pq, same SQL (%d connections) ==\n", bn.c.conns)
+	bn.printf("\n== module through Caddy vs bare net/http + lib/pq and pgx, same SQL, prepared (%d connections) ==\n", bn.c.conns)
 	t := &table{}
 	t.add("scenario", "module req/s", "p50 ms", "p99 ms", "bare req/s", "p50 ms", "p99 ms", "module÷bare", "rounds", "p99 ratio",
-		"bare-bin req/s", "p50 ms", "p99 ms", "module÷bare-bin", "rounds", "p99 ratio")
+		"bare-pgx req/s", "p50 ms", "p99 ms", "module÷bare-pgx", "rounds", "p99 ratio")
 	cpu := &table{}
-	cpu.add("scenario", "caddy", "bare", "bare-bin", "pg (module)", "pg (bare)", "pg (bare-bin)", "driver", "cpu ratio m÷b", "m÷b-bin", "other load")
+	cpu.add("scenario", "caddy", "bare", "bare-pgx", "pg (module)", "pg (bare)", "pg (bare-pgx)", "driver", "cpu ratio m÷b", "m÷b-pgx", "other load")
 	for _, s := range compareScenarios(bn.projects["main"].sizes) {
-		m, b, bb := bn.module("main"), bn.bareTarget("main", ""), bn.bareTarget("main", "binary")
+		m, b, bb := bn.module("main"), bn.bareTarget("main", ""), bn.bareTarget("main", "pgx")
 		bn.check(s, m, b)
 		bn.check(s, m, bb)
 		g := bn.runGroup([]target{m, b, bb}, []*scenario{s}, bn.c.conns)
@@ -159,7 +159,7 @@ func (bn *bench) compare() {
 			otherLoad(g.res...))
 		bn.printf("   %s done\n", s.name)
 	}
-	bn.printf("\nbare: lib/pq defaults (two round trips per statement); bare-bin: binary_parameters=yes like the module's data pool\n%s", t)
+	bn.printf("\nbare: lib/pq, each statement prepared once; bare-pgx: pgx v5 with its statement cache\n%s", t)
 	bn.printf("\nCPU time per request in µs (server process, PostgreSQL backends, load driver):\n%s", cpu)
 	bn.printf("cpu ratio: the module÷bare rps ratio the CPU times predict when the two cores are the bottleneck;\n" +
 		"other load: cores other processes kept busy during the runs (noise)\n")

@@ -20,6 +20,10 @@ type scenario struct {
 	status int // the expected answer
 	path   func(r *rand.Rand, seq int) string
 	body   func(r *rand.Rand, seq int) string
+	// wrk is the Lua script under bench/wrk/ that makes these requests
+	// for wrk; "" when path is fixed (the script takes the prefix and
+	// the number of users).
+	wrk string
 }
 
 // target is a server and the prefix its generated-API paths take.
