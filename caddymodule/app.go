@@ -13,6 +13,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/translate"
 )
 
 func init() {
@@ -47,6 +48,9 @@ type App struct {
 	// MaxConnections sizes each PostgreSQL pool (control and data).
 	// Default 20. Caddyfile: max_connections.
 	MaxConnections int `json:"max_connections,omitempty"`
+	// MaxPageSize is the largest list limit of the generated APIs
+	// (default 100, at most 10,000). Caddyfile: max_page_size.
+	MaxPageSize int `json:"max_page_size,omitempty"`
 	// PreparedStatements bounds the prepared statements of each data
 	// pool: 0 is the default (64), -1 prepares nothing.
 	// Caddyfile: prepared_statements (<n> or off).
@@ -119,7 +123,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
-			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxOpenConns: a.MaxConnections,
+			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxPageSize: a.MaxPageSize, MaxOpenConns: a.MaxConnections,
 			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout),
 			Logger: logger, WithoutMetering: withoutMetering(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
@@ -172,6 +176,9 @@ func (a *App) Validate() error {
 	}
 	if a.MaxBody < 0 {
 		return fmt.Errorf("tablesmith: max_body must be positive")
+	}
+	if a.MaxPageSize != 0 && (a.MaxPageSize < translate.MaxLimit || a.MaxPageSize > service.MaxPageSizeCeiling) {
+		return fmt.Errorf("tablesmith: max_page_size must be from %d to %d", translate.MaxLimit, service.MaxPageSizeCeiling)
 	}
 	return nil
 }

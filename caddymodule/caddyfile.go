@@ -10,6 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/dustin/go-humanize"
+	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/translate"
 )
 
 func init() {
@@ -34,6 +36,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    default_plan    <plan name>         # plan of new accounts (free)
 //	    max_body        <size>              # generated-API body limit (1MiB)
 //	    max_connections <n>                 # size of each PostgreSQL pool, control and data (20)
+//	    max_page_size   <n>                 # largest list limit, 100..10000 (100)
 //	    prepared_statements <n> | off       # prepared statements kept per data pool (64)
 //	    project_concurrency <n> | off       # data statements one project runs at once per node (max_connections/4)
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
@@ -91,6 +94,12 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("max_connections: %q is not a positive number", v)
 			}
 			a.MaxConnections = n
+		case "max_page_size":
+			n, err := intArg(d, key, translate.MaxLimit, service.MaxPageSizeCeiling)
+			if err != nil {
+				return err
+			}
+			a.MaxPageSize = n
 		case "prepared_statements":
 			var v string
 			if !d.AllArgs(&v) {
@@ -236,3 +245,16 @@ func parseCount(v string) (int64, error) {
 
 // Interface guard.
 var _ caddyfile.Unmarshaler = (*App)(nil)
+
+// intArg reads the one whole-number argument of key, from lo to hi.
+func intArg(d *caddyfile.Dispenser, key string, lo, hi int) (int, error) {
+	var v string
+	if !d.AllArgs(&v) {
+		return 0, d.Errf("%s takes exactly one number", key)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, d.Errf("%s: %q is not a number from %d to %d", key, v, lo, hi)
+	}
+	return n, nil
+}

@@ -167,6 +167,33 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 	if hdr.Get("Server") != "Caddy" {
 		t.Fatalf("not served by Caddy: %v", hdr)
 	}
+	// Compression as Caddyfile.example sets it up: the module compresses
+	// answers of 1 KiB or more itself, Caddy's encode the API description
+	// (and the dashboard); a small answer goes out as it is.
+	for i := 0; i < 12; i++ {
+		c.must(201, "POST", "/v1/"+project+"/users", key, map[string]any{"email": fmt.Sprintf("user%d@example.com", i),
+			"name": "A name long enough to make twelve of them more than a kilobyte", "password": "securepassword123"})
+	}
+	for _, want := range []struct{ path, token, encoding string }{
+		{"/v1/" + project + "/users?limit=20", key, "zstd"},
+		{"/v1/" + project + "/users/1", key, ""},
+		{"/v1/" + project + "/openapi.json", "", "zstd"}, // Caddy's encode
+	} {
+		req, _ := http.NewRequest("GET", base+want.path, nil)
+		req.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
+		if want.token != "" {
+			req.Header.Set("Authorization", "Bearer "+want.token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if got := res.Header.Get("Content-Encoding"); res.StatusCode != 200 || got != want.encoding || len(res.Header.Values("Content-Encoding")) > 1 {
+			t.Errorf("GET %s: %d, Content-Encoding %q, want %q", want.path, res.StatusCode, res.Header.Values("Content-Encoding"), want.encoding)
+		}
+	}
+
 	// The dashboard and its single-page fallback.
 	for _, path := range []string{"/", "/projects/abc/schema"} {
 		res, err := http.Get(base + path)

@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/translate"
 )
 
 // Options say which project and version a document describes.
@@ -29,6 +30,16 @@ type Options struct {
 	ProjectID string
 	// Version is the published schema version (info.version).
 	Version int
+	// MaxPageSize is the largest limit the server takes (default
+	// translate.MaxLimit).
+	MaxPageSize int
+}
+
+func (o Options) maxPageSize() int {
+	if o.MaxPageSize < 1 {
+		return translate.MaxLimit
+	}
+	return o.MaxPageSize
 }
 
 // BasePath is the path of a project's API relative to the site: the
@@ -90,7 +101,7 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 		Servers: []*v3.Server{{URL: BasePath(o.ProjectID), Description: "This project's API"}},
 		Tags:    tags,
 		Paths:   &v3.Paths{PathItems: paths},
-		Components: &v3.Components{Schemas: schemas, Responses: sharedResponses(), Parameters: sharedParameters(),
+		Components: &v3.Components{Schemas: schemas, Responses: sharedResponses(), Parameters: sharedParameters(o.maxPageSize()),
 			Headers: sharedHeaders(), SecuritySchemes: schemes},
 	}
 }

@@ -31,20 +31,20 @@ const (
 const maxIncludeEnum = 200
 
 // sharedParameters are the list parameters every table shares.
-func sharedParameters() *orderedmap.Map[string, *v3.Parameter] {
+func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 	m := orderedmap.New[string, *v3.Parameter]()
 	m.Set(paramPage, &v3.Parameter{Name: "page", In: "query",
 		Description: "Page number, from 1. Use page or offset, not both.",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
 			Maximum: ptr(float64(translate.MaxPage)), Default: intNode(1)})})
 	m.Set(paramLimit, &v3.Parameter{Name: "limit", In: "query",
-		Description: fmt.Sprintf("Records per page, 1 to %d.", translate.MaxLimit),
+		Description: fmt.Sprintf("Records per page, 1 to %d.", maxLimit),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
-			Maximum: ptr(float64(translate.MaxLimit)), Default: intNode(translate.DefaultLimit)})})
+			Maximum: ptr(float64(maxLimit)), Default: intNode(translate.DefaultLimit)})})
 	m.Set(paramOffset, &v3.Parameter{Name: "offset", In: "query",
 		Description: "Records to skip, instead of page (with limit).",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(0.0),
-			Maximum: ptr(float64(int64(translate.MaxPage) * translate.MaxLimit))})})
+			Maximum: ptr(float64(int64(translate.MaxPage) * int64(maxLimit)))})})
 	m.Set(paramOrder, &v3.Parameter{Name: "order", In: "query",
 		Description: "Direction of the sort columns written without a leading '-'.",
 		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("asc"), str("desc")}, Default: str("asc")})})

@@ -17,14 +17,22 @@ var singleParams = []string{"page", "limit", "offset", "sort", "order", "search"
 // parameter is absent (except filter[col]=, which compares with the empty string).
 // The families are checked in this order, so a query with several bad
 // parameters always names the same one.
-func ParseList(q url.Values) (*ListQuery, error) {
+func ParseList(q url.Values) (*ListQuery, error) { return ParseListUpTo(q, MaxLimit) }
+
+// ParseListUpTo is ParseList with another largest page (the Caddyfile's
+// max_page_size); maxLimit < 1 means MaxLimit.
+func ParseListUpTo(q url.Values, maxLimit int) (*ListQuery, error) {
+	if maxLimit < 1 {
+		maxLimit = MaxLimit
+	}
 	for _, name := range singleParams {
 		if len(q[name]) > 1 {
 			return nil, queryErr(name, "is given more than once")
 		}
 	}
 	lq := &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountEstimated}
-	for _, step := range []func(*ListQuery, url.Values) error{parsePaging, parseCount, parseOrdering, parseFilters, parseSearch, parseShape} {
+	paging := func(lq *ListQuery, q url.Values) error { return parsePaging(lq, q, maxLimit) }
+	for _, step := range []func(*ListQuery, url.Values) error{paging, parseCount, parseOrdering, parseFilters, parseSearch, parseShape} {
 		if err := step(lq, q); err != nil {
 			return nil, err
 		}
@@ -33,19 +41,19 @@ func ParseList(q url.Values) (*ListQuery, error) {
 }
 
 // parsePaging reads limit, then the page position.
-func parsePaging(lq *ListQuery, q url.Values) error {
+func parsePaging(lq *ListQuery, q url.Values, maxLimit int) error {
 	var err error
 	if v := q.Get("limit"); v != "" {
-		if lq.Limit, err = strconv.Atoi(v); err != nil || lq.Limit < 1 || lq.Limit > MaxLimit {
-			return queryErr("limit", "must be an integer from 1 to %d", MaxLimit)
+		if lq.Limit, err = strconv.Atoi(v); err != nil || lq.Limit < 1 || lq.Limit > maxLimit {
+			return queryErr("limit", "must be an integer from 1 to %d", maxLimit)
 		}
 	}
-	return parsePosition(lq, q)
+	return parsePosition(lq, q, maxLimit)
 }
 
 // parsePosition reads page and offset (after limit, which both depend
 // on), and derives whichever of the two was not given.
-func parsePosition(lq *ListQuery, q url.Values) error {
+func parsePosition(lq *ListQuery, q url.Values, maxLimit int) error {
 	var err error
 	if v := q.Get("page"); v != "" {
 		if lq.Page, err = strconv.Atoi(v); err != nil || lq.Page < 1 || lq.Page > MaxPage {
@@ -55,8 +63,8 @@ func parsePosition(lq *ListQuery, q url.Values) error {
 	}
 	if v := q.Get("offset"); v != "" {
 		off, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || off < 0 || off > int64(MaxPage)*MaxLimit {
-			return queryErr("offset", "must be an integer from 0 to %d", int64(MaxPage)*MaxLimit)
+		if err != nil || off < 0 || off > int64(MaxPage)*int64(maxLimit) {
+			return queryErr("offset", "must be an integer from 0 to %d", int64(MaxPage)*int64(maxLimit))
 		}
 		lq.Offset, lq.HasOffset = int(off), true
 	}

@@ -34,7 +34,7 @@ func BenchmarkStatementsWrapper(b *testing.B) {
 		{"gate_and_timeout_behind_request_deadline", rSoon, 5 * time.Second},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			h := New(Deps{Gate: fairshare.New(5, 0)})
+			h := New(Deps{Gate: fairshare.New(5, 0, 0)})
 			rt := &Route{ProjectID: "p1234567", statementTimeout: c.timeout}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -13,6 +13,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
@@ -117,6 +118,9 @@ func TestAProjectWhoseStatementsFillItsShareQueuesThen503sWhileAnotherProjectAns
 		go func() { held <- get(s.URL+"/v1/"+a.ID+"/items", a.Key, 30*time.Second) }()
 	}
 	waitForLockWaiters(t, s.Svc.DB, a, 2)
+	// Once they have run for a while they count as slow, and A borrows
+	// no idle connections beyond its share (fairshare.BorrowAge).
+	time.Sleep(2 * fairshare.BorrowAge)
 
 	// More of A's requests, as many as the whole pool, wait their turn
 	// for the queue wait and are turned away instead of taking B's

@@ -32,6 +32,8 @@ type Deps struct {
 	Keys     *auth.Keys
 	// MaxBody is the request body limit in bytes (default 1 MiB).
 	MaxBody int64
+	// MaxPageSize is the largest list limit (default translate.MaxLimit).
+	MaxPageSize int
 	Logger  *slog.Logger
 	// Limiter counts requests against the project's plan; nil: no limit.
 	Limiter Limiter

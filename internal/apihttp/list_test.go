@@ -21,6 +21,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
@@ -1013,4 +1014,38 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// max_page_size raises the largest limit: lists, offsets and the OpenAPI
+// document all follow it.
+func TestMaxPageSizeRaisesTheLargestLimit(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t, testserver.WithConfig(func(c *service.Config) { c.MaxPageSize = 1000 }))
+	p := s.NewProject(`{"tables": [{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`)
+	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	if _, err := s.Svc.DB.Exec(`INSERT INTO ` + ns + `.notes (body) SELECT 'n' || g FROM generate_series(1, 1200) g`); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.API(p, "GET", "/notes?limit=1000&count=none", nil).Must(t, 200).List(); len(got) != 1000 {
+		t.Fatalf("limit=1000 gave %d rows", len(got))
+	}
+	bad := s.API(p, "GET", "/notes?limit=1001", nil).Must(t, 400)
+	if !strings.Contains(bad.Message(), "from 1 to 1000") {
+		t.Fatalf("limit=1001: %s", bad.Raw)
+	}
+	doc := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil).Must(t, 200)
+	limit := doc.Body["components"].(map[string]any)["parameters"].(map[string]any)
+	found := false
+	for _, v := range limit {
+		prm := v.(map[string]any)
+		if prm["name"] == "limit" {
+			found = true
+			if max := prm["schema"].(map[string]any)["maximum"]; max != float64(1000) {
+				t.Fatalf("the document's limit maximum is %v, want 1000", max)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no limit parameter in the document's components")
+	}
 }

@@ -116,7 +116,7 @@ func tableOperation(w http.ResponseWriter, method string, item bool) (string, er
 // the bounded count; a second (EXPLAIN) runs only when an estimated count
 // hits the cap.
 func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
-	q, err := translate.ParseList(r.URL.Query())
+	q, err := translate.ParseListUpTo(r.URL.Query(), h.d.MaxPageSize)
 	if err != nil {
 		return queryError(err)
 	}

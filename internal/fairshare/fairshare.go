@@ -9,6 +9,14 @@
 // statement that finds every slot taken waits on the project's wake-up
 // channel for at most Wait (less when its context ends sooner) and then
 // gets ErrBusy.
+//
+// The share is a guarantee, not a ceiling for quick work: a project whose
+// statements in flight are young on average (under BorrowAge) may also take
+// idle connections of the pool beyond its share, as long as one share of the
+// pool stays free for the others. A single busy tenant whose statements take
+// a millisecond then runs as many at once as the pool allows (commits share
+// WAL flushes, round trips overlap), while a project whose statements are
+// slow, the case the gate is for, stays within its share.
 package fairshare
 
 import (
@@ -25,37 +33,62 @@ var ErrBusy = errors.New("the project has too many statements running")
 // DefaultWait is how long a statement waits for one of its project's slots.
 const DefaultWait = 2 * time.Second
 
+// BorrowAge is how old, on average, a project's statements in flight may be
+// for it to take connections beyond its share.
+const BorrowAge = 50 * time.Millisecond
+
 // Gate holds the per-project counters; safe for concurrent use.
 type Gate struct {
 	limit int64
-	wait  time.Duration
-	sems  sync.Map // project id -> *sem
+	// borrowUpTo is how many statements all projects together may run
+	// before no project takes more than its share: the pool minus one
+	// share; 0 means never beyond the share.
+	borrowUpTo int64
+	total      atomic.Int64 // statements in flight, all projects
+	wait       time.Duration
+	sems       sync.Map // project id -> *sem
 	// rejected counts the ErrBusy answers (metrics).
 	rejected atomic.Uint64
+	now      func() int64 // monotonic nanoseconds (tests replace it)
 }
 
 // sem is one project's slots.
 type sem struct {
-	taken   atomic.Int64
-	waiters atomic.Int64
+	taken atomic.Int64
+	// startSum is the sum of the start times of the statements in
+	// flight, so their mean age is now - startSum/taken.
+	startSum atomic.Int64
+	waiters  atomic.Int64
 	// wake holds one wake-up for the waiters: a release sends it when
 	// someone waits, and a waiter that took a slot passes it on while
 	// slots remain, so two releases in a row wake two waiters.
 	wake chan struct{}
 }
 
-// New returns a gate of limit concurrent statements per project, whose
-// waiters give up after wait (DefaultWait when wait <= 0). A limit below
-// 1 returns nil: no gate, every Acquire on a nil gate passes at once.
-func New(limit int, wait time.Duration) *Gate {
+// New returns a gate of limit concurrent statements per project for a
+// data pool of pool connections, whose waiters give up after wait
+// (DefaultWait when wait <= 0). Quick projects may borrow idle connections
+// up to pool - limit statements in all; pool <= limit disables borrowing.
+// A limit below 1 returns nil: no gate, every Acquire on a nil gate passes
+// at once.
+func New(limit, pool int, wait time.Duration) *Gate {
 	if limit < 1 {
 		return nil
 	}
 	if wait <= 0 {
 		wait = DefaultWait
 	}
-	return &Gate{limit: int64(limit), wait: wait}
+	g := &Gate{limit: int64(limit), wait: wait, now: monotonic}
+	if pool > limit {
+		g.borrowUpTo = int64(pool - limit)
+	}
+	return g
 }
+
+var clockBase = time.Now()
+
+// monotonic reads the monotonic clock as nanoseconds since clockBase.
+func monotonic() int64 { return int64(time.Since(clockBase)) }
 
 // DefaultLimit is the per-project limit for a data pool of poolSize
 // connections: a quarter of the pool, at least one, so that at least
@@ -67,11 +100,17 @@ func (g *Gate) Limit() int { return int(g.limit) }
 
 // Slot is one taken place; Release gives it back. The zero Slot (from a
 // nil gate) releases nothing.
-type Slot struct{ s *sem }
+type Slot struct {
+	g     *Gate
+	s     *sem
+	start int64
+}
 
 // Release frees the slot; call it once, when the statement has finished.
 func (sl Slot) Release() {
 	if sl.s != nil {
+		sl.g.total.Add(-1)
+		sl.s.startSum.Add(-sl.start)
 		sl.s.release()
 	}
 }
@@ -84,8 +123,8 @@ func (g *Gate) Acquire(ctx context.Context, project string) (Slot, error) {
 		return Slot{}, nil
 	}
 	s := g.sem(project)
-	if s.take(g.limit) {
-		return Slot{s}, nil
+	if sl, ok := g.take(s); ok {
+		return sl, nil
 	}
 	// Counted as a waiter before looking again, so that a release after
 	// that look sees the waiter and wakes it.
@@ -94,11 +133,11 @@ func (g *Gate) Acquire(ctx context.Context, project string) (Slot, error) {
 	t := time.NewTimer(g.wait)
 	defer t.Stop()
 	for {
-		if s.take(g.limit) {
+		if sl, ok := g.take(s); ok {
 			if s.taken.Load() < g.limit && s.waiters.Load() > 1 {
 				s.signal()
 			}
-			return Slot{s}, nil
+			return sl, nil
 		}
 		select {
 		case <-s.wake:
@@ -115,17 +154,32 @@ func (g *Gate) Acquire(ctx context.Context, project string) (Slot, error) {
 	}
 }
 
-// take takes a slot if one is free.
-func (s *sem) take(limit int64) bool {
+// take takes one of the project's slots if one is free, or borrows one
+// (see the package comment).
+func (g *Gate) take(s *sem) (Slot, bool) {
+	now := g.now()
 	for {
 		n := s.taken.Load()
-		if n >= limit {
-			return false
+		if n >= g.limit && !g.mayBorrow(s, n, now) {
+			return Slot{}, false
 		}
 		if s.taken.CompareAndSwap(n, n+1) {
-			return true
+			g.total.Add(1)
+			s.startSum.Add(now)
+			return Slot{g: g, s: s, start: now}, true
 		}
 	}
+}
+
+// mayBorrow reports whether a project with n statements in flight may
+// run one more beyond its share: the pool has room to spare and its
+// statements are quick.
+func (g *Gate) mayBorrow(s *sem, n, now int64) bool {
+	if g.borrowUpTo == 0 || g.total.Load() >= g.borrowUpTo {
+		return false
+	}
+	meanStart := s.startSum.Load() / max(n, 1)
+	return now-meanStart < int64(BorrowAge)
 }
 
 func (s *sem) release() {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestAProjectRunsAtMostLimitStatementsAndOthersStillPass(t *testing.T) {
-	g := New(2, 50*time.Millisecond)
+	g := New(2, 0, 50*time.Millisecond)
 	ctx := context.Background()
 	a1, err1 := g.Acquire(ctx, "a")
 	a2, err2 := g.Acquire(ctx, "a")
@@ -41,7 +41,7 @@ func TestAProjectRunsAtMostLimitStatementsAndOthersStillPass(t *testing.T) {
 }
 
 func TestAWaiterGetsTheSlotReleasedDuringItsWait(t *testing.T) {
-	g := New(1, 5*time.Second)
+	g := New(1, 0, 5*time.Second)
 	s, _ := g.Acquire(context.Background(), "a")
 	go func() {
 		time.Sleep(20 * time.Millisecond)
@@ -55,7 +55,7 @@ func TestAWaiterGetsTheSlotReleasedDuringItsWait(t *testing.T) {
 }
 
 func TestAWaiterGivesUpAtItsDeadlineWhenThatComesBeforeTheWait(t *testing.T) {
-	g := New(1, time.Minute)
+	g := New(1, 0, time.Minute)
 	s, _ := g.Acquire(context.Background(), "a")
 	defer s.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
@@ -75,7 +75,7 @@ func TestAWaiterGivesUpAtItsDeadlineWhenThatComesBeforeTheWait(t *testing.T) {
 }
 
 func TestManyWaitersNeverExceedTheLimitAndAllGetTheirTurn(t *testing.T) {
-	g := New(3, time.Minute)
+	g := New(3, 0, time.Minute)
 	var running, most atomic.Int64
 	var wg sync.WaitGroup
 	for range 64 {
@@ -107,7 +107,7 @@ func TestManyWaitersNeverExceedTheLimitAndAllGetTheirTurn(t *testing.T) {
 }
 
 func TestANilGateLetsEveryStatementPass(t *testing.T) {
-	g := New(0, 0)
+	g := New(0, 0, 0)
 	if g != nil {
 		t.Fatal("a limit of 0 should turn the gate off")
 	}
@@ -129,7 +129,7 @@ func TestDefaultLimitIsAQuarterOfThePoolAndAtLeastOne(t *testing.T) {
 // BenchmarkAcquireRelease is the gate's cost on every statement when the
 // project has a free slot.
 func BenchmarkAcquireRelease(b *testing.B) {
-	g := New(5, 0)
+	g := New(5, 0, 0)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -144,7 +144,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 // BenchmarkAcquireReleaseParallel is the same with every core taking and
 // releasing slots of 64 projects.
 func BenchmarkAcquireReleaseParallel(b *testing.B) {
-	g := New(1<<20, 0)
+	g := New(1<<20, 0, 0)
 	ctx := context.Background()
 	projects := make([]string, 64)
 	for i := range projects {
@@ -162,4 +162,71 @@ func BenchmarkAcquireReleaseParallel(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// A project alone with quick statements runs beyond its share on idle
+// connections, up to the pool minus one share; one whose statements in
+// flight are old (slow) stays within its share; and another project
+// always finds its own share.
+func TestQuickProjectsBorrowIdleConnectionsAndSlowOnesDoNot(t *testing.T) {
+	var clock atomic.Int64
+	g := New(2, 8, 20*time.Millisecond)
+	g.now = clock.Load
+	ctx := context.Background()
+	var quick []Slot
+	for i := range 6 {
+		s, err := g.Acquire(ctx, "a")
+		if err != nil {
+			t.Fatalf("quick statement %d of a: %v, want it to borrow", i+1, err)
+		}
+		quick = append(quick, s)
+	}
+	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a's 7th statement: %v, want ErrBusy (one share stays free)", err)
+	}
+	for i := range 2 {
+		s, err := g.Acquire(ctx, "b")
+		if err != nil {
+			t.Fatalf("b's statement %d within its share: %v", i+1, err)
+		}
+		defer s.Release()
+	}
+	for _, s := range quick {
+		s.Release()
+	}
+	if g.total.Load() != 2 || g.Running("a") != 0 {
+		t.Fatalf("after a's releases: total %d, a running %d", g.total.Load(), g.Running("a"))
+	}
+
+	// a's two statements have been running for a second: slow.
+	s1, _ := g.Acquire(ctx, "a")
+	s2, _ := g.Acquire(ctx, "a")
+	clock.Add(int64(time.Second))
+	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a with slow statements in flight: %v, want ErrBusy (no borrowing)", err)
+	}
+	s1.Release()
+	s2.Release()
+	// Quick again once they are done.
+	s3, err := g.Acquire(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s4, _ := g.Acquire(ctx, "a")
+	if s5, err := g.Acquire(ctx, "a"); err != nil {
+		t.Fatalf("a's quick 3rd statement after the slow ones ended: %v", err)
+	} else {
+		s5.Release()
+	}
+	s3.Release()
+	s4.Release()
+}
+
+func TestAGateWithoutAPoolNeverBorrows(t *testing.T) {
+	g := New(1, 0, 10*time.Millisecond)
+	s, _ := g.Acquire(context.Background(), "a")
+	defer s.Release()
+	if _, err := g.Acquire(context.Background(), "a"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("second statement: %v, want ErrBusy", err)
+	}
 }

@@ -38,6 +38,10 @@ import (
 // within ~6 MB per connection (docs/performance.md).
 const DefaultPreparedStatements = 64
 
+// MaxPageSizeCeiling bounds Config.MaxPageSize: a page is built in
+// memory as one JSON value.
+const MaxPageSizeCeiling = 10000
+
 // Config is what the service is built from.
 type Config struct {
 	DatabaseURL string
@@ -47,6 +51,9 @@ type Config struct {
 	DefaultPlan string
 	Plans       plans.Set
 	MaxBody     int64
+	// MaxPageSize is the largest list limit of the generated API
+	// (default translate.MaxLimit, 100); at most MaxPageSizeCeiling.
+	MaxPageSize int
 	// MaxOpenConns sizes each of the two database pools (default 20): the
 	// control pool and the generated API's data pool (openDataPool), so a
 	// node opens at most twice this many connections.
@@ -185,7 +192,7 @@ func New(cfg Config) (*Service, error) {
 	events.On(&s.events, func(e events.ProjectChanged) { s.Registry.Invalidate(e.ProjectID) })
 	events.On(&s.events, func(e events.KeyRevoked) { s.Keys.Forget(e.Prefix) })
 	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, Logger: cfg.Logger, Now: cfg.Now,
-		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout}
+		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout, MaxPageSize: cfg.MaxPageSize}
 	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,
 		Config: func() platformhttp.Config {
 			st := s.settings.Load()

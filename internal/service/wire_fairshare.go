@@ -13,7 +13,7 @@ func (s *Service) wireFairShare() error {
 	if limit == 0 {
 		limit = fairshare.DefaultLimit(s.cfg.MaxOpenConns)
 	}
-	s.apiDeps.Gate = fairshare.New(limit, s.cfg.ProjectQueueWait)
+	s.apiDeps.Gate = fairshare.New(limit, s.cfg.MaxOpenConns, s.cfg.ProjectQueueWait)
 	return nil
 }
 
