@@ -34,7 +34,7 @@ type Deps struct {
 	MaxBody int64
 	// MaxPageSize is the largest list limit (default translate.MaxLimit).
 	MaxPageSize int
-	Logger  *slog.Logger
+	Logger      *slog.Logger
 	// Limiter counts requests against the project's plan; nil: no limit.
 	Limiter Limiter
 	// Recorder receives one sample per request; nil: none.
