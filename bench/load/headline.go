@@ -25,10 +25,10 @@ import (
 // issue18List is the list of the issue: active users, oldest first.
 const issue18List = "filter%5Bis_active%5D=true&sort=-age&limit=20"
 
-// includeLimit is the page of the include scenario. The issue asks for
-// 1,000 rows, but the module refuses a limit above translate.MaxLimit
-// (100) with a 400, so the largest page it serves is measured.
-const includeLimit = 100
+// includeLimit is the page of the include scenario, as the issue asks;
+// the benchmark's Caddy sets max_page_size 1000 for it (the default
+// largest page is 100).
+const includeLimit = 1000
 
 // headlineCase is one row of the headline table.
 type headlineCase struct {

@@ -339,7 +339,7 @@ func (b *bench) launchCaddy(name, plans string, env []string) (p *process, site,
 	if !strings.Contains(text, anchor) {
 		return nil, "", "", fmt.Errorf("%s has no %q line to put options after", b.c.caddyfile, anchor)
 	}
-	extra := plans
+	extra := plans + "\n\t\tmax_page_size 1000" // the include scenario's page
 	if b.c.pool > 0 {
 		extra += fmt.Sprintf("\n\t\tmax_connections %d", b.c.pool)
 	}
