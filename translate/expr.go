@@ -12,7 +12,7 @@ import (
 //	and        = unary { "and" unary }
 //	unary      = "not" unary | "(" expr ")" | comparison
 //	comparison = column op value
-//	column     = name | '"' name '"'
+//	column     = name { "." name } | '"' name '"'
 //	op         = "=" | "!=" | ">" | ">=" | "<" | "<=" | "~" | "!~"
 //	value      = number | string | "true" | "false" | "null"
 //	number     = [ "-" ] digits [ "." digits ] [ ( "e" | "E" ) [ "+" | "-" ] digits ]
@@ -206,8 +206,17 @@ func (l *lexer) next() (token, error) {
 		for l.i < len(l.src) && isNamePart(l.src[l.i]) {
 			l.i++
 		}
+		// A dotted name reaches a column through relations (author.name).
+		dotted := false
+		for l.peekAt(0) == '.' && isNameStart(l.peekAt(1)) {
+			dotted = true
+			l.i++
+			for l.i < len(l.src) && isNamePart(l.src[l.i]) {
+				l.i++
+			}
+		}
 		word := string(l.src[start:l.i])
-		if k, ok := keywords[strings.ToLower(word)]; ok {
+		if k, ok := keywords[strings.ToLower(word)]; ok && !dotted {
 			return token{kind: k, text: word, at: at}, nil
 		}
 		return token{kind: tokName, text: word, at: at}, nil

@@ -154,3 +154,24 @@ func TestParseFilterEnforcesItsLimits(t *testing.T) {
 		t.Fatalf("long expression: %v", err)
 	}
 }
+
+func TestFilterNamesMayReachColumnsThroughRelations(t *testing.T) {
+	for _, c := range []struct{ in, column string }{
+		{"author.name ~ 'ann'", "author.name"},
+		{"post.author.age >= 18", "post.author.age"},
+		{"and_x.or_y = 1", "and_x.or_y"},
+	} {
+		e, err := ParseFilter(c.in)
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		if cmp, ok := e.(*Comparison); !ok || cmp.Column != c.column {
+			t.Errorf("%q: parsed %#v, want a comparison of %s", c.in, e, c.column)
+		}
+	}
+	for _, in := range []string{"author. name = 1", "author.1 = 1", "author.name. = 1"} {
+		if _, err := ParseFilter(in); err == nil {
+			t.Errorf("%q: parsed, want a syntax error", in)
+		}
+	}
+}

@@ -23,12 +23,15 @@ var fuzzSeeds = []string{
 	"name ~ '\\'",
 	"\"x\"\"y\" = 1",
 	"é = 'ü'",
+	"posts.title ~ 'x' and not posts.comments.body = null or posts.author.age > 3",
 }
 
 // condTokens are all the filter condition SQL may consist of: keywords,
 // operators, parentheses, placeholders and column references of the
 // users table. Nothing a request writes can pass this, except as $n.
-var condTokens = regexp.MustCompile(`^(?: |\(|\)|AND|OR|NOT|IS|NULL|ILIKE|<>|<=|>=|=|<|>|\$[0-9]+|t\."[a-z_]+")`)
+// A filter on a related table adds EXISTS over a published table (its
+// quoted relation name) with _xN aliases.
+var condTokens = regexp.MustCompile(`^(?: |\(|\)|AND|OR|NOT|IS|NULL|ILIKE|<>|<=|>=|=|<|>|\$[0-9]+|t\."[a-z_]+"|EXISTS|SELECT 1 FROM|WHERE|_x[0-9]+\."[a-z_]+"|_x[0-9]+|"[a-z0-9_]+"\."[a-z_]+")`)
 
 // checkConditionSQL fails unless cond is made of condTokens only and every
 // column it names is a visible column of users.
@@ -82,6 +85,13 @@ func FuzzParseFilter(f *testing.F) {
 			var se *SyntaxError
 			if !errors.As(err, &se) {
 				t.Fatalf("plan error %v is not a SyntaxError", err)
+			}
+			return
+		}
+		if cond, err = resolveRelated(pub, users, access.Key("", false), cond); err != nil {
+			var qe *QueryError
+			if !errors.As(err, &qe) || qe.Param != "filter" {
+				t.Fatalf("related filter error %v is not a QueryError of filter", err)
 			}
 			return
 		}

@@ -112,6 +112,9 @@ func planList(p *Published, t *schema.CTable, q *ListQuery) (*listPlan, error) {
 		}
 		pl.where = append(pl.where, c)
 	}
+	if err := resolveRelatedFilters(p, t, q.Caller, pl.where); err != nil {
+		return nil, err
+	}
 	if q.Search != "" {
 		if len(t.Search) == 0 {
 			return nil, queryErr("search", "table %s has no text columns to search", t.Name)
@@ -146,6 +149,9 @@ func lookupColumn(t *schema.CTable, name string) (*schema.CColumn, bool) {
 }
 
 func planFieldFilter(t *schema.CTable, f FieldFilter) (condition, error) {
+	if path, ok := relatedPath(f.Field); ok {
+		return relatedFilter{path: path, field: &f}, nil
+	}
 	c, ok := lookupColumn(t, f.Field)
 	if !ok {
 		return nil, queryErr(f.Param, "unknown column %q", f.Field)
@@ -216,6 +222,9 @@ func planExpr(t *schema.CTable, e Expr) (condition, error) {
 }
 
 func planComparison(t *schema.CTable, n *Comparison) (condition, error) {
+	if path, ok := relatedPath(n.Column); ok {
+		return relatedFilter{path: path, cmp: n}, nil
+	}
 	c, ok := lookupColumn(t, n.Column)
 	if !ok {
 		return nil, syntaxErr(n.At, "unknown column %q", n.Column)

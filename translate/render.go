@@ -209,6 +209,8 @@ func (r *renderer) cond(c condition, alias string) string {
 			return parts[0]
 		}
 		return "(" + strings.Join(parts, " OR ") + ")"
+	case exists:
+		return r.exists(n, alias)
 	case inList:
 		return alias + "." + n.col.Ident + " = ANY(" + r.arg(pgArray(n.vals)) + "::" + n.col.PGType + "[])"
 	}

@@ -488,6 +488,7 @@ func TestRouteTemplatesNameEveryKindOfGeneratedAPIPath(t *testing.T) {
 		{"items", "update", "PUT", "PUT /items/{id}"},
 		{"items", "update", "", "PATCH /items/{id}"},
 		{"items", "delete", "DELETE", "DELETE /items/{id}"},
+		{"items", "aggregate", "GET", "GET /items/aggregate"},
 		{"items", "", "TRACE", "TRACE /items"},
 		{"auth", "login", "POST", "POST /auth/login"},
 		{"auth", "me", "GET", "GET /auth/me"},

@@ -396,6 +396,8 @@ func PathOf(table, op string) string {
 		return "(unknown table)"
 	case itemOps[op]:
 		return "/" + table + "/{id}"
+	case op == "aggregate":
+		return "/" + table + "/aggregate"
 	case table == "auth" && op != "":
 		// End-user auth names its operation after the path: login, me, ...
 		return "/auth/" + op

@@ -56,6 +56,9 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	}
 	rt.Table = t.Name
 	c := &tableCall{pub: pub, t: t, ts: pub.Tables[t.Name]}
+	if isAggregateRoute(c, r.Method, rt.Rest) {
+		return h.aggregateRecords(w, r, rt, c)
+	}
 	item := len(rt.Rest) == 2
 	op, err := tableOperation(w, r.Method, item)
 	if err != nil {
