@@ -85,7 +85,7 @@ func ParseAggregate(q url.Values) (*AggregateQuery, error) {
 			return nil, queryErr("limit", "must be an integer from 1 to %d", MaxAggregateLimit)
 		}
 	}
-	if err := parsePosition(lq, q); err != nil {
+	if err := parsePosition(lq, q, MaxAggregateLimit); err != nil {
 		return nil, err
 	}
 	aq := &AggregateQuery{List: lq}
