@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/tablesmith/tablesmith/internal/access"
 )
@@ -170,6 +171,34 @@ func (m Meta) AppendJSON(b []byte) []byte {
 func (m *Meta) setTotal(total int64) {
 	pages := (total + int64(m.Limit) - 1) / int64(m.Limit)
 	m.Total, m.TotalPages = &total, &pages
+}
+
+// CountKey identifies the rows the list counts: its table, its conditions
+// and their values (the caller's row scope among them). Lists with one
+// key have one total, whatever their page, order, fields or includes.
+func (l *ListSQL) CountKey() string {
+	var b strings.Builder
+	b.WriteString(l.estimate)
+	for _, a := range l.Args[:l.condArgs] {
+		fmt.Fprintf(&b, "\x00%T:%v", a, a)
+	}
+	return b.String()
+}
+
+// EstimatedTotal reports the total the meta object says was estimated
+// (the count passed ExactCountCap), if it was.
+func (m Meta) EstimatedTotal() (int64, bool) {
+	if !m.TotalEstimated || m.Total == nil {
+		return 0, false
+	}
+	return *m.Total, true
+}
+
+// WithEstimatedTotal returns m with total as its estimated total.
+func (m Meta) WithEstimatedTotal(total int64) Meta {
+	m.setTotal(total)
+	m.TotalEstimated = true
+	return m
 }
 
 // NeedsEstimate reports whether an estimated count reached the cap, so the

@@ -18,6 +18,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/cache"
 	"github.com/tablesmith/tablesmith/internal/compress"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/fairshare"
@@ -108,7 +109,8 @@ type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *R
 
 // Handler is the generated-API handler.
 type Handler struct {
-	d        Deps
+	d         Deps
+	estimates *cache.Cache[int64] // remembered estimated totals (countmemo.go)
 	timeouts atomic.Uint64 // statements cut by their plan's timeout (fairshare.go)
 }
 
@@ -126,7 +128,7 @@ func New(d Deps) *Handler {
 	if d.Timeout <= 0 {
 		d.Timeout = DefaultTimeout
 	}
-	return &Handler{d: d}
+	return &Handler{d: d, estimates: newEstimateMemo()}
 }
 
 // Route is a parsed generated-API path.

@@ -128,14 +128,20 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	if err != nil {
 		return queryError(err)
 	}
+	run, remembered, known := h.rememberedEstimate(rt, c, q, ls)
 	var data []byte
 	var meta translate.Meta
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
+		count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), run.SQL, run.Args...)
 		if err != nil {
 			return pgexec.MapError(err, c.t, pgexec.OpRead)
 		}
-		data, meta = page, ls.Meta(count)
+		data, meta = page, run.Meta(count)
+		if known {
+			meta = meta.WithEstimatedTotal(remembered)
+			return nil
+		}
+		defer func() { h.rememberEstimate(rt, ls, meta) }()
 		if ls.NeedsEstimate(count) {
 			stmt, args := ls.Estimate()
 			plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)

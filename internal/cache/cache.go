@@ -89,6 +89,12 @@ func (c *Cache[V]) Load(ctx context.Context, key string, now time.Time, load fun
 	}
 }
 
+// Store caches v for key as of now, for values a caller computed on its
+// own way (no load to share).
+func (c *Cache[V]) Store(key string, v V, now time.Time) {
+	c.store(key, v, c.lastGen.Load(), now)
+}
+
 func (c *Cache[V]) store(key string, v V, gen uint64, now time.Time) {
 	e := &entry[V]{val: v}
 	if c.opts.TTL > 0 {
