@@ -211,7 +211,11 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 func TestBehindATrustedProxyTheClientAddressAndSchemeComeFromItsHeaders(t *testing.T) {
 	base := caddyEnv(t, testpg.NewDatabase(t))
 	loadExample(t, func(s string) string {
-		return strings.Replace(s, "\tmetrics\n", "\tmetrics\n\tservers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n", 1)
+		const anchor = "\tadmin {$TABLESMITH_CADDY_ADMIN:localhost:2019}\n"
+		if !strings.Contains(s, anchor) {
+			t.Fatal("Caddyfile.example has no admin line to put servers after")
+		}
+		return strings.Replace(s, anchor, anchor+"\tservers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n", 1)
 	})
 	t.Cleanup(func() {
 		if err := caddy.Stop(); err != nil {
