@@ -30,7 +30,10 @@ type Deps struct {
 	Keys     *auth.Keys
 	// MaxBody is the request body limit in bytes (default 1 MiB).
 	MaxBody int64
-	Logger  *slog.Logger
+	// MaxBulkRows bounds the records of one bulk create (default
+	// DefaultMaxBulkRows).
+	MaxBulkRows int
+	Logger      *slog.Logger
 	// Limiter counts requests against the project's plan; nil: no limit.
 	Limiter Limiter
 	// Recorder receives one sample per request; nil: none.
@@ -121,6 +124,9 @@ func New(d Deps) *Handler {
 	}
 	if d.Timeout <= 0 {
 		d.Timeout = DefaultTimeout
+	}
+	if d.MaxBulkRows <= 0 {
+		d.MaxBulkRows = DefaultMaxBulkRows
 	}
 	return &Handler{d: d}
 }
