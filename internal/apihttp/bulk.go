@@ -342,7 +342,7 @@ func bulkInsertOn(ctx context.Context, w http.ResponseWriter, r *http.Request, q
 	if meta.Created > 0 {
 		status = http.StatusCreated
 	}
-	msg := fmt.Sprintf("%d records created", meta.Created)
+	msg := records(meta.Created) + " created"
 	if bc.up != nil {
 		msg += fmt.Sprintf(", %d updated", meta.Updated)
 	}
@@ -356,6 +356,14 @@ func bulkInsertOn(ctx context.Context, w http.ResponseWriter, r *http.Request, q
 	}
 	envelope.Write(w, status, envelope.Success{RawData: data, Message: msg, Meta: meta})
 	return nil
+}
+
+// records counts records in words: "1 record", "3 records".
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return strconv.Itoa(n) + " records"
 }
 
 // txDB is the database a route's transactions run on.
@@ -448,7 +456,7 @@ func (h *Handler) runFilterWrite(w http.ResponseWriter, r *http.Request, rt *Rou
 			msg := fmt.Sprintf("%d records match, more than max_affected=%d; nothing was %s", matched, fw.MaxAffected, verb)
 			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter max_affected: "+msg, map[string]string{translate.MaxAffectedParam: msg})
 		}
-		envelope.Write(w, http.StatusOK, envelope.Success{Data: Affected{Affected: affected}, Message: fmt.Sprintf("%d records %s", affected, verb)})
+		envelope.Write(w, http.StatusOK, envelope.Success{Data: Affected{Affected: affected}, Message: records(int(affected)) + " " + verb})
 		return nil
 	}
 	return h.statements(w, r, rt, func(ctx context.Context) error {
