@@ -45,6 +45,9 @@ type App struct {
 	// MaxBody is the generated API's request body limit in bytes.
 	// Default 1 MiB. Caddyfile: max_body (a size such as 512KB).
 	MaxBody int64 `json:"max_body,omitempty"`
+	// MaxBulkRows bounds the records of one bulk create (a POST of a
+	// JSON array). Default 1000. Caddyfile: max_bulk_rows.
+	MaxBulkRows int `json:"max_bulk_rows,omitempty"`
 	// MaxConnections sizes each PostgreSQL pool (control and data).
 	// Default 20. Caddyfile: max_connections.
 	MaxConnections int `json:"max_connections,omitempty"`
@@ -123,7 +126,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
-			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxPageSize: a.MaxPageSize, MaxOpenConns: a.MaxConnections,
+			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxBulkRows: a.MaxBulkRows, MaxPageSize: a.MaxPageSize, MaxOpenConns: a.MaxConnections,
 			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout),
 			Logger: logger, WithoutMetering: withoutMetering(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
@@ -179,6 +182,9 @@ func (a *App) Validate() error {
 	}
 	if a.MaxPageSize != 0 && (a.MaxPageSize < translate.MaxLimit || a.MaxPageSize > service.MaxPageSizeCeiling) {
 		return fmt.Errorf("tablesmith: max_page_size must be from %d to %d", translate.MaxLimit, service.MaxPageSizeCeiling)
+	}
+	if a.MaxBulkRows < 0 {
+		return fmt.Errorf("tablesmith: max_bulk_rows must be positive")
 	}
 	return nil
 }

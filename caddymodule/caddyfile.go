@@ -35,6 +35,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    secret          <master secret>     # optional; generated once otherwise
 //	    default_plan    <plan name>         # plan of new accounts (free)
 //	    max_body        <size>              # generated-API body limit (1MiB)
+//	    max_bulk_rows   <n>                 # records per bulk create (1000)
 //	    max_connections <n>                 # size of each PostgreSQL pool, control and data (20)
 //	    max_page_size   <n>                 # largest list limit, 100..10000 (100)
 //	    prepared_statements <n> | off       # prepared statements kept per data pool (64)
@@ -84,6 +85,16 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("max_body: %q is not a size (e.g. 512KB, 1MiB)", v)
 			}
 			a.MaxBody = int64(n)
+		case "max_bulk_rows":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("max_bulk_rows takes exactly one number")
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return d.Errf("max_bulk_rows: %q is not a positive number", v)
+			}
+			a.MaxBulkRows = n
 		case "max_connections":
 			var v string
 			if !d.AllArgs(&v) {
@@ -153,7 +164,7 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_connections, prepared_statements, project_concurrency, project_queue_wait, request_timeout, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, prepared_statements, project_concurrency, project_queue_wait, request_timeout, plan)", key)
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		secret {env.TABLESMITH_SECRET}
 		default_plan pro
 		max_body 2MiB
+		max_bulk_rows 500
 		max_connections 7
 		max_page_size 1000
 		prepared_statements 64
@@ -37,7 +38,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := App{DatabaseURL: "{env.TABLESMITH_DATABASE_URL}", RedisURL: "redis://127.0.0.1:6379/0", Secret: "{env.TABLESMITH_SECRET}",
-		DefaultPlan: "pro", MaxBody: 2 << 20, MaxConnections: 7, MaxPageSize: 1000, PreparedStatements: 64,
+		DefaultPlan: "pro", MaxBody: 2 << 20, MaxBulkRows: 500, MaxConnections: 7, MaxPageSize: 1000, PreparedStatements: 64,
 		ProjectConcurrency: 3, ProjectQueueWait: caddy.Duration(500 * time.Millisecond),
 		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1},
 			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second)}}}
@@ -56,6 +57,7 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 		"two values":          {"tablesmith {\nsecret a b\n}", `secret takes exactly one value`},
 		"bad pool size":       {"tablesmith {\nmax_connections 0\n}", `max_connections: "0" is not a positive number`},
 		"page size too big":   {"tablesmith {\nmax_page_size 20000\n}", `max_page_size: "20000" is not a number from 100 to 10000`},
+		"bad bulk rows":       {"tablesmith {\nmax_bulk_rows none\n}", `max_bulk_rows: "none" is not a positive number`},
 		"bad statement count": {"tablesmith {\nprepared_statements many\n}", `prepared_statements: "many" is not a positive number or off`},
 		"bad rate":            {"tablesmith {\nplan free {\nrate fast\nprojects 1\n}\n}", `plan free: rate "fast"`},
 		"bad rate period":     {"tablesmith {\nplan free {\nrate 5/week\nprojects 1\n}\n}", `the period must be hour or minute`},

@@ -57,7 +57,9 @@ func TestErrorsFollowTheContract(t *testing.T) {
 		{"body too large", "POST", v1 + "/users", p.Key, big, nil, 413, "PAYLOAD_TOO_LARGE", ""},
 		{"not JSON media type", "POST", v1 + "/users", p.Key, "email=a", []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "UNSUPPORTED_MEDIA_TYPE", ""},
 		{"broken JSON", "POST", v1 + "/users", p.Key, `{"email": `, nil, 400, "INVALID_JSON", ""},
-		{"JSON array", "POST", v1 + "/users", p.Key, `[{"email": "a@b.co"}]`, nil, 400, "INVALID_JSON", ""},
+		// A JSON array is a bulk create (bulk_test.go); other non-objects are refused.
+		{"JSON string", "POST", v1 + "/users", p.Key, `"a@b.co"`, nil, 400, "INVALID_JSON", ""},
+		{"JSON array of arrays", "POST", v1 + "/users", p.Key, `[[1]]`, nil, 400, "VALIDATION_ERROR", ""},
 		{"JSON null", "POST", v1 + "/users", p.Key, `null`, nil, 400, "INVALID_JSON", ""},
 		{"two JSON values", "POST", v1 + "/users", p.Key, `{"email": "x@y.co"} {}`, nil, 400, "INVALID_JSON", ""},
 		{"duplicate key", "POST", v1 + "/users", p.Key, `{"email": "x@y.co", "name": "a", "name": "b"}`, nil, 400, "INVALID_JSON", ""},

@@ -35,6 +35,9 @@ type Deps struct {
 	MaxBody int64
 	// MaxPageSize is the largest list limit (default translate.MaxLimit).
 	MaxPageSize int
+	// MaxBulkRows bounds the records of one bulk create (default
+	// DefaultMaxBulkRows).
+	MaxBulkRows int
 	Logger      *slog.Logger
 	// Limiter counts requests against the project's plan; nil: no limit.
 	Limiter Limiter
@@ -127,6 +130,9 @@ func New(d Deps) *Handler {
 	}
 	if d.Timeout <= 0 {
 		d.Timeout = DefaultTimeout
+	}
+	if d.MaxBulkRows <= 0 {
+		d.MaxBulkRows = DefaultMaxBulkRows
 	}
 	return &Handler{d: d, estimates: newEstimateMemo()}
 }

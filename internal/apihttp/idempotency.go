@@ -83,15 +83,21 @@ func keyError(msg string) error {
 }
 
 // bind fingerprints the request the key stands for: the method, the
-// record's path and the body as canonical JSON (encoding/json sorts
-// members and drops whitespace, so neither counts; numbers keep their
-// text). body is nil for a delete.
-func (k *idempotency) bind(r *http.Request, rt *Route, body map[string]any) error {
+// record's path, the query string when there is one (a write by filter
+// or an upsert names its rows there) and the body as canonical JSON
+// (encoding/json sorts members and drops whitespace, so neither counts;
+// numbers keep their text). body is nil for a delete; a bulk create's is
+// the array of its items.
+func (k *idempotency) bind(r *http.Request, rt *Route, body any) error {
 	d := sha256.New()
 	d.Write([]byte(r.Method))
 	d.Write([]byte{0})
 	d.Write([]byte(rt.ProjectID + "/" + strings.Join(rt.Rest, "/")))
 	d.Write([]byte{0})
+	if r.URL.RawQuery != "" {
+		d.Write([]byte(r.URL.RawQuery))
+		d.Write([]byte{0})
+	}
 	if body != nil {
 		enc, err := json.Marshal(body)
 		if err != nil {

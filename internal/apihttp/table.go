@@ -81,6 +81,9 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	if !c.grant.Rows.All() {
 		c.owner = c.grant.Rows.Value
 	}
+	if !item && rt.Operation != OpList {
+		return h.writeCollection(w, r, rt, c) // bulk.go
+	}
 	switch rt.Operation {
 	case OpList:
 		return h.listRecords(w, r, rt, c)
@@ -106,12 +109,16 @@ func tableOperation(w http.ResponseWriter, method string, item bool) (string, er
 		return OpUpdate, nil
 	case item && method == http.MethodDelete:
 		return OpDelete, nil
+	case !item && method == http.MethodPatch:
+		return OpUpdate, nil // every row that matches the filters (bulk.go)
+	case !item && method == http.MethodDelete:
+		return OpDelete, nil
 	case item:
 		w.Header().Set("Allow", "GET, PUT, PATCH, DELETE")
 		return "", apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", method)
 	default:
-		w.Header().Set("Allow", "GET, POST")
-		return "", apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET or POST", method)
+		w.Header().Set("Allow", "GET, POST, PATCH, DELETE")
+		return "", apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET, POST, PATCH or DELETE", method)
 	}
 }
 
@@ -199,6 +206,11 @@ func (h *Handler) writeRecord(w http.ResponseWriter, r *http.Request, rt *Route,
 	if err != nil {
 		return err
 	}
+	return h.writeBody(w, r, rt, c, body)
+}
+
+// writeBody is writeRecord once the body is read.
+func (h *Handler) writeBody(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall, body map[string]any) error {
 	if c.idem != nil {
 		// Before the owner column is filled in: the key binds what was sent.
 		if err := c.idem.bind(r, rt, body); err != nil {

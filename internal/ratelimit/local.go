@@ -30,9 +30,9 @@ type localWindow struct {
 // request that still holds it goes back to the map for a fresh one.
 var swept = &localWindow{}
 
-// increment counts one request of key at now and returns the window's
+// increment counts n requests of key at now and returns the window's
 // count and end.
-func (lc *localCounts) increment(key string, period time.Duration, now time.Time) (int64, time.Time) {
+func (lc *localCounts) increment(key string, period time.Duration, n int64, now time.Time) (int64, time.Time) {
 	at := now.UnixNano()
 	for {
 		c := lc.counter(key)
@@ -41,12 +41,12 @@ func (lc *localCounts) increment(key string, period time.Duration, now time.Time
 			continue
 		}
 		if w != nil && at <= w.expires {
-			return w.count.Add(1), time.Unix(0, w.expires)
+			return w.count.Add(n), time.Unix(0, w.expires)
 		}
 		fresh := &localWindow{expires: at + int64(period)}
-		fresh.count.Store(1)
+		fresh.count.Store(n)
 		if c.window.CompareAndSwap(w, fresh) {
-			return 1, time.Unix(0, fresh.expires)
+			return n, time.Unix(0, fresh.expires)
 		}
 		// Another request started the window first: count in it.
 	}

@@ -266,7 +266,13 @@ func (l *Limiter) redisFailed(err error) {
 // whether it may pass. now is the caller's clock reading (the request's
 // start): on a request this cheap every reading of the clock shows.
 func (l *Limiter) Take(ctx context.Context, projectID string, now time.Time) (Decision, error) {
-	d, err := l.decide(ctx, projectID, true, now)
+	return l.TakeN(ctx, projectID, 1, now)
+}
+
+// TakeN counts n requests of a project at once, as a bulk create of n
+// records counts, and decides whether the last of them may pass.
+func (l *Limiter) TakeN(ctx context.Context, projectID string, n int64, now time.Time) (Decision, error) {
+	d, err := l.decide(ctx, projectID, n, now)
 	if err != nil {
 		return d, err
 	}
@@ -280,11 +286,12 @@ func (l *Limiter) Take(ctx context.Context, projectID string, now time.Time) (De
 
 // Peek reports a project's window without counting a request.
 func (l *Limiter) Peek(ctx context.Context, projectID string) (Decision, error) {
-	return l.decide(ctx, projectID, false, l.cfg.Now())
+	return l.decide(ctx, projectID, 0, l.cfg.Now())
 }
 
-// decide reads the clock once, for both the owner's expiry and the window.
-func (l *Limiter) decide(ctx context.Context, projectID string, count bool, now time.Time) (Decision, error) {
+// decide reads the clock once, for both the owner's expiry and the
+// window; it counts n requests (0: none, a peek).
+func (l *Limiter) decide(ctx context.Context, projectID string, n int64, now time.Time) (Decision, error) {
 	plan, err := l.planAt(ctx, projectID, now)
 	if err != nil {
 		return Decision{}, err
@@ -294,7 +301,7 @@ func (l *Limiter) decide(ctx context.Context, projectID string, count bool, now 
 		// Unlimited projects are counted too, for the usage meter.
 		rate.Limit = math.MaxInt64
 	}
-	c, err := l.count(ctx, projectID, rate, count, now)
+	c, err := l.count(ctx, projectID, rate, n, now)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -306,17 +313,21 @@ func (l *Limiter) decide(ctx context.Context, projectID string, count bool, now 
 	return d, nil
 }
 
-// count runs one store operation on Redis when it is up, else in memory.
-func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate, increment bool, now time.Time) (limiter.Context, error) {
+// count runs one store operation on Redis when it is up, else in memory:
+// it adds n requests to the window (0: only reads it).
+func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate, n int64, now time.Time) (limiter.Context, error) {
 	if l.client != nil {
 		if st := l.shared.Load(); st != nil && l.up.Load() {
 			key := "p:" + projectID
 			rctx, cancel := context.WithTimeout(ctx, l.cfg.RedisTimeout)
 			var c limiter.Context
 			var err error
-			if increment {
+			switch {
+			case n == 1:
 				c, err = (*st).Get(rctx, key, rate)
-			} else {
+			case n > 1:
+				c, err = (*st).Increment(rctx, key, n, rate)
+			default:
 				c, err = (*st).Peek(rctx, key, rate)
 			}
 			cancel()
@@ -331,20 +342,20 @@ func (l *Limiter) count(ctx context.Context, projectID string, rate limiter.Rate
 		}
 		l.fallbacks.Add(1)
 	}
-	return l.countInMemory(projectID, rate, increment, now), nil
+	return l.countInMemory(projectID, rate, n, now), nil
 }
 
 // countInMemory is what ulule's memory store does in Get (increment) and
 // Peek, on this node's windows.
-func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, increment bool, now time.Time) limiter.Context {
-	var n int64
+func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, n int64, now time.Time) limiter.Context {
+	var count int64
 	var expires time.Time
-	if increment {
-		n, expires = l.local.increment(projectID, rate.Period, now)
+	if n > 0 {
+		count, expires = l.local.increment(projectID, rate.Period, n, now)
 	} else {
-		n, expires = l.local.get(projectID, rate.Period, now)
+		count, expires = l.local.get(projectID, rate.Period, now)
 	}
-	return common.GetContextFromState(now, rate, expires, n)
+	return common.GetContextFromState(now, rate, expires, count)
 }
 
 func (l *Limiter) planAt(ctx context.Context, projectID string, now time.Time) (plans.Plan, error) {

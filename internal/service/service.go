@@ -54,6 +54,8 @@ type Config struct {
 	// MaxPageSize is the largest list limit of the generated API
 	// (default translate.MaxLimit, 100); at most MaxPageSizeCeiling.
 	MaxPageSize int
+	// MaxBulkRows bounds the records of one bulk create (default 1000).
+	MaxBulkRows int
 	// MaxOpenConns sizes each of the two database pools (default 20): the
 	// control pool and the generated API's data pool (openDataPool), so a
 	// node opens at most twice this many connections.
@@ -191,7 +193,7 @@ func New(cfg Config) (*Service, error) {
 	s.Keys = &auth.Keys{Lookup: s.lookupKey}
 	events.On(&s.events, func(e events.ProjectChanged) { s.Registry.Invalidate(e.ProjectID) })
 	events.On(&s.events, func(e events.KeyRevoked) { s.Keys.Forget(e.Prefix) })
-	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, Logger: cfg.Logger, Now: cfg.Now,
+	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, MaxBulkRows: cfg.MaxBulkRows, Logger: cfg.Logger, Now: cfg.Now,
 		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout, MaxPageSize: cfg.MaxPageSize}
 	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,
 		Config: func() platformhttp.Config {

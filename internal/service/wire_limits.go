@@ -90,6 +90,21 @@ func (l *limits) Take(ctx context.Context, projectID string, now time.Time) (api
 	return q, nil
 }
 
+// TakeMore implements apihttp.BulkLimiter: a bulk create counts n more
+// requests than its own.
+func (l *limits) TakeMore(ctx context.Context, projectID string, n int64, now time.Time) (apihttp.Quota, error) {
+	d, err := l.limiter.TakeN(ctx, projectID, n, now)
+	if err != nil {
+		return apihttp.Quota{}, err
+	}
+	q := apihttp.Quota{Allowed: d.Allowed, Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset,
+		StatementTimeout: d.Plan.StatementTimeout}
+	if !d.Allowed {
+		q.Message = d.Message(l.now(), l.limiter.Window())
+	}
+	return q, nil
+}
+
 // Record implements apihttp.Recorder; it never blocks.
 func (l *limits) Record(s apihttp.Sample) {
 	a := analytics.Sample{ProjectID: s.ProjectID, Table: s.Table, Operation: s.Operation, Method: s.Method,
