@@ -114,7 +114,7 @@ type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *R
 type Handler struct {
 	d         Deps
 	estimates *cache.Cache[int64] // remembered estimated totals (countmemo.go)
-	timeouts atomic.Uint64 // statements cut by their plan's timeout (fairshare.go)
+	timeouts  atomic.Uint64       // statements cut by their plan's timeout (fairshare.go)
 }
 
 // New returns the handler.
