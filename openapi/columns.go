@@ -22,16 +22,14 @@ const (
 	// The server trims and lower-cases an e-mail before matching
 	// ^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$, so surrounding blanks are allowed.
 	emailPattern = `^\s*[^\s@]+@[^\s@.]+(\.[^\s@.]+)+\s*$`
-	// http or https (any case), a non-empty host, no blanks.
-	urlPattern  = `^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\s]+([/?#]\S*)?$`
-	uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
-	datePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$`
+	// The server checks URLs and decimals with these very patterns.
+	urlPattern     = schema.URLPattern
+	decimalPattern = schema.DecimalPattern
+	uuidPattern    = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+	datePattern    = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$`
 	// RFC 3339 as Go's time.RFC3339Nano parses it: upper-case T and Z,
 	// fields in range (day-of-month against the month is left to format).
 	dateTimePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$`
-	// A decimal written as a string: what strconv.ParseFloat accepts in
-	// base 10, with surrounding blanks the server trims.
-	decimalPattern = `^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$`
 	// emailMaxLength is the server's bound on a trimmed e-mail.
 	emailMaxLength = 254
 )
@@ -103,7 +101,8 @@ func valueSchema(c *schema.CColumn, forRequest bool) *base.Schema {
 			// form here, and the server checks both forms.
 			s.Type = types("number", "string")
 			s.Pattern = decimalPattern
-			s.Description = "A decimal number, or a string holding one for exact values."
+			s.Description = "A decimal number, or a string holding one for exact values; either way at most 200 digits " +
+				"before and after the point and an exponent of at most two digits (the pattern, which applies to the string form)."
 			bounds(s, c)
 		} else {
 			s.Type = types("number")

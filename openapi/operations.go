@@ -99,11 +99,11 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	}
 	if len(filterable) > 0 {
 		// No description per column: the operation's says what
-		// filter[column] does, and the value's schema is shared.
+		// filter[column] and filter[column][op] do.
 		params = append(params, &v3.Parameter{Reference: sp.spread(func() *yaml.Node {
 			seq := &yaml.Node{Kind: yaml.SequenceNode}
 			for _, c := range filterable {
-				seq.Content = append(seq.Content, filterParameter(c))
+				seq.Content = append(seq.Content, filterParameters(c)...)
 			}
 			return seq
 		})})
@@ -154,22 +154,6 @@ func filterSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
 	set("FilterDate", &base.Schema{Type: types("string"), Format: "date"})
 	set("FilterUUID", &base.Schema{Type: types("string"), Format: "uuid"})
 	set(filterString, &base.Schema{Type: types("string")})
-}
-
-// filterParameter is filter[column]: its value's schema is the shared
-// one of the column's type; an enum's example value is the column's own.
-func filterParameter(c *schema.CColumn) *yaml.Node {
-	var value *yaml.Node
-	if c.Type == schema.TypeEnum {
-		value = mapping("type", str("string"), "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{str(c.Values[0])}})
-	} else {
-		name, ok := filterSchemaNames[c.Type]
-		if !ok {
-			name = filterString
-		}
-		value = mapping("$ref", str(schemaRef(name)))
-	}
-	return mapping("name", str("filter["+c.Name+"]"), "in", str("query"), "schema", value)
 }
 
 // includeParameter lists the relation paths include accepts, nested up to
