@@ -189,9 +189,10 @@ func columnNotes(c *schema.CColumn, forRequest bool) string {
 }
 
 // listItemSchema is a record in a list: every visible column (password
-// columns never appear) and the relations include can embed; fields may
-// leave columns out, so only the id is sure to be there.
-func listItemSchema(sp *splicer, t *schema.CTable, names map[string]tableNames) *base.Schema {
+// columns never appear); fields may leave columns out, so only the id is
+// sure to be there. The relations include can embed are in the
+// <Record>WithRelations levels (relations.go).
+func listItemSchema(sp *splicer, t *schema.CTable) *base.Schema {
 	props := orderedmap.New[string, *base.SchemaProxy]()
 	var visible []*schema.CColumn
 	for _, c := range t.Columns {
@@ -207,19 +208,6 @@ func listItemSchema(sp *splicer, t *schema.CTable, names map[string]tableNames) 
 			}
 			return m
 		}), base.CreateSchemaProxyRef("#"))
-	}
-	for _, rel := range t.RelationNames {
-		r := t.Relations[rel]
-		target := base.CreateSchemaProxyRef(schemaRef(names[r.To.Name].Record))
-		var s *base.Schema
-		if r.Many {
-			s = &base.Schema{Type: types("array"), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: target},
-				Description: "Present with include=" + rel + ": the " + r.To.Name + " records whose " + r.ToCol.Name + " is this record's id."}
-		} else {
-			s = &base.Schema{AnyOf: []*base.SchemaProxy{target, base.CreateSchemaProxy(&base.Schema{Type: types("null")})},
-				Description: "Present with include=" + rel + ": the " + r.To.Name + " record that " + r.FromCol.Name + " references."}
-		}
-		props.Set(rel, base.CreateSchemaProxy(s))
 	}
 	var required []string
 	if t.PK != nil && !t.PK.Hidden {
