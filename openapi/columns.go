@@ -418,11 +418,19 @@ func valueNode(v any) *yaml.Node {
 	return n
 }
 
+// joinSentences joins the non-empty parts of a description with a full
+// stop after each part but the last that ends without one (a schema
+// author's "Login e-mail" then reads "Login e-mail. Unique: ...").
 func joinSentences(parts ...string) string {
 	var out []string
 	for _, p := range parts {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
+		}
+	}
+	for i := range len(out) - 1 {
+		if !strings.HasSuffix(out[i], ".") && !strings.HasSuffix(out[i], "!") && !strings.HasSuffix(out[i], "?") {
+			out[i] += "."
 		}
 	}
 	return strings.Join(out, " ")

@@ -31,12 +31,14 @@ type tableNames struct {
 	ReplaceOp     string // replaceOrderItem
 	UpdateOp      string // updateOrderItem
 	DeleteOp      string // deleteOrderItem
+	HeadListOp    string // headListOrderItems: HEAD of the list
+	HeadGetOp     string // headGetOrderItem: HEAD of a record
 	singularKey   string
 }
 
 func (n tableNames) all() []string {
 	return append([]string{n.Record, n.Create, n.Replace, n.Update, n.ListItem, n.WithRelations, n.Response, n.ListResp,
-		n.ListOp, n.GetOp, n.CreateOp, n.ReplaceOp, n.UpdateOp, n.DeleteOp}, n.Included...)
+		n.ListOp, n.GetOp, n.CreateOp, n.ReplaceOp, n.UpdateOp, n.DeleteOp, n.HeadListOp, n.HeadGetOp}, n.Included...)
 }
 
 func namesFor(singular, plural string) tableNames {
@@ -50,6 +52,7 @@ func namesFor(singular, plural string) tableNames {
 		ListItem: singular + "ListItem", Response: singular + "Response", ListResp: singular + "ListResponse",
 		ListOp: "list" + plural, GetOp: "get" + singular, CreateOp: "create" + singular,
 		ReplaceOp: "replace" + singular, UpdateOp: "update" + singular, DeleteOp: "delete" + singular,
+		HeadListOp: "headList" + plural, HeadGetOp: "headGet" + singular,
 		singularKey: singular,
 	}
 }
