@@ -291,7 +291,9 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 }
 
 // formatCases reads schema/testdata/formats.json.
-func formatCases() (fc struct{ URL, Decimal struct{ Accept, Refuse []string } }) {
+func formatCases() (fc struct {
+	URL, Decimal struct{ Accept, Refuse []string }
+}) {
 	raw, err := os.ReadFile("../schema/testdata/formats.json")
 	if err != nil {
 		panic(err)

@@ -114,7 +114,7 @@ func TestFilterOperatorsAreParametersOfTheirColumnsType(t *testing.T) {
 	want := map[string]string{
 		"filter[age]": "integer", "filter[age][eq]": "integer", "filter[age][ne]": "integer", "filter[age][gte]": "integer",
 		"filter[age][lt]": "integer", "filter[age][in]": "array of integer", "filter[age][null]": "boolean",
-		"filter[age][like]": "(absent)",
+		"filter[age][like]":   "(absent)",
 		"filter[email][like]": "string", "filter[email][gt]": "string",
 		"filter[is_active][eq]": "boolean", "filter[is_active][gt]": "(absent)",
 		"filter[created_at][gte]": "string", "filter[password_hash][eq]": "(absent)",
