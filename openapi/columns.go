@@ -22,16 +22,14 @@ const (
 	// The server trims and lower-cases an e-mail before matching
 	// ^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$, so surrounding blanks are allowed.
 	emailPattern = `^\s*[^\s@]+@[^\s@.]+(\.[^\s@.]+)+\s*$`
-	// http or https (any case), a non-empty host, no blanks.
-	urlPattern  = `^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\s]+([/?#]\S*)?$`
-	uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
-	datePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$`
+	// The server checks URLs and decimals with these very patterns.
+	urlPattern     = schema.URLPattern
+	decimalPattern = schema.DecimalPattern
+	uuidPattern    = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+	datePattern    = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$`
 	// RFC 3339 as Go's time.RFC3339Nano parses it: upper-case T and Z,
 	// fields in range (day-of-month against the month is left to format).
 	dateTimePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$`
-	// A decimal written as a string: what strconv.ParseFloat accepts in
-	// base 10, with surrounding blanks the server trims.
-	decimalPattern = `^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$`
 	// emailMaxLength is the server's bound on a trimmed e-mail.
 	emailMaxLength = 254
 )
@@ -103,7 +101,8 @@ func valueSchema(c *schema.CColumn, forRequest bool) *base.Schema {
 			// form here, and the server checks both forms.
 			s.Type = types("number", "string")
 			s.Pattern = decimalPattern
-			s.Description = "A decimal number, or a string holding one for exact values."
+			s.Description = "A decimal number, or a string holding one for exact values; either way at most 200 digits " +
+				"before and after the point and an exponent of at most two digits (the pattern, which applies to the string form)."
 			bounds(s, c)
 		} else {
 			s.Type = types("number")
@@ -190,9 +189,10 @@ func columnNotes(c *schema.CColumn, forRequest bool) string {
 }
 
 // listItemSchema is a record in a list: every visible column (password
-// columns never appear) and the relations include can embed; fields may
-// leave columns out, so only the id is sure to be there.
-func listItemSchema(sp *splicer, t *schema.CTable, names map[string]tableNames) *base.Schema {
+// columns never appear); fields may leave columns out, so only the id is
+// sure to be there. The relations include can embed are in the
+// <Record>WithRelations levels (relations.go).
+func listItemSchema(sp *splicer, t *schema.CTable) *base.Schema {
 	props := orderedmap.New[string, *base.SchemaProxy]()
 	var visible []*schema.CColumn
 	for _, c := range t.Columns {
@@ -208,19 +208,6 @@ func listItemSchema(sp *splicer, t *schema.CTable, names map[string]tableNames) 
 			}
 			return m
 		}), base.CreateSchemaProxyRef("#"))
-	}
-	for _, rel := range t.RelationNames {
-		r := t.Relations[rel]
-		target := base.CreateSchemaProxyRef(schemaRef(names[r.To.Name].Record))
-		var s *base.Schema
-		if r.Many {
-			s = &base.Schema{Type: types("array"), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: target},
-				Description: "Present with include=" + rel + ": the " + r.To.Name + " records whose " + r.ToCol.Name + " is this record's id."}
-		} else {
-			s = &base.Schema{AnyOf: []*base.SchemaProxy{target, base.CreateSchemaProxy(&base.Schema{Type: types("null")})},
-				Description: "Present with include=" + rel + ": the " + r.To.Name + " record that " + r.FromCol.Name + " references."}
-		}
-		props.Set(rel, base.CreateSchemaProxy(s))
 	}
 	var required []string
 	if t.PK != nil && !t.PK.Hidden {
@@ -431,11 +418,19 @@ func valueNode(v any) *yaml.Node {
 	return n
 }
 
+// joinSentences joins the non-empty parts of a description with a full
+// stop after each part but the last that ends without one (a schema
+// author's "Login e-mail" then reads "Login e-mail. Unique: ...").
 func joinSentences(parts ...string) string {
 	var out []string
 	for _, p := range parts {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
+		}
+	}
+	for i := range len(out) - 1 {
+		if !strings.HasSuffix(out[i], ".") && !strings.HasSuffix(out[i], "!") && !strings.HasSuffix(out[i], "?") {
+			out[i] += "."
 		}
 	}
 	return strings.Join(out, " ")

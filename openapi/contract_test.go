@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -200,6 +201,10 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 	case schema.TypeURL:
 		valid = append(valid, "https://example.com/a?b=1#c", "HTTP://EXAMPLE.COM")
 		invalid = append(invalid, "ftp://example.com", "example.com", "https://", "https://exa mple.com", 1)
+		// The shared cases of schema/testdata/formats.json, which the
+		// document once accepted and the server refused.
+		fc := formatCases()
+		valid, invalid = appendStrings(valid, fc.URL.Accept), appendStrings(invalid, fc.URL.Refuse)
 	case schema.TypeEnum:
 		for _, v := range col.Values {
 			valid = append(valid, v)
@@ -252,7 +257,15 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 			valid = append(valid, *col.Max)
 			invalid = append(invalid, *col.Max+1)
 		}
-		invalid = append(invalid, "abc", "1,5", "0x10", "NaN", "Infinity", true)
+		invalid = append(invalid, "abc", "1,5", "0x10", "NaN", "Infinity", true, 1e300)
+		fc := formatCases()
+		for _, s := range fc.Decimal.Accept {
+			// Within the column's bounds (0 to 1,000 in alltypes).
+			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && (col.Min == nil || f >= *col.Min) && (col.Max == nil || f <= *col.Max) {
+				valid = append(valid, s)
+			}
+		}
+		invalid = appendStrings(invalid, fc.Decimal.Refuse)
 	case schema.TypeBoolean:
 		valid = append(valid, true, false)
 		invalid = append(invalid, "true", 1, 0)
@@ -275,6 +288,27 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 		valid = append(valid, nil)
 	}
 	return valid, invalid
+}
+
+// formatCases reads schema/testdata/formats.json.
+func formatCases() (fc struct {
+	URL, Decimal struct{ Accept, Refuse []string }
+}) {
+	raw, err := os.ReadFile("../schema/testdata/formats.json")
+	if err != nil {
+		panic(err)
+	}
+	if err := json.Unmarshal(raw, &fc); err != nil {
+		panic(err)
+	}
+	return fc
+}
+
+func appendStrings(to []any, s []string) []any {
+	for _, v := range s {
+		to = append(to, v)
+	}
+	return to
 }
 
 func TestDocumentAndServerAgreeOnEveryBody(t *testing.T) {
@@ -423,6 +457,14 @@ func TestDocumentDescribesEveryAnswer(t *testing.T) {
 	ok("GET", fmt.Sprintf("/posts/%v", pid), key, nil, 200)
 	ok("PATCH", fmt.Sprintf("/posts/%v", pid), key, map[string]any{"rating": 4.5}, 200)
 	ok("GET", "/tags?count=none", key, nil, 200)
+	// filter[column][op] as the document describes it, one per operator.
+	ok("GET", "/users?filter[age][gte]=0&filter[age][lte]=150&filter[age][ne]=7&filter[age][in]=1,2,30&filter[age][null]=false"+
+		"&filter[email][like]=ann&filter[name][eq]=Ann&filter[is_active][ne]=false&search="+strings.Repeat("%E2%82%AC", 256), key, nil, 200)
+	ok("GET", "/posts?filter[price][gt]=1.5&filter[published_at][lt]=2030-01-01T00:00:00Z&filter[rating][in]=4.5,5", key, nil, 200)
+	// HEAD answers as GET without a body.
+	ok("HEAD", "/posts?limit=5", key, nil, 200)
+	ok("HEAD", fmt.Sprintf("/posts/%v", pid), key, nil, 200)
+	ok("HEAD", "/posts/999999", key, nil, 404)
 
 	// Errors are described too (send checks every answer's body).
 	ok("GET", "/posts?limit=500", key, nil, 400)
@@ -477,5 +519,55 @@ func TestValidatorSeesEveryOperation(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Fatalf("the validator does not find %v in the document", missing)
+	}
+}
+
+// TestUndocumentedMethodsAnswer405WithTheDocumentsMethods: a path's
+// description lists its methods; any other is answered 405 with an
+// Allow header naming the same (apart from HEAD, which Allow leaves out).
+func TestUndocumentedMethodsAnswer405WithTheDocumentsMethods(t *testing.T) {
+	t.Parallel()
+	k := newContract(t)
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	raw := k.s.Do("GET", "/v1/"+k.p.ID+"/openapi.json", "", nil).Must(t, 200).Raw
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, try := range map[string]string{"/posts": "PUT", "/posts/1": "POST"} {
+		item := doc.Paths[path]
+		if path == "/posts/1" {
+			item = doc.Paths["/posts/{id}"]
+		}
+		if _, documented := item[strings.ToLower(try)]; documented {
+			t.Fatalf("%s %s is documented", try, path)
+		}
+		var documented []string
+		for _, m := range []string{"get", "post", "put", "patch", "delete"} {
+			if item[m] != nil {
+				documented = append(documented, strings.ToUpper(m))
+			}
+		}
+		req, _ := http.NewRequest(try, k.s.URL+"/v1/"+k.p.ID+path, nil)
+		req.Header.Set("Authorization", "Bearer "+k.p.Key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if res.StatusCode != 405 || body.Error.Code != "METHOD_NOT_ALLOWED" {
+			t.Errorf("%s %s: %d %s, want 405 METHOD_NOT_ALLOWED", try, path, res.StatusCode, body.Error.Code)
+		}
+		if allow := res.Header.Get("Allow"); allow != strings.Join(documented, ", ") {
+			t.Errorf("%s %s: Allow %q, the document has %v", try, path, allow, documented)
+		}
+		if d, _ := item["description"].(string); !strings.Contains(d, "405 METHOD_NOT_ALLOWED") {
+			t.Errorf("%s description does not mention the 405: %q", path, d)
+		}
 	}
 }

@@ -65,8 +65,11 @@ func errorSchema() *base.Schema {
 		Description:          "What is wrong per field (or per query parameter), when there is something to say per field.",
 		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string")})},
 		Examples:             []*yaml.Node{valueNode(map[string]string{"email": "invalid e-mail format"})}}))
+	// Any members: an empty object schema reads as "no members" to
+	// generators (Record<string, never> in openapi-typescript).
 	detail.Set("info", base.CreateSchemaProxy(&base.Schema{Type: types("object"),
-		Description: "More about the error, for the few errors that have more to say."}))
+		Description:          "More about the error, for the few errors that have more to say; its members depend on the error.",
+		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{N: 1, B: true}}))
 	props := orderedmap.New[string, *base.SchemaProxy]()
 	props.Set("success", base.CreateSchemaProxy(&base.Schema{Type: types("boolean"), Const: boolNode(false)}))
 	props.Set("error", base.CreateSchemaProxy(&base.Schema{Type: types("object"), Properties: detail,

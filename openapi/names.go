@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/translate"
 )
 
 // tableNames are the identifiers a table contributes to the document:
@@ -12,33 +13,46 @@ import (
 // their type and method names from them, so they read as English:
 // table order_items → OrderItem, listOrderItems, getOrderItem.
 type tableNames struct {
-	Record      string // OrderItem: the record as returned
-	Create      string // OrderItemCreate: POST body
-	Replace     string // OrderItemReplace: PUT body
-	Update      string // OrderItemUpdate: PATCH body
-	ListItem    string // OrderItemListItem: a record in a list, maybe cut down by fields
-	Response    string // OrderItemResponse: envelope around one record
-	ListResp    string // OrderItemListResponse: envelope around a page
-	ListOp      string // listOrderItems
-	GetOp       string // getOrderItem
-	CreateOp    string // createOrderItem
-	ReplaceOp   string // replaceOrderItem
-	UpdateOp    string // updateOrderItem
-	DeleteOp    string // deleteOrderItem
-	singularKey string
+	Record   string // OrderItem: the record as returned
+	Create   string // OrderItemCreate: POST body
+	Replace  string // OrderItemReplace: PUT body
+	Update   string // OrderItemUpdate: PATCH body
+	ListItem string // OrderItemListItem: a record in a list, maybe cut down by fields
+	// OrderItemWithRelations: a list item with the relations include
+	// embeds; OrderItemIncluded1, 2...: an embedded record one, two...
+	// levels down, with the relations it can embed in turn.
+	WithRelations string
+	Included      []string
+	Response      string // OrderItemResponse: envelope around one record
+	ListResp      string // OrderItemListResponse: envelope around a page
+	ListOp        string // listOrderItems
+	GetOp         string // getOrderItem
+	CreateOp      string // createOrderItem
+	ReplaceOp     string // replaceOrderItem
+	UpdateOp      string // updateOrderItem
+	DeleteOp      string // deleteOrderItem
+	HeadListOp    string // headListOrderItems: HEAD of the list
+	HeadGetOp     string // headGetOrderItem: HEAD of a record
+	singularKey   string
 }
 
 func (n tableNames) all() []string {
-	return []string{n.Record, n.Create, n.Replace, n.Update, n.ListItem, n.Response, n.ListResp,
-		n.ListOp, n.GetOp, n.CreateOp, n.ReplaceOp, n.UpdateOp, n.DeleteOp}
+	return append([]string{n.Record, n.Create, n.Replace, n.Update, n.ListItem, n.WithRelations, n.Response, n.ListResp,
+		n.ListOp, n.GetOp, n.CreateOp, n.ReplaceOp, n.UpdateOp, n.DeleteOp, n.HeadListOp, n.HeadGetOp}, n.Included...)
 }
 
 func namesFor(singular, plural string) tableNames {
+	included := make([]string, translate.MaxIncludeDepth-1)
+	for i := range included {
+		included[i] = singular + "Included" + strconv.Itoa(i+1)
+	}
 	return tableNames{
+		WithRelations: singular + "WithRelations", Included: included,
 		Record: singular, Create: singular + "Create", Replace: singular + "Replace", Update: singular + "Update",
 		ListItem: singular + "ListItem", Response: singular + "Response", ListResp: singular + "ListResponse",
 		ListOp: "list" + plural, GetOp: "get" + singular, CreateOp: "create" + singular,
 		ReplaceOp: "replace" + singular, UpdateOp: "update" + singular, DeleteOp: "delete" + singular,
+		HeadListOp: "headList" + plural, HeadGetOp: "headGet" + singular,
 		singularKey: singular,
 	}
 }

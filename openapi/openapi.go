@@ -66,11 +66,12 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 		schemas.Set(n.Create, base.CreateSchemaProxy(requiredBody(t, n, modeCreate)))
 		schemas.Set(n.Replace, base.CreateSchemaProxy(requiredBody(t, n, modeReplace)))
 		schemas.Set(n.Update, base.CreateSchemaProxy(bodySchema(sp, t)))
-		schemas.Set(n.ListItem, base.CreateSchemaProxy(listItemSchema(sp, t, names)))
+		schemas.Set(n.ListItem, base.CreateSchemaProxy(listItemSchema(sp, t)))
+		relationSchemas(schemas, t, names)
 		schemas.Set(n.Response, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxyRef(schemaRef(n.Record)), false,
 			"One "+t.Name+" record in the success envelope.")))
 		schemas.Set(n.ListResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxy(&base.Schema{Type: types("array"),
-			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.ListItem))}}), true,
+			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(listRecord(t, n)))}}), true,
 			"A page of "+t.Name+" records in the success envelope, with paging metadata.")))
 		tablePaths(sp, paths, c, t, n)
 		desc := t.Doc.Description

@@ -99,11 +99,11 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	}
 	if len(filterable) > 0 {
 		// No description per column: the operation's says what
-		// filter[column] does, and the value's schema is shared.
+		// filter[column] and filter[column][op] do.
 		params = append(params, &v3.Parameter{Reference: sp.spread(func() *yaml.Node {
 			seq := &yaml.Node{Kind: yaml.SequenceNode}
 			for _, c := range filterable {
-				seq.Content = append(seq.Content, filterParameter(c))
+				seq.Content = append(seq.Content, filterParameters(c)...)
 			}
 			return seq
 		})})
@@ -154,22 +154,6 @@ func filterSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
 	set("FilterDate", &base.Schema{Type: types("string"), Format: "date"})
 	set("FilterUUID", &base.Schema{Type: types("string"), Format: "uuid"})
 	set(filterString, &base.Schema{Type: types("string")})
-}
-
-// filterParameter is filter[column]: its value's schema is the shared
-// one of the column's type; an enum's example value is the column's own.
-func filterParameter(c *schema.CColumn) *yaml.Node {
-	var value *yaml.Node
-	if c.Type == schema.TypeEnum {
-		value = mapping("type", str("string"), "examples", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{str(c.Values[0])}})
-	} else {
-		name, ok := filterSchemaNames[c.Type]
-		if !ok {
-			name = filterString
-		}
-		value = mapping("$ref", str(schemaRef(name)))
-	}
-	return mapping("name", str("filter["+c.Name+"]"), "in", str("query"), "schema", value)
 }
 
 // includeParameter lists the relation paths include accepts, nested up to
@@ -332,7 +316,7 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 		Get: &v3.Operation{Tags: tags, OperationId: n.ListOp, Summary: "List " + t.Name, Description: listDesc,
 			Parameters: listParameters(sp, t), Security: security(readLevel),
 			Responses: responses("200", successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), readErrors(true)...)},
-		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a " + t.Name + " record",
+		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a record in " + t.Name,
 			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",
 				levelText(createLevel, true)),
 			RequestBody: jsonBody("The new record.", n.Create), Security: security(createLevel),
@@ -342,19 +326,19 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 
 	item := &v3.PathItem{
 		Parameters: []*v3.Parameter{idParameter(t)},
-		Get: &v3.Operation{Tags: tags, OperationId: n.GetOp, Summary: "Get a " + t.Name + " record",
+		Get: &v3.Operation{Tags: tags, OperationId: n.GetOp, Summary: "Get a record from " + t.Name,
 			Description: levelText(readLevel, false), Security: security(readLevel),
 			Responses: responses("200", successResponse("The record (message: \"Record retrieved successfully\").", n.Response, rateHeaders()), readErrors(false)...)},
-		Put: &v3.Operation{Tags: tags, OperationId: n.ReplaceOp, Summary: "Replace a " + t.Name + " record",
+		Put: &v3.Operation{Tags: tags, OperationId: n.ReplaceOp, Summary: "Replace a record in " + t.Name,
 			Description: joinSentences("Every required field must be present; absent optional fields go back to their default or null.",
 				levelText(updateLevel, true)),
 			RequestBody: jsonBody("The whole record.", n.Replace), Security: security(updateLevel),
 			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
-		Patch: &v3.Operation{Tags: tags, OperationId: n.UpdateOp, Summary: "Update fields of a " + t.Name + " record",
+		Patch: &v3.Operation{Tags: tags, OperationId: n.UpdateOp, Summary: "Update fields of a record in " + t.Name,
 			Description: joinSentences("Only the fields given change.", levelText(updateLevel, true)),
 			RequestBody: jsonBody("The fields to change.", n.Update), Security: security(updateLevel),
 			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
-		Delete: &v3.Operation{Tags: tags, OperationId: n.DeleteOp, Summary: "Delete a " + t.Name + " record",
+		Delete: &v3.Operation{Tags: tags, OperationId: n.DeleteOp, Summary: "Delete a record from " + t.Name,
 			Description: joinSentences("Answers with the deleted record (message: \"Record deleted successfully\").",
 				levelText(deleteLevel, true)),
 			Security: security(deleteLevel),
@@ -362,6 +346,8 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 				deleteErrors(c, t)...)},
 	}
 	paths.Set("/"+t.Name+"/{id}", item)
+	describeMethods(collection, n.HeadListOp, "a page of "+t.Name+" records")
+	describeMethods(item, n.HeadGetOp, "a record of "+t.Name)
 	for _, op := range []*v3.Operation{collection.Post, item.Put, item.Patch, item.Delete} {
 		idempotent(op)
 	}

@@ -34,7 +34,7 @@ const (
 	MaxInValues = 1000
 	// MaxSortKeys bounds the columns of sort.
 	MaxSortKeys = 10
-	// MaxSearchLength bounds the search term, in bytes.
+	// MaxSearchLength bounds the search term, in characters (code points).
 	MaxSearchLength = 256
 )
 

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // singleParams may appear at most once in a query string: a second value
@@ -128,8 +129,9 @@ func parseFilters(lq *ListQuery, q url.Values) error {
 // parseSearch reads the search text, bounded in length.
 func parseSearch(lq *ListQuery, q url.Values) error {
 	lq.Search = q.Get("search")
-	if len(lq.Search) > MaxSearchLength {
-		return queryErr("search", "must be at most %d bytes", MaxSearchLength)
+	// Characters, as the document's maxLength counts them.
+	if utf8.RuneCountInString(lq.Search) > MaxSearchLength {
+		return queryErr("search", "must be at most %d characters", MaxSearchLength)
 	}
 	return nil
 }

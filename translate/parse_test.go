@@ -158,3 +158,17 @@ func TestParseListTreatsEmptyValuesAsAbsentAndIgnoresUnknownParameters(t *testin
 		t.Fatalf("filter[name]= gives %v", q.Filters)
 	}
 }
+
+// The document's maxLength counts characters, so the server does too: 256
+// three-byte characters (768 bytes) are one search term.
+func TestSearchLengthCountsCharactersNotBytes(t *testing.T) {
+	term := strings.Repeat("€", MaxSearchLength)
+	q, err := parse(t, "search="+url.QueryEscape(term))
+	if err != nil || q.Search != term {
+		t.Fatalf("%d characters (%d bytes): %v", MaxSearchLength, len(term), err)
+	}
+	var qe *QueryError
+	if _, err := parse(t, "search="+url.QueryEscape(term+"€")); !errors.As(err, &qe) || qe.Param != "search" {
+		t.Fatalf("%d characters: error %v, want a QueryError for search", MaxSearchLength+1, err)
+	}
+}

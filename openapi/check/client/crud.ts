@@ -24,7 +24,15 @@ const missingTitle: BookCreate = { pages: 10 };
 const badGenre: BookCreate = { title: "x", genre: "poetry" };
 // @ts-expect-error unknown fields are not part of the body
 const extraField: BookCreate = { title: "x", colour: "red" };
-void missingTitle, badGenre, extraField;
+// filter[column][op] are typed per column and operator: no casts needed.
+const rangeQuery: ListQuery = { "filter[pages][gte]": 100, "filter[pages][lt]": 1000, "filter[genre][in]": ["scifi", "novel"], "filter[title][like]": "dun", "filter[published_on][null]": false };
+// @ts-expect-error like is for text columns only
+const likeOnNumber: ListQuery = { "filter[pages][like]": "1" };
+// @ts-expect-error the value has the column's type
+const wrongType: ListQuery = { "filter[pages][gte]": "many" };
+// Error.error.info takes any members (it was Record<string, never>).
+const info: NonNullable<Failure["error"]["info"]> = { lost: 3 };
+void missingTitle, badGenre, extraField, likeOnNumber, wrongType, info;
 
 const openapiURL = process.env.OPENAPI_URL ?? "";
 const apiKey = process.env.API_KEY ?? "";
@@ -65,6 +73,9 @@ async function main(): Promise<void> {
   if (listed.status !== 200 || !listed.body.data.some((b) => b.id === id) || listed.body.meta.page !== 1) {
     fail(`list: ${JSON.stringify(listed.body)}`);
   }
+
+  const ranged = await call<Listed>("GET", `/books?${new URLSearchParams(Object.entries(rangeQuery).map(([k, v]) => [k, String(v)]))}`);
+  if (ranged.status !== 200 || !ranged.body.data.some((b) => b.id === id)) fail(`list with filter operators: ${JSON.stringify(ranged.body)}`);
 
   const patch: BookUpdate = { pages: 500 };
   const patched = await call<Fetched>("PATCH", `/books/${id}`, patch);

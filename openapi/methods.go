@@ -1,0 +1,45 @@
+package openapi
+
+import (
+	"strings"
+
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
+)
+
+// headOperation describes HEAD on a path whose GET is get: the server
+// answers it as the GET without a body, so it takes the same parameters
+// and credentials and answers the same statuses and headers, with no
+// content.
+func headOperation(get *v3.Operation, operationID, what string) *v3.Operation {
+	codes := orderedmap.New[string, *v3.Response]()
+	for st := get.Responses.Codes.First(); st != nil; st = st.Next() {
+		r := st.Value()
+		desc := r.Description
+		if r.Reference != "" {
+			desc = "As the GET answers " + st.Key() + " (" + strings.TrimPrefix(r.Reference, "#/components/responses/") + "), without a body."
+		}
+		codes.Set(st.Key(), &v3.Response{Description: desc, Headers: r.Headers})
+	}
+	return &v3.Operation{Tags: get.Tags, OperationId: operationID, Summary: "Headers of " + what,
+		Description: joinSentences("Answers as GET does, with the same status and headers and no body.", get.Description),
+		Parameters:  get.Parameters, Security: get.Security, Responses: &v3.Responses{Codes: codes}}
+}
+
+// describeMethods adds HEAD to a table path and says which methods it
+// takes: the others are answered 405, which OpenAPI cannot attach to an
+// operation the path does not have, so the path's description says it.
+func describeMethods(p *v3.PathItem, headID, what string) {
+	p.Head = headOperation(p.Get, headID, what)
+	var allowed []string
+	for _, m := range []struct {
+		name string
+		op   *v3.Operation
+	}{{"GET", p.Get}, {"HEAD", p.Head}, {"POST", p.Post}, {"PUT", p.Put}, {"PATCH", p.Patch}, {"DELETE", p.Delete}} {
+		if m.op != nil {
+			allowed = append(allowed, m.name)
+		}
+	}
+	p.Description = joinSentences(p.Description, "Methods: "+strings.Join(allowed, ", ")+
+		". Any other method is answered 405 METHOD_NOT_ALLOWED (the error envelope) with an Allow header naming the methods.")
+}

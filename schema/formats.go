@@ -1,0 +1,57 @@
+package schema
+
+import "regexp"
+
+// Formats the API checks with one regular expression, which the OpenAPI
+// document publishes as the pattern of the same values. Each is written
+// in the common subset of RE2 (this package, libopenapi-validator) and
+// ECMA-262 with or without the u flag (ajv, Swagger UI), with ASCII
+// classes spelled out (\s and \S differ between the two), so the server
+// and every validator of the document accept exactly the same strings.
+const (
+	// URLPattern is an absolute http or https URL: the scheme in any case,
+	// optional user information, a host name (RFC 3986 reg-name characters
+	// or non-ASCII) or a bracketed IPv6 address, an optional port, then a
+	// path, query and fragment with no blanks or control characters and
+	// with every % starting an escape of two hex digits. Net/url parses
+	// every URL it matches (TestURLPatternIsWithinNetURL).
+	URLPattern = `^[Hh][Tt][Tt][Pp][Ss]?://(([A-Za-z0-9._~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*@)?` +
+		`(([A-Za-z0-9._~!$&'()*+,;=-]|[^\x00-\x7F])+|\[` + ipv6Pattern + `\])(:[0-9]*)?` +
+		`([/?#]([^\x00-\x20\x7F%]|%[0-9A-Fa-f]{2})*)?$`
+
+	// DecimalPattern is a decimal as a string or JSON number: at most
+	// DecimalDigits digits before and after the point and an exponent of
+	// at most two digits, so every accepted value is a finite double
+	// (below 1e299) for the bounds check and fits PostgreSQL's numeric,
+	// with ASCII blanks around it that the server trims.
+	DecimalPattern = `^[\t\n\v\f\r ]*[+-]?([0-9]{1,200}(\.[0-9]{0,200})?|\.[0-9]{1,200})([eE][+-]?[0-9]{1,2})?[\t\n\v\f\r ]*$`
+
+	// DecimalDigits bounds the digits on each side of a decimal's point.
+	DecimalDigits = 200
+)
+
+// The IPv6address rule of RFC 3986 (net/url checks IP literals since Go
+// 1.26): h16 is up to four hex digits, ls32 two of them or an IPv4
+// address without leading zeros.
+const (
+	h16         = `[0-9A-Fa-f]{1,4}`
+	decOctet    = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
+	ls32        = `(` + h16 + `:` + h16 + `|` + decOctet + `\.` + decOctet + `\.` + decOctet + `\.` + decOctet + `)`
+	ipv6Pattern = `((` + h16 + `:){6}` + ls32 +
+		`|::(` + h16 + `:){5}` + ls32 +
+		`|(` + h16 + `)?::(` + h16 + `:){4}` + ls32 +
+		`|((` + h16 + `:){0,1}` + h16 + `)?::(` + h16 + `:){3}` + ls32 +
+		`|((` + h16 + `:){0,2}` + h16 + `)?::(` + h16 + `:){2}` + ls32 +
+		`|((` + h16 + `:){0,3}` + h16 + `)?::` + h16 + `:` + ls32 +
+		`|((` + h16 + `:){0,4}` + h16 + `)?::` + ls32 +
+		`|((` + h16 + `:){0,5}` + h16 + `)?::` + h16 +
+		`|((` + h16 + `:){0,6}` + h16 + `)?::)`
+)
+
+var (
+	urlRe     = regexp.MustCompile(URLPattern)
+	decimalRe = regexp.MustCompile(DecimalPattern)
+)
+
+// decimalBlanks are the blanks DecimalPattern allows around a decimal.
+const decimalBlanks = "\t\n\v\f\r "
