@@ -258,7 +258,9 @@ func prepareBulk(c *tableCall, p access.Principal, items []map[string]any, up *t
 // checkBulkShape adds the problems that only a set of items can have:
 // on a fronted table, a column some items leave out whose default only
 // the database knows; with on_conflict, an item without the key or with
-// the key of an earlier item (one statement cannot update a row twice).
+// the key of an earlier item (one statement cannot update a row twice),
+// or an item that leaves out a field another names: the update would
+// set that field of its row to the default rather than leave it alone.
 func checkBulkShape(t *schema.CTable, cols []*schema.CColumn, set [][]bool, vals [][]any, up *translate.Upsert, problems map[string]string) {
 	if t.Doc.External != nil {
 		for k, col := range cols {
@@ -281,6 +283,14 @@ func checkBulkShape(t *schema.CTable, cols []*schema.CColumn, set [][]bool, vals
 			key = k
 		}
 	}
+	for k, col := range cols {
+		for i := range set {
+			if !set[i][k] {
+				problems[strconv.Itoa(i)+"."+col.Input] = "must be given: with on_conflict every record names the same fields (record " +
+					strconv.Itoa(firstSetting(set, k)) + " names it), so an update never resets a field the record left out"
+			}
+		}
+	}
 	first := map[string]int{}
 	for i := range set {
 		field := strconv.Itoa(i) + "." + up.Column.Input
@@ -295,6 +305,16 @@ func checkBulkShape(t *schema.CTable, cols []*schema.CColumn, set [][]bool, vals
 		}
 		first[v] = i
 	}
+}
+
+// firstSetting is the first item that sets column k.
+func firstSetting(set [][]bool, k int) int {
+	for i := range set {
+		if set[i][k] {
+			return i
+		}
+	}
+	return -1
 }
 
 func contains(cols []*schema.CColumn, c *schema.CColumn) bool {

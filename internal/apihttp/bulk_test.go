@@ -172,6 +172,9 @@ func TestUpsertUpdatesTheRowWithTheSameUniqueValueAndSaysWhich(t *testing.T) {
 		{"on_conflict=id", "on_conflict", `"id" is not a unique column of contacts (unique columns: email)`, map[string]any{"email": "x@example.com"}},
 		{"on_conflict=email", "1.email", "repeats the value of record 0; with on_conflict each record needs its own",
 			[]map[string]any{{"email": "d@example.com"}, {"email": "D@example.com"}}},
+		// An update must not reset what a record left out to its default.
+		{"on_conflict=email", "0.status", "must be given: with on_conflict every record names the same fields (record 1 names it), so an update never resets a field the record left out",
+			[]map[string]any{{"email": "bob@example.com"}, {"email": "new@example.com", "status": "active"}}},
 	} {
 		r := s.API(p, "POST", "/contacts?"+c.query, c.body).Must(t, 400)
 		if r.Details()[c.key] != c.want {
@@ -221,7 +224,7 @@ func TestAnUpsertNeverChangesAnotherUsersRow(t *testing.T) {
 		t.Fatalf("%d rows of the refused upsert were written", n)
 	}
 	// Ann upserts her own: the owner rule keeps her the owner.
-	up := s.Do("POST", v1+"/pages?on_conflict=slug", ann, []map[string]any{{"slug": "home", "title": "Ann's v2"}, {"slug": "blog"}}).Must(t, 201)
+	up := s.Do("POST", v1+"/pages?on_conflict=slug", ann, []map[string]any{{"slug": "home", "title": "Ann's v2"}, {"slug": "blog", "title": "Blog"}}).Must(t, 201)
 	if fmt.Sprint(up.Body["meta"].(map[string]any)["results"]) != "[updated created]" || up.List()[0]["title"] != "Ann's v2" {
 		t.Fatalf("ann's upsert = %s", up.Raw)
 	}
