@@ -24,7 +24,7 @@ func ParseList(q url.Values) (*ListQuery, error) {
 		}
 	}
 	lq := &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountEstimated}
-	for _, step := range []func(*ListQuery, url.Values) error{parsePaging, parseCount, parseOrdering, parseFilters, parseSearch, parseShape} {
+	for _, step := range []func(*ListQuery, url.Values) error{parsePaging, parseCount, parseOrdering, parseFilters, parseSearch, parseShape, parseAfter} {
 		if err := step(lq, q); err != nil {
 			return nil, err
 		}

@@ -128,11 +128,16 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	var data []byte
 	var meta translate.Meta
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), ls.SQL, ls.Args...)
+		page, err := pgexec.ReadListPage(ctx, h.db(rt), ls.SQL, ls.Args...)
 		if err != nil {
 			return pgexec.MapError(err, c.t, pgexec.OpRead)
 		}
-		data, meta = page, ls.Meta(count)
+		count := page.Count
+		data, meta = page.Data, ls.Meta(count)
+		next, err := ls.NextCursor(page.Next)
+		if err != nil {
+			return err
+		}
 		if ls.NeedsEstimate(count) {
 			stmt, args := ls.Estimate()
 			plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)
@@ -143,6 +148,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 				return err
 			}
 		}
+		meta.NextCursor = next
 		return nil
 	})
 	if err != nil {
