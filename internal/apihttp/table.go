@@ -80,6 +80,13 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	}
 	switch rt.Operation {
 	case OpList:
+		format, err := exportFormat(r)
+		if err != nil {
+			return err
+		}
+		if format != "" {
+			return h.exportRecords(w, r, rt, c, format)
+		}
 		return h.listRecords(w, r, rt, c)
 	case OpGet:
 		return h.getRecord(w, r, rt, c)
