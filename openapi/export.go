@@ -38,7 +38,9 @@ func pagingParameters() map[string]*v3.Parameter {
 func withExports(r *v3.Response, table string) *v3.Response {
 	r.Content.Set("text/csv", &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"),
 		Description: fmt.Sprintf("Every matching %s record as CSV (format=csv): a header row of the columns, CRLF line ends, NULL as an empty field.", table)})})
-	r.Content.Set("application/x-ndjson", &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"),
-		Description: fmt.Sprintf("Every matching %s record as one JSON object per line (format=ndjson).", table)})})
+	// No type: the body is several JSON texts, which JSON Schema cannot
+	// describe as one value (validators that parse it would see the first).
+	r.Content.Set("application/x-ndjson", &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{
+		Description: fmt.Sprintf("Every matching %s record as one JSON object per line (format=ndjson), as data of a list holds it.", table)})})
 	return r
 }
