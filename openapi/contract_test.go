@@ -436,7 +436,7 @@ func TestDocumentDescribesEveryAnswer(t *testing.T) {
 	ok("DELETE", fmt.Sprintf("/tags/%v", second["data"].(map[string]any)["id"]), key, nil, 200)
 	ok("GET", "/posts?format=csv&fields=title,price&sort=-created_at", key, nil, 200)
 	ok("GET", "/posts?format=ndjson&include=author", key, nil, 200)
-	ok("GET", "/tags?after="+cursor, key, nil, 400)      // another sort
+	ok("GET", "/tags?after="+cursor, key, nil, 400)     // another sort
 	ok("GET", "/tags?format=csv&page=2", key, nil, 400) // exports have no pages
 
 	// Errors are described too (send checks every answer's body).
