@@ -69,6 +69,10 @@ type App struct {
 	// 10 s. The pools are opened with it, so a changed value takes new
 	// pools. Caddyfile: request_timeout.
 	RequestTimeout caddy.Duration `json:"request_timeout,omitempty"`
+	// ExportTimeout bounds one CSV or NDJSON export of the generated API,
+	// in place of request_timeout and the plan's statement_timeout.
+	// Default 5 min. Caddyfile: export_timeout.
+	ExportTimeout caddy.Duration `json:"export_timeout,omitempty"`
 
 	svc     *service.Service
 	poolKey string
@@ -121,13 +125,13 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if _, ok := set[a.DefaultPlan]; !ok {
 		return fmt.Errorf("tablesmith: default_plan %q is not a defined plan", a.DefaultPlan)
 	}
-	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String()
+	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String()
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
 			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxBulkRows: a.MaxBulkRows, MaxPageSize: a.MaxPageSize, MaxOpenConns: a.MaxConnections,
-			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout),
+			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout), ExportTimeout: time.Duration(a.ExportTimeout),
 			Logger: logger, WithoutMetering: withoutMetering(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 		})
@@ -176,6 +180,9 @@ func (a *App) Validate() error {
 	}
 	if a.RequestTimeout < 0 {
 		return fmt.Errorf("tablesmith: request_timeout must be positive")
+	}
+	if a.ExportTimeout < 0 {
+		return fmt.Errorf("tablesmith: export_timeout must be positive")
 	}
 	if a.MaxBody < 0 {
 		return fmt.Errorf("tablesmith: max_body must be positive")

@@ -42,6 +42,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    project_concurrency <n> | off       # data statements one project runs at once per node (max_connections/4)
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
 //	    request_timeout <duration>          # each request's deadline, both APIs (10s)
+//	    export_timeout  <duration>          # bound of one CSV/NDJSON export, instead of the above (5m)
 //	    plan <name> {
 //	        rate     <n>/hour | <n>/minute | unlimited  # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
@@ -159,12 +160,22 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("request_timeout: %q is not a duration of at least 100ms (e.g. 10s)", v)
 			}
 			a.RequestTimeout = caddy.Duration(dur)
+		case "export_timeout":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("export_timeout takes exactly one duration, e.g. 5m")
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur < time.Second {
+				return d.Errf("export_timeout: %q is not a duration of at least 1s (e.g. 5m)", v)
+			}
+			a.ExportTimeout = caddy.Duration(dur)
 		case "plan":
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, prepared_statements, project_concurrency, project_queue_wait, request_timeout, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, plan)", key)
 		}
 	}
 	return nil

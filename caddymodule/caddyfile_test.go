@@ -23,6 +23,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		prepared_statements 64
 		project_concurrency 3
 		project_queue_wait 500ms
+		export_timeout 15m
 		plan free {
 			rate 100/hour
 			projects 1
@@ -40,6 +41,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 	want := App{DatabaseURL: "{env.TABLESMITH_DATABASE_URL}", RedisURL: "redis://127.0.0.1:6379/0", Secret: "{env.TABLESMITH_SECRET}",
 		DefaultPlan: "pro", MaxBody: 2 << 20, MaxBulkRows: 500, MaxConnections: 7, MaxPageSize: 1000, PreparedStatements: 64,
 		ProjectConcurrency: 3, ProjectQueueWait: caddy.Duration(500 * time.Millisecond),
+		ExportTimeout: caddy.Duration(15 * time.Minute),
 		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1},
 			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second)}}}
 	got, _ := json.Marshal(a)
@@ -66,6 +68,7 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 		"unknown plan key":    {"tablesmith {\nplan free {\nburst 5\n}\n}", `plan free: unknown option "burst"`},
 		"bad concurrency":     {"tablesmith {\nproject_concurrency 0\n}", `project_concurrency: "0" is not a positive number or off`},
 		"bad queue wait":      {"tablesmith {\nproject_queue_wait soon\n}", `project_queue_wait: "soon" is not a positive duration`},
+		"short export bound":  {"tablesmith {\nexport_timeout 10ms\n}", `export_timeout: "10ms" is not a duration of at least 1s`},
 		"bad timeout":         {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nstatement_timeout 0s\n}\n}", `plan free: statement_timeout "0s" is not a positive duration`},
 		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},
 	}

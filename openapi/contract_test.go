@@ -465,6 +465,21 @@ func TestDocumentDescribesEveryAnswer(t *testing.T) {
 	ok("HEAD", "/posts?limit=5", key, nil, 200)
 	ok("HEAD", fmt.Sprintf("/posts/%v", pid), key, nil, 200)
 	ok("HEAD", "/posts/999999", key, nil, 404)
+	second := ok("POST", "/tags", key, map[string]any{"label": "sql", "post_id": pid}, 201)
+	page := ok("GET", "/tags?limit=2&sort=-label", key, nil, 200)
+	cursor, _ := page["meta"].(map[string]any)["next_cursor"].(string)
+	if cursor == "" {
+		t.Fatalf("a full first page has a next_cursor: %v", page)
+	}
+	last := ok("GET", "/tags?limit=2&sort=-label&after="+cursor, key, nil, 200)
+	if m := last["meta"].(map[string]any); m["next_cursor"] != nil || m["page"] != 0.0 || len(last["data"].([]any)) != 0 {
+		t.Errorf("the empty page after the last by cursor: %v", last)
+	}
+	ok("DELETE", fmt.Sprintf("/tags/%v", second["data"].(map[string]any)["id"]), key, nil, 200)
+	ok("GET", "/posts?format=csv&fields=title,price&sort=-created_at", key, nil, 200)
+	ok("GET", "/posts?format=ndjson&include=author", key, nil, 200)
+	ok("GET", "/tags?after="+cursor, key, nil, 400)     // another sort
+	ok("GET", "/tags?format=csv&page=2", key, nil, 400) // exports have no pages
 
 	// Errors are described too (send checks every answer's body).
 	ok("GET", "/posts?limit=500", key, nil, 400)

@@ -84,14 +84,16 @@ func metaSchema() *base.Schema {
 	integer := func(desc string) *base.SchemaProxy {
 		return base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Description: desc})
 	}
-	props.Set("page", integer("The page returned, from 1."))
+	props.Set("page", integer("The page returned, from 1 (0 on a page read by cursor)."))
 	props.Set("limit", integer("The page size."))
 	props.Set("offset", integer("The number of records before this page."))
 	props.Set("total", integer("Records that match (absent with count=none)."))
 	props.Set("total_pages", integer("Pages of this size that hold them (absent with count=none)."))
 	props.Set("total_estimated", base.CreateSchemaProxy(&base.Schema{Type: types("boolean"),
 		Description: "True when total is the planner's estimate (count=estimated on more than 10,000 matching records)."}))
-	return &base.Schema{Type: types("object"), Properties: props, Required: []string{"page", "limit", "offset"}}
+	props.Set("next_cursor", base.CreateSchemaProxy(&base.Schema{Type: types("string", "null"),
+		Description: "Pass as after= for the next page; null on the last page (fewer records than limit)."}))
+	return &base.Schema{Type: types("object"), Properties: props, Required: []string{"page", "limit", "offset", "next_cursor"}}
 }
 
 // successSchema is the success envelope around data.

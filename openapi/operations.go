@@ -66,6 +66,9 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 			"Answers of 500 and above are not recorded. Not available for projects that front an existing database (400).",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), MinLength: ptr(int64(1)), MaxLength: ptr(int64(255)),
 			Pattern: "^[ -~]+$"})})
+	for _, name := range []string{paramAfter, paramFormat} {
+		m.Set(name, pagingParameters()[name])
+	}
 	return m
 }
 
@@ -131,7 +134,10 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: fieldNodes})}})},
 		paramRef(paramCount))
-	return params
+	if t.PK != nil {
+		params = append(params, paramRef(paramAfter))
+	}
+	return append(params, paramRef(paramFormat))
 }
 
 // Names of the shared filter value schemas, by column type.
@@ -315,7 +321,7 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 	collection := &v3.PathItem{
 		Get: &v3.Operation{Tags: tags, OperationId: n.ListOp, Summary: "List " + t.Name, Description: listDesc,
 			Parameters: listParameters(sp, t), Security: security(readLevel),
-			Responses: responses("200", successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), readErrors(true)...)},
+			Responses: responses("200", withExports(successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), t.Name), readErrors(true)...)},
 		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a record in " + t.Name,
 			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",
 				levelText(createLevel, true)),

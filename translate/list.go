@@ -92,6 +92,9 @@ type ListQuery struct {
 	Caller access.Principal
 	// Rows are the rows of the listed table the caller may read.
 	Rows access.Rows
+	// After is the cursor of the row this page starts after ("" for a
+	// page by number); see cursor.go.
+	After string
 }
 
 // SortKey is one column of sort.
@@ -123,6 +126,10 @@ type ListSQL struct {
 	// condArgs of Args.
 	estimate string
 	condArgs int
+	// shape is the sort's cursor check; cursorPage marks a page read
+	// after a cursor, whose position has no page number.
+	shape      string
+	cursorPage bool
 }
 
 // Meta is the list envelope's meta object.
@@ -133,6 +140,9 @@ type Meta struct {
 	Total          *int64 `json:"total,omitempty"`
 	TotalPages     *int64 `json:"total_pages,omitempty"`
 	TotalEstimated bool   `json:"total_estimated,omitempty"`
+	// NextCursor is the after value of the next page; nil on the last
+	// page (a page shorter than limit) and for tables without a key.
+	NextCursor *string `json:"next_cursor"`
 }
 
 // Meta builds the meta object from the count the statement returned.
@@ -164,6 +174,14 @@ func (m Meta) AppendJSON(b []byte) []byte {
 	}
 	if m.TotalEstimated {
 		b = append(b, `,"total_estimated":true`...)
+	}
+	if m.NextCursor != nil {
+		// base64url: nothing to escape
+		b = append(b, `,"next_cursor":"`...)
+		b = append(b, *m.NextCursor...)
+		b = append(b, '"')
+	} else {
+		b = append(b, `,"next_cursor":null`...)
 	}
 	return append(b, '}')
 }

@@ -33,7 +33,7 @@ func ParseListUpTo(q url.Values, maxLimit int) (*ListQuery, error) {
 	}
 	lq := &ListQuery{Page: 1, Limit: DefaultLimit, Count: CountEstimated}
 	paging := func(lq *ListQuery, q url.Values) error { return parsePaging(lq, q, maxLimit) }
-	for _, step := range []func(*ListQuery, url.Values) error{paging, parseCount, parseOrdering, parseFilters, parseSearch, parseShape} {
+	for _, step := range []func(*ListQuery, url.Values) error{paging, parseCount, parseOrdering, parseFilters, parseSearch, parseShape, parseAfter} {
 		if err := step(lq, q); err != nil {
 			return nil, err
 		}

@@ -19,6 +19,10 @@ type listPlan struct {
 	limit  int
 	offset int
 	count  string
+	// shape identifies the sort for cursors; after holds the key values
+	// of the row a cursor page starts after (nil for a page by number).
+	shape string
+	after []any
 }
 
 type orderKey struct {
@@ -133,6 +137,9 @@ func planList(p *Published, t *schema.CTable, q *ListQuery) (*listPlan, error) {
 		return nil, err
 	}
 	if pl.embeds, err = planIncludes(p, t, q); err != nil {
+		return nil, err
+	}
+	if err := planCursor(pl, t, q); err != nil {
 		return nil, err
 	}
 	return pl, nil

@@ -68,19 +68,30 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 	}
 
 	order := orderBy(pl.order, "t")
-	page := order + " LIMIT " + r.arg(pl.limit) + " OFFSET " + r.arg(pl.offset)
-	var rows string
-	if len(pl.embeds) == 0 {
+	var rows, limitArg string
+	switch {
+	case pl.after != nil:
+		// A cursor page always reads through the page sub-select: its
+		// branches may be a UNION ALL (keyset.go).
+		var page string
+		page, limitArg = r.keysetPage(pl, cond, order)
+		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") + " FROM (" + page + ") t" + order
+	case len(pl.embeds) == 0:
+		limitArg = r.arg(pl.limit)
+		page := order + " LIMIT " + limitArg + " OFFSET " + r.arg(pl.offset)
 		rows = "SELECT " + columns(pl.output, "t") + " FROM " + rel + " t" + whereSQL + page
-	} else {
+	default:
+		limitArg = r.arg(pl.limit)
+		page := order + " LIMIT " + limitArg + " OFFSET " + r.arg(pl.offset)
 		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") +
 			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + order
 	}
-	stmt := "SELECT " + count + " AS total, (SELECT coalesce(json_agg(_r), '[]') FROM (" + rows + ") _r) AS data"
+	stmt := "SELECT " + count + " AS total, " + pageAndNext(pl, rows, limitArg)
 
 	return &ListSQL{
 		SQL: stmt, Args: r.args,
-		page: q.Page, limit: pl.limit, offset: pl.offset, count: pl.count, inlineEstimate: inlineEstimate,
+		page: pageNumber(q, pl), limit: pl.limit, offset: pl.offset, count: pl.count, inlineEstimate: inlineEstimate,
+		shape: pl.shape, cursorPage: pl.after != nil,
 		estimate: "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + rel + " t" + whereSQL,
 		condArgs: condArgs,
 	}
@@ -213,6 +224,8 @@ func (r *renderer) cond(c condition, alias string) string {
 		return r.exists(n, alias)
 	case inList:
 		return alias + "." + n.col.Ident + " = ANY(" + r.arg(pgArray(n.vals)) + "::" + n.col.PGType + "[])"
+	case rowCompare, castCompare:
+		return r.keysetCond(n, alias)
 	}
 	panic("translate: unknown condition")
 }

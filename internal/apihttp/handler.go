@@ -62,6 +62,10 @@ type Deps struct {
 	// Timeout bounds each request (default DefaultTimeout): statements
 	// and waits for a connection end with it and the request answers 503.
 	Timeout time.Duration
+	// ExportTimeout bounds a CSV or NDJSON export instead of Timeout and
+	// the plan's statement timeout (default DefaultExportTimeout, never
+	// less than Timeout); export.go.
+	ExportTimeout time.Duration
 }
 
 // DefaultTimeout is the request deadline when Deps.Timeout is zero.
@@ -134,6 +138,10 @@ func New(d Deps) *Handler {
 	if d.MaxBulkRows <= 0 {
 		d.MaxBulkRows = DefaultMaxBulkRows
 	}
+	if d.ExportTimeout <= 0 {
+		d.ExportTimeout = DefaultExportTimeout
+	}
+	d.ExportTimeout = max(d.ExportTimeout, d.Timeout)
 	return &Handler{d: d, estimates: newEstimateMemo()}
 }
 
@@ -159,14 +167,24 @@ type Route struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w, request: r}
 	rt := &Route{Start: h.d.Now()}
-	ctx, cancel := context.WithTimeout(r.Context(), h.d.Timeout)
+	timeout := h.d.Timeout
+	if mayExport(r) {
+		timeout = h.d.ExportTimeout
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	r = r.WithContext(ctx)
 	defer func() {
 		if p := recover(); p != nil {
-			h.d.Logger.Error("panic in generated API", "panic", p, "stack", string(debug.Stack()), "path", r.URL.Path)
-			if !sw.wrote {
-				envelope.WriteError(sw, errors.New("panic"))
+			if p == http.ErrAbortHandler {
+				// An export broken off on purpose (export.go): after the
+				// sample, net/http drops the connection.
+				defer panic(p)
+			} else {
+				h.d.Logger.Error("panic in generated API", "panic", p, "stack", string(debug.Stack()), "path", r.URL.Path)
+				if !sw.wrote {
+					envelope.WriteError(sw, errors.New("panic"))
+				}
 			}
 		}
 		if h.d.Recorder != nil && rt.ProjectID != "" && rt.Entry != nil {

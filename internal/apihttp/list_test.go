@@ -187,6 +187,11 @@ func TestListPaginatesWithPageLimitOrOffsetAndReportsMeta(t *testing.T) {
 		if got := ids(r); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("?%s: ids %v, want %v", c.query, got, c.want)
 		}
+		// a full page has a cursor to the next (cursor_test.go)
+		if next, ok := m["next_cursor"]; !ok || (next != nil) != (len(ids(r)) == c.limit) {
+			t.Errorf("?%s: %d rows of %d, next_cursor %v", c.query, len(ids(r)), c.limit, next)
+		}
+		delete(m, "next_cursor")
 		want := map[string]any{"page": float64(c.page), "limit": float64(c.limit), "offset": float64(c.offset),
 			"total": float64(c.wantTotal), "total_pages": float64(c.pages)}
 		if !reflect.DeepEqual(m, want) {
@@ -456,8 +461,13 @@ func TestListCombinesEveryParameterInOneRequest(t *testing.T) {
 		t.Fatalf("nested comments = %v", got)
 	}
 	want := map[string]any{"page": float64(2), "limit": float64(1), "offset": float64(1), "total": float64(2), "total_pages": float64(2)}
-	if !reflect.DeepEqual(meta(r), want) {
-		t.Fatalf("meta = %v, want %v", meta(r), want)
+	m := meta(r)
+	if _, ok := m["next_cursor"].(string); !ok {
+		t.Fatalf("a full page's meta has a next_cursor: %v", m)
+	}
+	delete(m, "next_cursor")
+	if !reflect.DeepEqual(m, want) {
+		t.Fatalf("meta = %v, want %v", m, want)
 	}
 }
 
@@ -604,8 +614,13 @@ func TestListCountIsExactUpToTheCapThenEstimatedOrOmitted(t *testing.T) {
 
 	none := s.API(p, "GET", "/scores?count=none&limit=3", nil).Must(t, 200)
 	want := map[string]any{"page": float64(1), "limit": float64(3), "offset": float64(0)}
-	if !reflect.DeepEqual(meta(none), want) || len(none.List()) != 3 {
-		t.Fatalf("count=none: meta %v, %d rows", meta(none), len(none.List()))
+	noneMeta := meta(none)
+	if _, ok := noneMeta["next_cursor"].(string); !ok {
+		t.Fatalf("count=none: a full page's meta has a next_cursor: %v", noneMeta)
+	}
+	delete(noneMeta, "next_cursor")
+	if !reflect.DeepEqual(noneMeta, want) || len(none.List()) != 3 {
+		t.Fatalf("count=none: meta %v, %d rows", noneMeta, len(none.List()))
 	}
 }
 

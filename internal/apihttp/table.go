@@ -86,6 +86,13 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	}
 	switch rt.Operation {
 	case OpList:
+		format, err := exportFormat(r)
+		if err != nil {
+			return err
+		}
+		if format != "" {
+			return h.exportRecords(w, r, rt, c, format)
+		}
 		return h.listRecords(w, r, rt, c)
 	case OpGet:
 		return h.getRecord(w, r, rt, c)
@@ -139,13 +146,19 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	var data []byte
 	var meta translate.Meta
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		count, page, err := pgexec.ReadCountAndJSON(ctx, h.db(rt), run.SQL, run.Args...)
+		page, err := pgexec.ReadListPage(ctx, h.db(rt), run.SQL, run.Args...)
 		if err != nil {
 			return pgexec.MapError(err, c.t, pgexec.OpRead)
 		}
-		data, meta = page, run.Meta(count)
+		count := page.Count
+		data, meta = page.Data, run.Meta(count)
+		next, err := run.NextCursor(page.Next)
+		if err != nil {
+			return err
+		}
 		if known {
 			meta = meta.WithEstimatedTotal(remembered)
+			meta.NextCursor = next
 			return nil
 		}
 		defer func() { h.rememberEstimate(rt, ls, meta) }()
@@ -159,6 +172,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 				return err
 			}
 		}
+		meta.NextCursor = next
 		return nil
 	})
 	if err != nil {

@@ -45,13 +45,6 @@ func JSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, er
 	return out, err
 }
 
-// CountAndJSON runs a list statement selecting a count (or NULL) and a
-// JSON array.
-func CountAndJSON(ctx context.Context, q Querier, query string, args ...any) (count sql.NullInt64, data []byte, err error) {
-	err = scanRow(ctx, q, query, args, &count, &data)
-	return count, data, err
-}
-
 // ReadJSON is JSON for a statement that only reads: one that failed on a
 // broken connection runs once more, on another connection.
 func ReadJSON(ctx context.Context, q Querier, query string, args ...any) ([]byte, error) {
@@ -60,15 +53,6 @@ func ReadJSON(ctx context.Context, q Querier, query string, args ...any) ([]byte
 		out, err = JSON(ctx, q, query, args...)
 	}
 	return out, err
-}
-
-// ReadCountAndJSON is CountAndJSON retried like ReadJSON.
-func ReadCountAndJSON(ctx context.Context, q Querier, query string, args ...any) (count sql.NullInt64, data []byte, err error) {
-	count, data, err = CountAndJSON(ctx, q, query, args...)
-	if retryRead(ctx, q, err) {
-		count, data, err = CountAndJSON(ctx, q, query, args...)
-	}
-	return count, data, err
 }
 
 // retryRead says whether a read that failed with err runs again: only

@@ -72,6 +72,11 @@ type Config struct {
 	// generated API's pools also set it as PostgreSQL's statement_timeout,
 	// and every pool connects within min(5s, RequestTimeout).
 	RequestTimeout time.Duration
+	// ExportTimeout bounds a generated-API CSV or NDJSON export, which
+	// may outlast RequestTimeout and the plan's statement timeout
+	// (default apihttp.DefaultExportTimeout, 5 min; never less than
+	// RequestTimeout).
+	ExportTimeout time.Duration
 	// WithoutMetering serves the generated API without its rate limiter
 	// and analytics recorder. Only the benchmarks set it, to measure what
 	// metering costs (bench/RESULTS.md).
@@ -194,7 +199,7 @@ func New(cfg Config) (*Service, error) {
 	events.On(&s.events, func(e events.ProjectChanged) { s.Registry.Invalidate(e.ProjectID) })
 	events.On(&s.events, func(e events.KeyRevoked) { s.Keys.Forget(e.Prefix) })
 	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, MaxBulkRows: cfg.MaxBulkRows, Logger: cfg.Logger, Now: cfg.Now,
-		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout, MaxPageSize: cfg.MaxPageSize}
+		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout, MaxPageSize: cfg.MaxPageSize, ExportTimeout: cfg.ExportTimeout}
 	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,
 		Config: func() platformhttp.Config {
 			st := s.settings.Load()
