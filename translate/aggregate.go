@@ -151,7 +151,7 @@ func nameList(q url.Values, param string) ([]string, error) {
 type AggregateSQL struct {
 	SQL  string
 	Args []any
-	Meta Meta
+	Meta AggregateMeta
 }
 
 // aggregateValue is one computed value: expr sorts, output is what the
@@ -222,7 +222,7 @@ func BuildAggregate(p *Published, t *schema.CTable, q *AggregateQuery) (*Aggrega
 		b.WriteString(" ORDER BY " + strings.Join(order, ", "))
 	}
 	b.WriteString(" LIMIT " + r.arg(lq.Limit) + " OFFSET " + r.arg(lq.Offset) + ") _r")
-	return &AggregateSQL{SQL: b.String(), Args: r.args, Meta: Meta{Page: lq.Page, Limit: lq.Limit, Offset: lq.Offset}}, nil
+	return &AggregateSQL{SQL: b.String(), Args: r.args, Meta: AggregateMeta{Page: lq.Page, Limit: lq.Limit, Offset: lq.Offset}}, nil
 }
 
 // aliasUnlessNamed names a group column's output after the column when
@@ -331,4 +331,23 @@ func sortChoices(groups []*schema.CColumn, values []aggregateValue) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// AggregateMeta is an aggregate answer's meta object: the page of groups
+// (groups are not counted, and have no cursor).
+type AggregateMeta struct {
+	Page   int `json:"page"`
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+}
+
+// AppendJSON appends the meta object as JSON, without reflection.
+func (m AggregateMeta) AppendJSON(b []byte) []byte {
+	b = append(b, `{"page":`...)
+	b = strconv.AppendInt(b, int64(m.Page), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(m.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(m.Offset), 10)
+	return append(b, '}')
 }
