@@ -221,7 +221,13 @@ func BuildAggregate(p *Published, t *schema.CTable, q *AggregateQuery) (*Aggrega
 	if len(order) > 0 {
 		b.WriteString(" ORDER BY " + strings.Join(order, ", "))
 	}
-	b.WriteString(" LIMIT " + r.arg(lq.Limit) + " OFFSET " + r.arg(lq.Offset) + ") _r")
+	// The limit as a number and no OFFSET on the first page: a prepared
+	// statement can reuse its plan (see pageLimit).
+	b.WriteString(" LIMIT " + strconv.Itoa(lq.Limit))
+	if lq.Offset > 0 {
+		b.WriteString(" OFFSET " + r.arg(lq.Offset))
+	}
+	b.WriteString(") _r")
 	return &AggregateSQL{SQL: b.String(), Args: r.args, Meta: AggregateMeta{Page: lq.Page, Limit: lq.Limit, Offset: lq.Offset}}, nil
 }
 

@@ -82,7 +82,7 @@ func TestCursorRoundTripsThroughItsSort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a cursor of the same sort: %v", err)
 	}
-	if !strings.Contains(got.SQL, `t."age" IS NOT NULL`) || got.Args[len(got.Args)-2] != "12" {
+	if !strings.Contains(got.SQL, `t."age" IS NOT NULL`) || got.Args[len(got.Args)-1] != "12" {
 		t.Errorf("cursor [null, 12] should read the non-NULL ages and the NULL ones below id 12; SQL %s args %v", got.SQL, got.Args)
 	}
 	if m := got.Meta(sql.NullInt64{}); m.Page != 0 || m.Offset != 0 {

@@ -108,7 +108,7 @@ func FuzzParseFilter(f *testing.F) {
 		if got != want {
 			t.Fatalf("statement is not the template plus the condition:\n%s\nwant\n%s", ls.SQL, base.SQL)
 		}
-		if len(ls.Args) != len(r.args)+2 {
+		if len(ls.Args) != len(r.args) { // the first page has no LIMIT or OFFSET argument
 			t.Fatalf("%d args for %d condition args", len(ls.Args), len(r.args))
 		}
 	})

@@ -58,7 +58,7 @@ func (r *renderer) keysetPage(pl *listPlan, cond, order string) (page, limitArg 
 	for i, b := range branches {
 		rendered[i] = r.join(b, " AND ", "t")
 	}
-	limitArg = r.arg(pl.limit)
+	limitArg = pageLimit(pl)
 	switch {
 	case len(branches) == 0: // the cursor's row is the last there can be
 		return "SELECT t.* FROM " + rel + " t WHERE false LIMIT " + limitArg, limitArg

@@ -175,6 +175,9 @@ func (bn *bench) headline() {
 	cpu := &table{}
 	cpu.add("operation", "caddy", "bare", "bare-pgx", "pg (module)", "pg (bare)", "pg (pgx)", "driver", "other load")
 	for _, hc := range headlineCases(mp.sizes.Users) {
+		if bn.c.headlineOnly != "" && !strings.Contains(hc.name, bn.c.headlineOnly) {
+			continue
+		}
 		run := targets
 		if hc.bare == nil {
 			run = targets[:1]

@@ -167,3 +167,60 @@ func TestSortedListsReadTheirIndexWithoutSorting(t *testing.T) {
 		}
 	}
 }
+
+// A prepared list statement of a first page reuses its plan: PostgreSQL
+// plans a statement whose LIMIT or OFFSET is a parameter afresh on every
+// execution, which cost a list more than reading its page.
+func TestAPreparedFirstPageReusesItsPlan(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(sortSchema)
+	ctx := context.Background()
+	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	if _, err := s.Svc.DB.ExecContext(ctx, `INSERT INTO `+ns+`.people (age, name, email, is_active)
+		SELECT 18 + g % 60, 'n' || g, 'p' || g || '@example.com', g % 2 = 0 FROM generate_series(1, 20000) g`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Svc.DB.ExecContext(ctx, `VACUUM ANALYZE `+ns+`.people`); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := s.Svc.Registry.Get(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := entry.Published.Compiled.Table("people")
+	vals, _ := url.ParseQuery(query("filter[is_active]", "true") + "&sort=-age&limit=20&count=none")
+	q, err := translate.ParseList(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Caller = access.Key("", false)
+	ls, err := translate.BuildList(entry.Published, tbl, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := s.Svc.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stmt, err := conn.PrepareContext(ctx, ls.SQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close()
+	for range 10 {
+		rows, err := stmt.QueryContext(ctx, ls.Args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	var generic, custom int
+	if err := conn.QueryRowContext(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`, ls.SQL).Scan(&generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	if generic == 0 {
+		t.Fatalf("10 executions: %d generic plans, %d custom ones; want the plan reused", generic, custom)
+	}
+}
