@@ -175,6 +175,7 @@ func sharedResponses() *orderedmap.Map[string, *v3.Response] {
 		errorExample{"internal", "Internal error", apierr.CodeInternal, "An internal error occurred", nil}))
 	m.Set(respUnavailable, errorResponse("The database is unavailable or the request took too long; try again.", nil,
 		errorExample{"unavailable", "Database unavailable", apierr.CodeUnavailable, "The database is unavailable; try again shortly", nil}))
+	m.Set(respInvalidRequest, invalidRequestResponse())
 	return m
 }
 

@@ -21,24 +21,30 @@ type tableNames struct {
 	// OrderItemWithRelations: a list item with the relations include
 	// embeds; OrderItemIncluded1, 2...: an embedded record one, two...
 	// levels down, with the relations it can embed in turn.
-	WithRelations string
-	Included      []string
-	Response      string // OrderItemResponse: envelope around one record
-	ListResp      string // OrderItemListResponse: envelope around a page
-	ListOp        string // listOrderItems
-	GetOp         string // getOrderItem
-	CreateOp      string // createOrderItem
-	ReplaceOp     string // replaceOrderItem
-	UpdateOp      string // updateOrderItem
-	DeleteOp      string // deleteOrderItem
-	HeadListOp    string // headListOrderItems: HEAD of the list
-	HeadGetOp     string // headGetOrderItem: HEAD of a record
-	singularKey   string
+	WithRelations   string
+	Included        []string
+	Response        string // OrderItemResponse: envelope around one record
+	ListResp        string // OrderItemListResponse: envelope around a page
+	ListOp          string // listOrderItems
+	GetOp           string // getOrderItem
+	CreateOp        string // createOrderItem
+	ReplaceOp       string // replaceOrderItem
+	UpdateOp        string // updateOrderItem
+	DeleteOp        string // deleteOrderItem
+	HeadListOp      string // headListOrderItems: HEAD of the list
+	HeadGetOp       string // headGetOrderItem: HEAD of a record
+	BulkResp        string // OrderItemBulkResponse: envelope around the records of a bulk create
+	UpdateManyOp    string // updateOrderItemsByFilter: PATCH of the collection
+	DeleteManyOp    string // deleteOrderItemsByFilter: DELETE of the collection
+	AggregateOp     string // aggregateOrderItems
+	HeadAggregateOp string // headAggregateOrderItems
+	singularKey     string
 }
 
 func (n tableNames) all() []string {
 	return append([]string{n.Record, n.Create, n.Replace, n.Update, n.ListItem, n.WithRelations, n.Response, n.ListResp,
-		n.ListOp, n.GetOp, n.CreateOp, n.ReplaceOp, n.UpdateOp, n.DeleteOp, n.HeadListOp, n.HeadGetOp}, n.Included...)
+		n.ListOp, n.GetOp, n.CreateOp, n.ReplaceOp, n.UpdateOp, n.DeleteOp, n.HeadListOp, n.HeadGetOp,
+		n.BulkResp, n.UpdateManyOp, n.DeleteManyOp, n.AggregateOp, n.HeadAggregateOp}, n.Included...)
 }
 
 func namesFor(singular, plural string) tableNames {
@@ -53,6 +59,8 @@ func namesFor(singular, plural string) tableNames {
 		ListOp: "list" + plural, GetOp: "get" + singular, CreateOp: "create" + singular,
 		ReplaceOp: "replace" + singular, UpdateOp: "update" + singular, DeleteOp: "delete" + singular,
 		HeadListOp: "headList" + plural, HeadGetOp: "headGet" + singular,
+		BulkResp: singular + "BulkResponse", UpdateManyOp: "update" + plural + "ByFilter", DeleteManyOp: "delete" + plural + "ByFilter",
+		AggregateOp: "aggregate" + plural, HeadAggregateOp: "headAggregate" + plural,
 		singularKey: singular,
 	}
 }
@@ -171,6 +179,7 @@ var fixedComponentNames = []string{
 	"Error", "ErrorEnvelope", "ErrorBody", "ListMeta",
 	"FilterInteger", "FilterNumber", "FilterBoolean", "FilterTimestamp", "FilterDate", "FilterUUID", filterString,
 	"AuthSession", "AuthSessionResponse", "AuthPendingUser", "AuthRegisterResponse", "LoginRequest", "RefreshRequest", "LogoutRequest", "MessageResponse",
+	schemaBulkMeta, schemaAffectedResponse, schemaAggregateMeta, schemaAggregateResponse,
 	opRegister, opLogin, opRefresh, opLogout, opMe,
 }
 

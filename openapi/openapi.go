@@ -33,6 +33,16 @@ type Options struct {
 	// MaxPageSize is the largest limit the server takes (default
 	// translate.MaxLimit).
 	MaxPageSize int
+	// MaxBulkRows is the most records one bulk create may hold (default
+	// DefaultMaxBulkRows).
+	MaxBulkRows int
+}
+
+func (o Options) maxBulkRows() int {
+	if o.MaxBulkRows < 1 {
+		return DefaultMaxBulkRows
+	}
+	return o.MaxBulkRows
 }
 
 func (o Options) maxPageSize() int {
@@ -54,6 +64,7 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 	schemas.Set(schemaError, base.CreateSchemaProxy(errorSchema()))
 	schemas.Set(schemaMeta, base.CreateSchemaProxy(metaSchema()))
 	filterSchemas(schemas)
+	collectionSchemas(schemas)
 	paths := orderedmap.New[string, *v3.PathItem]()
 	var tags []*base.Tag
 	for _, t := range c.Tables {
@@ -73,7 +84,8 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 		schemas.Set(n.ListResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(listRecord(t, n)))}}), true,
 			"A page of "+t.Name+" records in the success envelope, with paging metadata.")))
-		tablePaths(sp, paths, c, t, n)
+		schemas.Set(n.BulkResp, base.CreateSchemaProxy(bulkResponseSchema(t, n)))
+		tablePaths(sp, paths, c, t, n, o)
 		desc := t.Doc.Description
 		if desc == "" {
 			desc = "Records of the " + t.Name + " table."

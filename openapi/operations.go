@@ -253,7 +253,7 @@ func levelText(level string, write bool) string {
 var statusOf = map[string]string{
 	respInvalidQuery: "400", respBadBody: "400", respUnauthorized: "401", respForbidden: "403",
 	respNotFound: "404", respConflict: "409", respKeyReused: "422", respTooLarge: "413", respMediaType: "415",
-	respRateLimited: "429", respInternal: "500", respUnavailable: "503",
+	respRateLimited: "429", respInternal: "500", respUnavailable: "503", respInvalidRequest: "400",
 }
 
 // responses builds an operation's responses: the success answer, then
@@ -285,7 +285,7 @@ func jsonBody(desc, schemaName string) *v3.RequestBody {
 }
 
 // tablePaths adds the collection and item paths of table t.
-func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames) {
+func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames, o Options) {
 	readLevel, createLevel := t.Level("read"), t.Level("create")
 	updateLevel, deleteLevel := t.Level("update"), t.Level("delete")
 	tags := []string{t.Name}
@@ -329,6 +329,7 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 			Responses: responses("201", successResponse("The created record.", n.Response, withLocation), writeErrors(unique)...)},
 	}
 	paths.Set("/"+t.Name, collection)
+	collectionOperations(sp, paths, c, t, n, collection, o.maxBulkRows())
 
 	item := &v3.PathItem{
 		Parameters: []*v3.Parameter{idParameter(t)},
@@ -354,7 +355,7 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 	paths.Set("/"+t.Name+"/{id}", item)
 	describeMethods(collection, n.HeadListOp, "a page of "+t.Name+" records")
 	describeMethods(item, n.HeadGetOp, "a record of "+t.Name)
-	for _, op := range []*v3.Operation{collection.Post, item.Put, item.Patch, item.Delete} {
+	for _, op := range []*v3.Operation{collection.Post, item.Put, item.Patch, item.Delete} { // collectionOperations did PATCH and DELETE
 		idempotent(op)
 	}
 }

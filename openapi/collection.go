@@ -1,0 +1,325 @@
+package openapi
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/schema"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// DefaultMaxBulkRows is the records one bulk create may hold when
+// Options.MaxBulkRows is zero, as the server's default (Caddyfile
+// max_bulk_rows).
+const DefaultMaxBulkRows = 1000
+
+// Names of the shared components of issue 19's collection operations.
+const (
+	schemaBulkMeta          = "BulkMeta"
+	schemaAffectedResponse  = "AffectedResponse"
+	schemaAggregateMeta     = "AggregateMeta"
+	schemaAggregateResponse = "AggregateResponse"
+
+	respInvalidRequest = "InvalidRequest"
+
+	aggregateSegment = "aggregate"
+)
+
+// collectionSchemas are the shared schemas of bulk writes, writes by
+// filter and aggregates.
+func collectionSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
+	integer := func(desc string) *base.SchemaProxy {
+		return base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(0.0), Description: desc})
+	}
+	bulk := orderedmap.New[string, *base.SchemaProxy]()
+	bulk.Set("created", integer("Records created."))
+	bulk.Set("updated", integer("Records an upsert updated (0 without on_conflict)."))
+	bulk.Set("results", base.CreateSchemaProxy(&base.Schema{Type: types("array"),
+		Description: "With on_conflict: per item, in the items' order, whether it was created or updated.",
+		Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"),
+			Enum: []*yaml.Node{str("created"), str("updated")}})}}))
+	m.Set(schemaBulkMeta, base.CreateSchemaProxy(&base.Schema{Type: types("object"), Properties: bulk,
+		Required: []string{"created", "updated"}, Description: "What a bulk create or an upsert did."}))
+
+	affected := orderedmap.New[string, *base.SchemaProxy]()
+	affected.Set("affected", integer("Rows changed or deleted."))
+	m.Set(schemaAffectedResponse, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxy(&base.Schema{Type: types("object"),
+		Properties: affected, Required: []string{"affected"}}), false, "The answer of an update or delete by filter.")))
+
+	agg := orderedmap.New[string, *base.SchemaProxy]()
+	agg.Set("page", integer("The page of groups returned, from 1."))
+	agg.Set("limit", integer("Groups per page."))
+	agg.Set("offset", integer("Groups before this page."))
+	m.Set(schemaAggregateMeta, base.CreateSchemaProxy(&base.Schema{Type: types("object"), Properties: agg,
+		Required: []string{"page", "limit", "offset"}, Description: "The page of an aggregate answer; groups are not counted."}))
+
+	// One schema for every table: a group's keys are its group_by columns
+	// and <function>_<column> names the request chooses, so per-table
+	// properties would describe a combinatorial set and grow the document
+	// by columns x functions.
+	group := &base.Schema{Type: types("object"),
+		Description: "One group: its group_by columns under their names, formatted as in records, and each aggregate under " +
+			"its name (count for count=*, otherwise <function>_<column>, e.g. sum_total). count and sums of integer columns are " +
+			"integers; sums, averages, minimums and maximums of decimal columns and averages of integer columns are strings with " +
+			"every digit; number columns give numbers; dates and timestamps are formatted as in records; null when no row has a value.",
+		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{
+			Type: types("string", "number", "boolean", "null")})}}
+	props := orderedmap.New[string, *base.SchemaProxy]()
+	props.Set("success", base.CreateSchemaProxy(&base.Schema{Type: types("boolean"), Const: boolNode(true)}))
+	props.Set("data", base.CreateSchemaProxy(&base.Schema{Type: types("array"),
+		Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(group)}}))
+	props.Set("message", base.CreateSchemaProxy(&base.Schema{Type: types("string")}))
+	props.Set("meta", base.CreateSchemaProxyRef(schemaRef(schemaAggregateMeta)))
+	m.Set(schemaAggregateResponse, base.CreateSchemaProxy(&base.Schema{Type: types("object"),
+		Description: "Groups of an aggregate in the success envelope.", Properties: props, Required: []string{"success", "data", "meta"}}))
+}
+
+// bulkResponseSchema is a bulk create's or upsert's answer of table n.
+func bulkResponseSchema(t *schema.CTable, n tableNames) *base.Schema {
+	s := successSchema(base.CreateSchemaProxy(&base.Schema{Type: types("array"),
+		Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.Record))}}), false,
+		"The "+t.Name+" records of a bulk create or upsert, in the items' order, with what was created and updated.")
+	s.Properties.Set("meta", base.CreateSchemaProxyRef(schemaRef(schemaBulkMeta)))
+	s.Required = append(s.Required, "meta")
+	return s
+}
+
+// invalidRequestResponse is the 400 of operations whose query and body
+// can both be wrong: the code tells which.
+func invalidRequestResponse() *v3.Response {
+	return errorResponse("A query parameter or the body is invalid; details names the parameter, or each bad field "+
+		"(<position>.<field> for an item of an array body).", nil,
+		errorExample{"no_filter", "An update or delete by filter without a filter", apierr.CodeInvalidQuery,
+			"Invalid query parameter filter: an update or delete by filter needs at least one filter",
+			map[string]string{"filter": "an update or delete by filter needs at least one filter"}},
+		errorExample{"max_affected", "More rows match than max_affected", apierr.CodeInvalidQuery,
+			"Invalid query parameter max_affected: 12 records match, more than max_affected=10; nothing was updated",
+			map[string]string{translate.MaxAffectedParam: "12 records match, more than max_affected=10; nothing was updated"}},
+		errorExample{"bulk_item", "An item of a bulk create fails validation", apierr.CodeValidation, "Validation failed",
+			map[string]string{"3.email": "invalid e-mail format"}})
+}
+
+// isFilterParameter reports whether p is one of the list's filters, which
+// updates and deletes by filter take as well: the filter[column][op]
+// parameters, filter= and search.
+func isFilterParameter(sp *splicer, p *v3.Parameter) bool {
+	return strings.HasPrefix(p.Reference, sp.prefix) || p.Reference == paramRef(paramFilter).Reference || p.Name == "search"
+}
+
+// splitFilters separates the filter parameters of a list's parameters
+// from the rest.
+func splitFilters(sp *splicer, params []*v3.Parameter) (filters, rest []*v3.Parameter) {
+	for _, p := range params {
+		if isFilterParameter(sp, p) {
+			filters = append(filters, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return filters, rest
+}
+
+// collectionOperations completes the collection path of t (whose GET and
+// POST tablePaths made) with bulk create and upsert on POST, update and
+// delete by filter, and adds the aggregate path.
+//
+// The filter parameters (one per column and operator, most of a wide
+// document's bytes) are written once per path, at path level, where GET,
+// HEAD, PATCH and DELETE share them. POST inherits them too, which
+// OpenAPI cannot prevent; the server ignores them there, and POST's
+// description says so. Per operation they would make the widest document
+// the schema limits allow three times larger.
+func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames, collection *v3.PathItem, maxBulk int) {
+	filters, rest := splitFilters(sp, collection.Get.Parameters)
+	collection.Parameters, collection.Get.Parameters = filters, rest
+	createLevel, updateLevel, deleteLevel := t.Level("create"), t.Level("update"), t.Level("delete")
+	tags := []string{t.Name}
+	unique := uniqueInputs(t)
+
+	// POST: one object or an array of them; with on_conflict, an upsert.
+	post := collection.Post
+	post.RequestBody = bulkBody(n, maxBulk)
+	created := withLocation(rateHeaders())
+	post.Responses.Codes.Set("201", oneOfResponse("The created record (a single object; with its Location), or the records of an array body "+
+		"in its order with meta (an upsert answers 201 when it created any record).", created, n.Response, n.BulkResp))
+	desc := []string{fmt.Sprintf("Creates a record, or with an array of up to %d objects all of them in one statement, all or nothing: "+
+		"one invalid item answers 400 VALIDATION_ERROR with details keyed <position>.<field> and nothing is written. "+
+		"Answers 201 with the record and its Location, or the array of records in the items' order with meta.created. "+
+		"Each item counts as one request against the plan's rate limit.", maxBulk)}
+	if len(unique) > 0 {
+		post.Parameters = append(post.Parameters, &v3.Parameter{Name: "on_conflict", In: "query",
+			Description: "Upsert: a unique column every item gives; an item whose value exists updates that row with the fields given " +
+				"instead of answering 409. Needs the create and the update permission.",
+			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: strNodes(unique)})})
+		codes := orderedmap.New[string, *v3.Response]()
+		codes.Set("200", oneOfResponse("An upsert that only updated: the record, or the records with meta (created 0, results).",
+			rateHeaders(), n.Response, n.BulkResp))
+		for st := post.Responses.Codes.First(); st != nil; st = st.Next() {
+			codes.Set(st.Key(), st.Value())
+		}
+		post.Responses.Codes = codes
+		post.Responses.Codes.Set("400", responseRef(respInvalidRequest))
+		desc = append(desc, "With on_conflict="+strings.Join(unique, "|")+" an upsert: 201 if any record was created, else 200; "+
+			"meta.results says per item whether it was created or updated")
+	}
+	desc = append(desc, "The filter parameters of this path do not apply to a create and are ignored", levelText(createLevel, true))
+	post.Description = joinSentences(desc...)
+
+	// PATCH and DELETE by filter.
+	maxAffected := &v3.Parameter{Name: translate.MaxAffectedParam, In: "query",
+		Description: "Refuse (400 INVALID_QUERY, nothing changed) when more rows than this match; details.max_affected says how many matched.",
+		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Format: "int64", Minimum: ptr(1.0)})}
+	byFilter := "Every list filter applies (filter[column], filter[column][op], filter=, search), ANDed, with the caller's owner scope; " +
+		"a request without any is refused with 400 INVALID_QUERY (to change every row, filter on something every row matches, " +
+		"e.g. filter[id][gt]=0). page, limit, offset, sort, order, include, fields and count are refused (400). Answers {\"affected\": N}; " +
+		"counts as one request."
+	affected := successResponse("How many rows changed.", schemaAffectedResponse, rateHeaders())
+	patchErrors := []string{respInvalidRequest, respUnauthorized, respForbidden, respNotFound}
+	if hasUnique(t) {
+		patchErrors = append(patchErrors, respConflict)
+	}
+	patchErrors = append(patchErrors, respTooLarge, respMediaType, respRateLimited, respInternal, respUnavailable)
+	collection.Patch = &v3.Operation{Tags: tags, OperationId: n.UpdateManyOp, Summary: "Update records of " + t.Name + " by filter",
+		Description: joinSentences("Sets the body's fields on every matching row the caller may update, in one statement.", byFilter,
+			levelText(updateLevel, true)),
+		Parameters:  []*v3.Parameter{maxAffected},
+		RequestBody: jsonBody("The fields to change (at least one).", n.Update), Security: security(updateLevel),
+		Responses: responses("200", affected, patchErrors...)}
+	deleteErrs := append([]string{respInvalidQuery}, deleteErrors(c, t)...)
+	collection.Delete = &v3.Operation{Tags: tags, OperationId: n.DeleteManyOp, Summary: "Delete records of " + t.Name + " by filter",
+		Description: joinSentences("Deletes every matching row the caller may delete, in one statement.", byFilter,
+			levelText(deleteLevel, true)),
+		Parameters: []*v3.Parameter{maxAffected}, Security: security(deleteLevel),
+		Responses: responses("200", successResponse("How many rows were deleted.", schemaAffectedResponse, rateHeaders()), deleteErrs...)}
+	idempotent(collection.Patch)
+	idempotent(collection.Delete)
+
+	paths.Set("/"+t.Name+"/"+aggregateSegment, aggregatePath(sp, t, n))
+}
+
+// withLocation adds the Location header to h.
+func withLocation(h *orderedmap.Map[string, *v3.Header]) *orderedmap.Map[string, *v3.Header] {
+	h.Set(headerLocation, &v3.Header{Reference: "#/components/headers/" + headerLocation})
+	return h
+}
+
+// bulkBody is POST's body: one record or an array of them.
+func bulkBody(n tableNames, maxBulk int) *v3.RequestBody {
+	one := base.CreateSchemaProxyRef(schemaRef(n.Create))
+	many := base.CreateSchemaProxy(&base.Schema{Type: types("array"), MinItems: ptr(int64(1)), MaxItems: ptr(int64(maxBulk)),
+		Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.Create))}})
+	content := orderedmap.New[string, *v3.MediaType]()
+	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{OneOf: []*base.SchemaProxy{one, many}})})
+	return &v3.RequestBody{Description: fmt.Sprintf("The new record, or an array of 1 to %d new records.", maxBulk),
+		Required: ptr(true), Content: content}
+}
+
+// oneOfResponse is an answer whose body is one of the named schemas.
+func oneOfResponse(desc string, headers *orderedmap.Map[string, *v3.Header], names ...string) *v3.Response {
+	var of []*base.SchemaProxy
+	for _, name := range names {
+		of = append(of, base.CreateSchemaProxyRef(schemaRef(name)))
+	}
+	content := orderedmap.New[string, *v3.MediaType]()
+	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{OneOf: of})})
+	return &v3.Response{Description: desc, Headers: headers, Content: content}
+}
+
+// uniqueInputs are the body names of the unique columns a body may set:
+// what on_conflict takes.
+func uniqueInputs(t *schema.CTable) []string {
+	var out []string
+	for _, c := range t.Writable {
+		if c.Unique {
+			out = append(out, c.Input)
+		}
+	}
+	return out
+}
+
+func strNodes(values []string) []*yaml.Node {
+	out := make([]*yaml.Node, len(values))
+	for i, v := range values {
+		out[i] = str(v)
+	}
+	return out
+}
+
+// aggregatePath is GET and HEAD /<table>/aggregate. Every parameter is
+// at path level: the two operations share them, written once.
+func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
+	filters, _ := splitFilters(sp, listParameters(sp, t))
+	var groupable, numeric, ordered []string
+	for _, c := range t.Columns {
+		if c.Hidden || c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
+			continue
+		}
+		groupable = append(groupable, c.Name)
+		switch c.Type {
+		case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal:
+			numeric = append(numeric, c.Name)
+		}
+		switch c.Type {
+		case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal, schema.TypeText, schema.TypeEmail, schema.TypeURL,
+			schema.TypeEnum, schema.TypeDate, schema.TypeTimestamp:
+			ordered = append(ordered, c.Name)
+		}
+	}
+	list := func(name, desc string, columns []string, max int) *v3.Parameter {
+		s := &base.Schema{Type: types("array"), MaxItems: ptr(int64(max)),
+			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: strNodes(columns)})}}
+		return &v3.Parameter{Name: name, In: "query", Description: desc, Style: "form", Explode: ptr(false), Schema: base.CreateSchemaProxy(s)}
+	}
+	params := []*v3.Parameter{
+		list("group_by", fmt.Sprintf("Group columns, comma-separated, at most %d; without group_by the answer is one group of every matching row.",
+			translate.MaxGroupBy), groupable, translate.MaxGroupBy),
+		list("count", "count=* counts the rows of each group (count); count=col its non-null values of col (count_col).",
+			append([]string{"*"}, groupable...), translate.MaxAggregates),
+	}
+	if len(numeric) > 0 {
+		params = append(params,
+			list("sum", "Sums (sum_col) of numeric columns.", numeric, translate.MaxAggregates),
+			list("avg", "Averages (avg_col) of numeric columns.", numeric, translate.MaxAggregates))
+	}
+	if len(ordered) > 0 {
+		params = append(params,
+			list("min", "Smallest values (min_col).", ordered, translate.MaxAggregates),
+			list("max", "Largest values (max_col).", ordered, translate.MaxAggregates))
+	}
+	params = append(params,
+		&v3.Parameter{Name: "sort", In: "query",
+			Description: "Group columns or aggregate names (count, sum_total...), comma-separated; a leading '-' sorts descending. " +
+				"The group columns sort names not end the order.",
+			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})},
+		paramRef(paramOrder),
+		&v3.Parameter{Name: "limit", In: "query", Description: fmt.Sprintf("Groups per page, 1 to %d.", translate.MaxAggregateLimit),
+			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
+				Maximum: ptr(float64(translate.MaxAggregateLimit)), Default: intNode(translate.DefaultAggregateLimit)})},
+		paramRef(paramPage),
+		&v3.Parameter{Name: "offset", In: "query", Description: "Groups to skip, instead of page (with limit).",
+			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(0.0),
+				Maximum: ptr(float64(int64(translate.MaxPage) * int64(translate.MaxAggregateLimit)))})})
+	readLevel := t.Level("read")
+	errs := []string{respInvalidQuery, respUnauthorized}
+	if readLevel == schema.LevelKey || len(t.RelationNames) > 0 {
+		errs = append(errs, respForbidden)
+	}
+	errs = append(errs, respNotFound, respRateLimited, respInternal, respUnavailable)
+	p := &v3.PathItem{Parameters: append(filters, params...),
+		Get: &v3.Operation{Tags: []string{t.Name}, OperationId: n.AggregateOp, Summary: "Aggregate " + t.Name,
+			Description: joinSentences("Groups the rows a list with the same filters would return and computes count, sum, avg, min "+
+				"and max per group, in one statement. Each function takes a comma list; at most "+fmt.Sprint(translate.MaxAggregates)+
+				" values in all. fields and include are refused (400). Counts as one request",
+				levelText(readLevel, false)),
+			Security:  security(readLevel),
+			Responses: responses("200", successResponse("A page of groups.", schemaAggregateResponse, rateHeaders()), errs...)},
+	}
+	describeMethods(p, n.HeadAggregateOp, "the groups of "+t.Name)
+	return p
+}
