@@ -358,11 +358,16 @@ func list(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Requ
 	}
 	ls := v.(*translate.ListSQL)
 	var count sql.NullInt64
-	var data []byte
-	if err := db.scanRow(ctx, ls.SQL, ls.Args, &count, &data); err != nil {
+	var data, next []byte
+	if err := db.scanRow(ctx, ls.SQL, ls.Args, &count, &data, &next); err != nil {
 		return err
 	}
 	meta := ls.Meta(count)
+	cursor, err := ls.NextCursor(next)
+	if err != nil {
+		return err
+	}
+	meta.NextCursor = cursor
 	if ls.NeedsEstimate(count) {
 		stmt, args := ls.Estimate()
 		var plan []byte
