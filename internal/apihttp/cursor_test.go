@@ -2,20 +2,15 @@ package apihttp_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/internal/access"
-	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 // cursorSchema has a nullable indexed number with many ties, a nullable
@@ -217,10 +212,7 @@ func TestCursorPagesReadTheirIndexFromTheCursorOn(t *testing.T) {
 				t.Fatalf("%s offset %s: no next_cursor: %.300s", raw, offset, r.Raw)
 			}
 			ls := buildFor(t, entry, "items", raw+"&limit=20&after="+cursor)
-			var plan []byte
-			if err := s.Svc.DB.QueryRowContext(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+ls.SQL, ls.Args...).Scan(&plan); err != nil {
-				t.Fatal(err)
-			}
+			plan := explainList(t, s.Svc.DB, ls, true)
 			types, indexes := planNodes(t, plan)
 			for _, n := range types {
 				if strings.Contains(n, "Sort") {
@@ -242,56 +234,20 @@ func TestCursorPagesReadTheirIndexFromTheCursorOn(t *testing.T) {
 	}
 }
 
-// buildFor builds the list statement of a query for an API key.
-func buildFor(t *testing.T, entry *registry.Entry, table, raw string) *translate.ListSQL {
-	t.Helper()
-	tbl, _ := entry.Published.Compiled.Table(table)
-	vals, err := url.ParseQuery(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := translate.ParseList(vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Caller = access.Key("", false)
-	ls, err := translate.BuildList(entry.Published, tbl, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ls
-}
-
 // indexRowsRead sums the rows index scans of an EXPLAIN ANALYZE returned
 // or removed by their filter.
 func indexRowsRead(t *testing.T, explain []byte) float64 {
 	t.Helper()
-	var doc any
-	if err := json.Unmarshal(explain, &doc); err != nil {
-		t.Fatal(err)
-	}
 	total := 0.0
-	var visit func(v any)
-	visit = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if n, _ := x["Node Type"].(string); strings.HasPrefix(n, "Index") {
-				loops, _ := x["Actual Loops"].(float64)
-				rows, _ := x["Actual Rows"].(float64)
-				removed, _ := x["Rows Removed by Filter"].(float64)
-				if rel, _ := x["Relation Name"].(string); rel == "items" && loops == 1 {
-					total += rows + removed
-				}
-			}
-			for _, c := range x {
-				visit(c)
-			}
-		case []any:
-			for _, c := range x {
-				visit(c)
+	walkPlan(t, explain, func(x map[string]any) {
+		if n, _ := x["Node Type"].(string); strings.HasPrefix(n, "Index") {
+			loops, _ := x["Actual Loops"].(float64)
+			rows, _ := x["Actual Rows"].(float64)
+			removed, _ := x["Rows Removed by Filter"].(float64)
+			if rel, _ := x["Relation Name"].(string); rel == "items" && loops == 1 {
+				total += rows + removed
 			}
 		}
-	}
-	visit(doc)
+	})
 	return total
 }

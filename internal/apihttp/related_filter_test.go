@@ -2,16 +2,13 @@ package apihttp_test
 
 import (
 	"context"
-	"net/url"
 	"reflect"
 	"testing"
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 func TestListFiltersOnRelatedTablesThroughToOneAndToManyRelations(t *testing.T) {
@@ -141,21 +138,7 @@ func TestRelatedFiltersReadTheReferenceIndex(t *testing.T) {
 		{"people", query("filter[age]", "7", "filter[notes.body][like]", "note 1"), "notes_person_id_sort"},
 		{"notes", query("filter[body]", "note 77", "filter[person.age][gt]", "3"), "people_pkey"},
 	} {
-		tbl, _ := entry.Published.Compiled.Table(c.table)
-		vals, _ := url.ParseQuery(c.query)
-		q, err := translate.ParseList(vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.Caller = access.Key("", false)
-		ls, err := translate.BuildList(entry.Published, tbl, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []byte
-		if err := s.Svc.DB.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+ls.SQL, ls.Args...).Scan(&plan); err != nil {
-			t.Fatal(err)
-		}
+		plan := explainList(t, s.Svc.DB, buildFor(t, entry, c.table, c.query), false)
 		if _, used := planNodes(t, plan); !contains(used, c.index) {
 			t.Errorf("/%s?%s: plan reads indexes %v, want %s among them:\n%s", c.table, c.query, used, c.index, plan)
 		}

@@ -2,17 +2,13 @@ package apihttp_test
 
 import (
 	"context"
-	"encoding/json"
-	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 // sortSchema has every kind of column a generate indexes: index: true,
@@ -28,37 +24,6 @@ const sortSchema = `{"tables": [
 	{"name": "notes", "columns": [
 		{"name": "person_id", "type": "integer", "references": {"table": "people"}},
 		{"name": "body", "type": "text"}]}]}`
-
-// planNodes returns the node types of a JSON plan and the index names
-// they read.
-func planNodes(t *testing.T, explain []byte) (types, indexes []string) {
-	t.Helper()
-	var doc any
-	if err := json.Unmarshal(explain, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if n, ok := x["Node Type"].(string); ok {
-				types = append(types, n)
-			}
-			if n, ok := x["Index Name"].(string); ok {
-				indexes = append(indexes, n)
-			}
-			for _, c := range x {
-				walk(c)
-			}
-		case []any:
-			for _, c := range x {
-				walk(c)
-			}
-		}
-	}
-	walk(doc)
-	return types, indexes
-}
 
 // Every list sorted by an indexed column, either way, with or without a
 // filter and with each count mode, reads the column's index in order:
@@ -90,20 +55,7 @@ func TestSortedListsReadTheirIndexWithoutSorting(t *testing.T) {
 	}
 	explain := func(table, raw string) (types, indexes []string, plan []byte) {
 		t.Helper()
-		tbl, _ := entry.Published.Compiled.Table(table)
-		vals, _ := url.ParseQuery(raw)
-		q, err := translate.ParseList(vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.Caller = access.Key("", false)
-		ls, err := translate.BuildList(entry.Published, tbl, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Svc.DB.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+ls.SQL, ls.Args...).Scan(&plan); err != nil {
-			t.Fatal(err)
-		}
+		plan = explainList(t, s.Svc.DB, buildFor(t, entry, table, raw), false)
 		types, indexes = planNodes(t, plan)
 		return types, indexes, plan
 	}
@@ -188,17 +140,7 @@ func TestAPreparedFirstPageReusesItsPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, _ := entry.Published.Compiled.Table("people")
-	vals, _ := url.ParseQuery(query("filter[is_active]", "true") + "&sort=-age&limit=20&count=none")
-	q, err := translate.ParseList(vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Caller = access.Key("", false)
-	ls, err := translate.BuildList(entry.Published, tbl, q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ls := buildFor(t, entry, "people", query("filter[is_active]", "true")+"&sort=-age&limit=20&count=none")
 	conn, err := s.Svc.DB.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
