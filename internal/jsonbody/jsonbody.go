@@ -69,16 +69,7 @@ func Object(w http.ResponseWriter, r *http.Request, max int64) (map[string]any, 
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var body map[string]any
-	if err := dec.Decode(&body); err != nil || body == nil {
-		return nil, apierr.New(apierr.CodeInvalidJSON, MsgNotObject)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, apierr.New(apierr.CodeInvalidJSON, "The body must be a single JSON object")
-	}
-	return body, nil
+	return decodeObject(raw)
 }
 
 // Decode reads a body that must be one JSON object into v, refusing

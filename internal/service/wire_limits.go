@@ -79,21 +79,18 @@ func (s *Service) projectOwner(ctx context.Context, projectID string) (ratelimit
 // Take implements apihttp.Limiter.
 func (l *limits) Take(ctx context.Context, projectID string, now time.Time) (apihttp.Quota, error) {
 	d, err := l.limiter.Take(ctx, projectID, now)
-	if err != nil {
-		return apihttp.Quota{}, err
-	}
-	q := apihttp.Quota{Allowed: d.Allowed, Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset,
-		StatementTimeout: d.Plan.StatementTimeout}
-	if !d.Allowed {
-		q.Message = d.Message(l.now(), l.limiter.Window())
-	}
-	return q, nil
+	return l.quota(d, err)
 }
 
 // TakeMore implements apihttp.BulkLimiter: a bulk create counts n more
 // requests than its own.
 func (l *limits) TakeMore(ctx context.Context, projectID string, n int64, now time.Time) (apihttp.Quota, error) {
 	d, err := l.limiter.TakeN(ctx, projectID, n, now)
+	return l.quota(d, err)
+}
+
+// quota turns the limiter's decision into what the handler reports.
+func (l *limits) quota(d ratelimit.Decision, err error) (apihttp.Quota, error) {
 	if err != nil {
 		return apihttp.Quota{}, err
 	}
