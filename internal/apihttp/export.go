@@ -210,7 +210,9 @@ func (ew *exportWriter) start() {
 // header before the first.
 func (ew *exportWriter) record(rec []byte) error {
 	if ew.csv == nil {
-		ew.buf.Write(rec)
+		if _, err := ew.buf.Write(rec); err != nil {
+			return err
+		}
 		return ew.buf.WriteByte('\n')
 	}
 	if ew.header != nil {

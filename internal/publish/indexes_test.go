@@ -355,7 +355,7 @@ func TestTheNextGenerateReplacesAColumnOnlyIndexWithItsColumnAndIdIndex(t *testi
 	s := testserver.New(t)
 	p := s.NewProject(itemsV2)
 	fill(t, s, p, 500)
-	ix := waitFor(t, s, p, 1, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
+	waitFor(t, s, p, 1, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
 	// Make the schema what an older generate left.
 	exec(t, s.Svc.DB, `DROP INDEX `+pq.QuoteIdentifier(store.SchemaName(p.ID))+`.items_score_sort`)
 	exec(t, s.Svc.DB, `CREATE INDEX items_score_idx ON `+rel(p)+` (score)`)
@@ -364,7 +364,7 @@ func TestTheNextGenerateReplacesAColumnOnlyIndexWithItsColumnAndIdIndex(t *testi
 	if data["version"] != float64(2) {
 		t.Fatalf("generate = %v", data)
 	}
-	ix = waitFor(t, s, p, 2, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
+	ix := waitFor(t, s, p, 2, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
 	if st := itemStates(ix); st["items_score_sort"] != "ready" || len(st) != 1 {
 		t.Fatalf("version 2 builds %v, want items_score_sort ready and nothing else", st)
 	}
