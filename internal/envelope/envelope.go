@@ -87,7 +87,9 @@ type Success struct {
 // Write writes the success envelope with the given status. It builds the
 // bytes by hand around RawData so PostgreSQL's JSON is never re-parsed.
 func Write(w http.ResponseWriter, status int, s Success) {
-	buf := make([]byte, 0, len(s.RawData)+128)
+	// Room for the wrapper, the message, a meta object and the final
+	// newline, so the page is copied once, not again by a growing append.
+	buf := make([]byte, 0, len(s.RawData)+len(s.Message)+envelopeRoom)
 	buf = append(buf, `{"success":true,"data":`...)
 	switch {
 	case s.RawData != nil:
@@ -119,6 +121,10 @@ func Write(w http.ResponseWriter, status int, s Success) {
 	buf = append(buf, '}')
 	writeJSON(w, status, buf)
 }
+
+// envelopeRoom is what an answer adds to its data, with a meta object
+// and a next_cursor of a few keys.
+const envelopeRoom = 512
 
 // jsonAppender is a value that writes its own JSON, so the envelope of
 // every answer is built without reflection (translate.Meta is one).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -54,5 +55,32 @@ func TestAnErrorsOwnRetryAfterIsWrittenInWholeSecondsRoundedUp(t *testing.T) {
 		if got := w.Header().Get("Retry-After"); got != want || w.Code != 503 {
 			t.Errorf("RetryAfter %v: %d Retry-After %q, want 503 and %q", d, w.Code, got, want)
 		}
+	}
+}
+
+// discardBody takes a whole answer and keeps nothing.
+type discardBody struct{ h http.Header }
+
+func (d *discardBody) Header() http.Header         { return d.h }
+func (d *discardBody) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardBody) WriteHeader(int)             {}
+func (d *discardBody) WriteBody(int, []byte)       {}
+
+type fixedMeta string
+
+func (m fixedMeta) AppendJSON(b []byte) []byte { return append(b, m...) }
+
+// A page goes into its envelope with one allocation: the buffer has room
+// for the wrapper, the meta object and the newline, so no append grows it
+// (and copies the page again).
+func TestAPageIsCopiedIntoItsEnvelopeOnce(t *testing.T) {
+	page := []byte(`[` + strings.Repeat(`{"id":1,"name":"a record of a page"},`, 200) + `{"id":2}]`)
+	meta := fixedMeta(`{"page":1,"limit":20,"offset":0,"total":10001,"total_pages":501,"total_estimated":true,"next_cursor":"eyJ2IjoxLCJzIjoiYWJjZGVmIiwiayI6WzgwLDk5NjE2XX0"}`)
+	w := &discardBody{h: http.Header{}}
+	allocs := testing.AllocsPerRun(50, func() {
+		Write(w, http.StatusOK, Success{RawData: page, Meta: meta, Message: "Records retrieved"})
+	})
+	if allocs > 1 {
+		t.Fatalf("%v allocations per envelope, want 1", allocs)
 	}
 }
