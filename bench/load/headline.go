@@ -175,7 +175,7 @@ func (bn *bench) headline() {
 	cpu := &table{}
 	cpu.add("operation", "caddy", "bare", "bare-pgx", "pg (module)", "pg (bare)", "pg (pgx)", "driver", "other load")
 	for _, hc := range headlineCases(mp.sizes.Users) {
-		if bn.c.headlineOnly != "" && !strings.Contains(hc.name, bn.c.headlineOnly) {
+		if !bn.headlineRowWanted(hc.name) {
 			continue
 		}
 		run := targets
@@ -403,4 +403,18 @@ func wrkVersion() string {
 		return f[0] + " " + f[1]
 	}
 	return "wrk"
+}
+
+// headlineRowWanted reports whether -headline-only (texts separated by
+// "|") selects a row of the headline table by its name.
+func (bn *bench) headlineRowWanted(name string) bool {
+	if bn.c.headlineOnly == "" {
+		return true
+	}
+	for _, part := range strings.Split(bn.c.headlineOnly, "|") {
+		if part != "" && strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
 }

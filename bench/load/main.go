@@ -82,7 +82,7 @@ func main() {
 	flag.DurationVar(&c.measure, "d", 5*time.Second, "measured time of each run")
 	flag.IntVar(&c.rounds, "rounds", 2, "rounds per comparison (the targets rotate)")
 	flag.IntVar(&c.headlineRounds, "headline-rounds", 3, "rounds of the headline phase (issue 18: 3 × 10 s)")
-	flag.StringVar(&c.headlineOnly, "headline-only", "", "run only the headline rows whose name contains this text (e.g. include)")
+	flag.StringVar(&c.headlineOnly, "headline-only", "", "run only the headline rows whose name contains one of these texts, separated by | (e.g. 'GET one|include')")
 	flag.DurationVar(&c.headlineMeasure, "headline-d", 10*time.Second, "measured time of each headline run")
 	flag.IntVar(&c.meteringRounds, "metering-rounds", 6, "side-by-side rounds of each metering comparison per pair of servers, each at most 1s warm-up + 3s")
 	flag.IntVar(&c.meteringPairs, "metering-pairs", 3, "pairs of freshly started servers the metering comparison runs on")
