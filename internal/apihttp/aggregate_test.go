@@ -1,15 +1,11 @@
 package apihttp_test
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/lib/pq"
-
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -137,17 +133,12 @@ func TestAggregateCountsOnlyTheCallersRows(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(membersSchema)
-	sch := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	for _, stmt := range []string{
-		`INSERT INTO ` + sch + `.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
-		`INSERT INTO ` + sch + `.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
-		`INSERT INTO ` + sch + `.boards (name) VALUES ('main')`,
-		`INSERT INTO ` + sch + `.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3)`,
-	} {
-		if _, err := s.Svc.DB.ExecContext(context.Background(), stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execIn(t, s, p,
+		`INSERT INTO $s.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
+		`INSERT INTO $s.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
+		`INSERT INTO $s.boards (name) VALUES ('main')`,
+		`INSERT INTO $s.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3)`,
+	)
 	srv, _ := countedAPI(t, s, p, membersSchema)
 	base := "/v1/" + p.ID
 	for _, c := range []struct {

@@ -3,9 +3,6 @@ package apihttp_test
 import (
 	"testing"
 
-	"github.com/lib/pq"
-
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -17,15 +14,7 @@ func TestEstimatedTotalsAreRememberedBrieflyAndExactOnesNever(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(`{"tables": [{"name": "events", "columns": [{"name": "kind", "type": "integer", "index": true}]}]}`)
-	rel := pq.QuoteIdentifier(store.SchemaName(p.ID)) + ".events"
-	exec := func(q string) {
-		t.Helper()
-		if _, err := s.Svc.DB.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec(`INSERT INTO ` + rel + ` (kind) SELECT g % 2 FROM generate_series(1, 24000) g`)
-	exec(`ANALYZE ` + rel)
+	execIn(t, s, p, `INSERT INTO $s.events (kind) SELECT g % 2 FROM generate_series(1, 24000) g`, `ANALYZE $s.events`)
 	total := func(path string) (float64, bool) {
 		t.Helper()
 		m := meta(s.API(p, "GET", path, nil).Must(t, 200))
@@ -42,7 +31,7 @@ func TestEstimatedTotalsAreRememberedBrieflyAndExactOnesNever(t *testing.T) {
 		t.Fatalf("40 matching rows: total %v, estimated %v, want exactly 40", few, est)
 	}
 	// Now most rows go, behind the API's back.
-	exec(`DELETE FROM ` + rel + ` WHERE id > 30`)
+	execIn(t, s, p, `DELETE FROM $s.events WHERE id > 30`)
 	// The same rows on another page, order and shape: the remembered estimate.
 	again, est := total("/events?" + query("filter[kind]", "1") + "&limit=7&page=2&sort=-kind&fields=kind")
 	if !est || again != first {

@@ -840,18 +840,13 @@ func TestListIncludeAppliesTheReadRuleOfEveryEmbeddedTable(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(membersSchema)
-	sch := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	for _, stmt := range []string{
-		`INSERT INTO ` + sch + `.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
-		`INSERT INTO ` + sch + `.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
-		`INSERT INTO ` + sch + `.boards (name) VALUES ('main')`,
-		`INSERT INTO ` + sch + `.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3)`,
-		`INSERT INTO ` + sch + `.audits (what, board_id) VALUES ('created', 1)`,
-	} {
-		if _, err := s.Svc.DB.ExecContext(context.Background(), stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execIn(t, s, p,
+		`INSERT INTO $s.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
+		`INSERT INTO $s.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
+		`INSERT INTO $s.boards (name) VALUES ('main')`,
+		`INSERT INTO $s.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3)`,
+		`INSERT INTO $s.audits (what, board_id) VALUES ('created', 1)`,
+	)
 	srv, _ := countedAPI(t, s, p, membersSchema)
 	base := "/v1/" + p.ID
 	list := func(body map[string]any) []map[string]any {
@@ -994,10 +989,7 @@ func TestMaxPageSizeRaisesTheLargestLimit(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t, testserver.WithConfig(func(c *service.Config) { c.MaxPageSize = 1000 }))
 	p := s.NewProject(`{"tables": [{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`)
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	if _, err := s.Svc.DB.Exec(`INSERT INTO ` + ns + `.notes (body) SELECT 'n' || g FROM generate_series(1, 1200) g`); err != nil {
-		t.Fatal(err)
-	}
+	execIn(t, s, p, `INSERT INTO $s.notes (body) SELECT 'n' || g FROM generate_series(1, 1200) g`)
 	if got := s.API(p, "GET", "/notes?limit=1000&count=none", nil).Must(t, 200).List(); len(got) != 1000 {
 		t.Fatalf("limit=1000 gave %d rows", len(got))
 	}

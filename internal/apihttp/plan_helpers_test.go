@@ -5,10 +5,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/lib/pq"
 
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/testserver"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
@@ -84,4 +89,16 @@ func planNodes(t *testing.T, explain []byte) (types, indexes []string) {
 		}
 	})
 	return types, indexes
+}
+
+// execIn runs statements on the project's schema, which each names as $s
+// (test data put in behind the API's back).
+func execIn(t *testing.T, s *testserver.Server, p *testserver.Project, stmts ...string) {
+	t.Helper()
+	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	for _, stmt := range stmts {
+		if _, err := s.Svc.DB.ExecContext(context.Background(), strings.ReplaceAll(stmt, "$s", ns)); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
 }

@@ -5,9 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/lib/pq"
-
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -60,18 +57,13 @@ func TestRelatedFiltersApplyTheRelatedTablesReadRuleAndOwnerScope(t *testing.T) 
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(membersSchema)
-	sch := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	for _, stmt := range []string{
-		`INSERT INTO ` + sch + `.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
-		`INSERT INTO ` + sch + `.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
-		`INSERT INTO ` + sch + `.boards (name) VALUES ('main'), ('side')`,
-		`INSERT INTO ` + sch + `.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3), ('p3', 2, 2)`,
-		`INSERT INTO ` + sch + `.audits (what, board_id) VALUES ('created', 1)`,
-	} {
-		if _, err := s.Svc.DB.ExecContext(context.Background(), stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execIn(t, s, p,
+		`INSERT INTO $s.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
+		`INSERT INTO $s.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
+		`INSERT INTO $s.boards (name) VALUES ('main'), ('side')`,
+		`INSERT INTO $s.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3), ('p3', 2, 2)`,
+		`INSERT INTO $s.audits (what, board_id) VALUES ('created', 1)`,
+	)
 	srv, _ := countedAPI(t, s, p, membersSchema)
 	base := "/v1/" + p.ID
 	for _, c := range []struct {
@@ -119,17 +111,12 @@ func TestRelatedFiltersReadTheReferenceIndex(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(sortSchema)
 	ctx := context.Background()
-	sch := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	for _, stmt := range []string{
-		`INSERT INTO ` + sch + `.people (age, name, born, email, code) SELECT g % 90, 'person ' || g, date '2000-01-01' + g % 9000, 'p' || g || '@example.com', 'c' || g FROM generate_series(1, 5000) g`,
-		`INSERT INTO ` + sch + `.notes (person_id, body) SELECT g % 5000 + 1, 'note ' || g FROM generate_series(1, 50000) g`,
-		`ANALYZE ` + sch + `.people`,
-		`ANALYZE ` + sch + `.notes`,
-	} {
-		if _, err := s.Svc.DB.ExecContext(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execIn(t, s, p,
+		`INSERT INTO $s.people (age, name, born, email, code) SELECT g % 90, 'person ' || g, date '2000-01-01' + g % 9000, 'p' || g || '@example.com', 'c' || g FROM generate_series(1, 5000) g`,
+		`INSERT INTO $s.notes (person_id, body) SELECT g % 5000 + 1, 'note ' || g FROM generate_series(1, 50000) g`,
+		`ANALYZE $s.people`,
+		`ANALYZE $s.notes`,
+	)
 	entry, err := s.Svc.Registry.Get(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)

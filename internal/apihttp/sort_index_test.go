@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lib/pq"
-
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -34,21 +31,16 @@ func TestSortedListsReadTheirIndexWithoutSorting(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(sortSchema)
 	ctx := context.Background()
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	for _, stmt := range []string{
+	execIn(t, s, p,
 		// few distinct ages, names and dates: big groups of ties
-		`INSERT INTO ` + ns + `.people (age, name, born, email, code, is_active)
+		`INSERT INTO $s.people (age, name, born, email, code, is_active)
 		 SELECT 18 + g % 60, 'name ' || (g % 300), date '2000-01-01' + (g % 400),
 		        'p' || g || '@example.com', CASE WHEN g % 3 = 0 THEN NULL ELSE 'c' || g END, g % 2 = 0
 		 FROM generate_series(1, 30000) g`,
-		`INSERT INTO ` + ns + `.notes (person_id, body) SELECT 1 + g % 30000, 'note ' || g FROM generate_series(1, 60000) g`,
-		`VACUUM ANALYZE ` + ns + `.people`,
-		`VACUUM ANALYZE ` + ns + `.notes`,
-	} {
-		if _, err := s.Svc.DB.ExecContext(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+		`INSERT INTO $s.notes (person_id, body) SELECT 1 + g % 30000, 'note ' || g FROM generate_series(1, 60000) g`,
+		`VACUUM ANALYZE $s.people`,
+		`VACUUM ANALYZE $s.notes`,
+	)
 	entry, err := s.Svc.Registry.Get(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -128,14 +120,9 @@ func TestAPreparedFirstPageReusesItsPlan(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(sortSchema)
 	ctx := context.Background()
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	if _, err := s.Svc.DB.ExecContext(ctx, `INSERT INTO `+ns+`.people (age, name, email, is_active)
-		SELECT 18 + g % 60, 'n' || g, 'p' || g || '@example.com', g % 2 = 0 FROM generate_series(1, 20000) g`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Svc.DB.ExecContext(ctx, `VACUUM ANALYZE `+ns+`.people`); err != nil {
-		t.Fatal(err)
-	}
+	execIn(t, s, p, `INSERT INTO $s.people (age, name, email, is_active)
+		SELECT 18 + g % 60, 'n' || g, 'p' || g || '@example.com', g % 2 = 0 FROM generate_series(1, 20000) g`,
+		`VACUUM ANALYZE $s.people`)
 	entry, err := s.Svc.Registry.Get(ctx, p.ID)
 	if err != nil {
 		t.Fatal(err)
