@@ -22,7 +22,7 @@ import (
 // cut by its plan's timeout 503 saying so.
 func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, f func(ctx context.Context) error) error {
 	ctx := r.Context()
-	slot, err := h.d.Gate.Acquire(ctx, rt.ProjectID)
+	slot, err := h.d.Gate.Acquire(ctx, rt.ProjectID, rt.Start)
 	if err != nil {
 		if errors.Is(err, fairshare.ErrBusy) {
 			e := apierr.New(apierr.CodeUnavailable,

@@ -49,7 +49,6 @@ type Gate struct {
 	sems       sync.Map // project id -> *sem
 	// rejected counts the ErrBusy answers (metrics).
 	rejected atomic.Uint64
-	now      func() int64 // monotonic nanoseconds (tests replace it)
 }
 
 // sem is one project's slots.
@@ -78,17 +77,15 @@ func New(limit, pool int, wait time.Duration) *Gate {
 	if wait <= 0 {
 		wait = DefaultWait
 	}
-	g := &Gate{limit: int64(limit), wait: wait, now: monotonic}
+	g := &Gate{limit: int64(limit), wait: wait}
 	if pool > limit {
 		g.borrowUpTo = int64(pool - limit)
 	}
 	return g
 }
 
+// clockBase turns times into monotonic nanoseconds for the age sums.
 var clockBase = time.Now()
-
-// monotonic reads the monotonic clock as nanoseconds since clockBase.
-func monotonic() int64 { return int64(time.Since(clockBase)) }
 
 // DefaultLimit is the per-project limit for a data pool of poolSize
 // connections: a quarter of the pool, at least one, so that at least
@@ -117,13 +114,16 @@ func (sl Slot) Release() {
 
 // Acquire takes one of project's slots, waiting up to the gate's wait or
 // until ctx ends. It returns ErrBusy when the wait ran out (or ctx's
-// deadline came first) and ctx.Err() when ctx was cancelled.
-func (g *Gate) Acquire(ctx context.Context, project string) (Slot, error) {
+// deadline came first) and ctx.Err() when ctx was cancelled. now is when
+// the request arrived (the handler's one clock reading): the statement's
+// age for borrowing counts from it.
+func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot, error) {
 	if g == nil {
 		return Slot{}, nil
 	}
 	s := g.sem(project)
-	if sl, ok := g.take(s); ok {
+	start := int64(now.Sub(clockBase))
+	if sl, ok := g.take(s, start); ok {
 		return sl, nil
 	}
 	// Counted as a waiter before looking again, so that a release after
@@ -133,7 +133,7 @@ func (g *Gate) Acquire(ctx context.Context, project string) (Slot, error) {
 	t := time.NewTimer(g.wait)
 	defer t.Stop()
 	for {
-		if sl, ok := g.take(s); ok {
+		if sl, ok := g.take(s, start); ok {
 			if s.taken.Load() < g.limit && s.waiters.Load() > 1 {
 				s.signal()
 			}
@@ -156,8 +156,7 @@ func (g *Gate) Acquire(ctx context.Context, project string) (Slot, error) {
 
 // take takes one of the project's slots if one is free, or borrows one
 // (see the package comment).
-func (g *Gate) take(s *sem) (Slot, bool) {
-	now := g.now()
+func (g *Gate) take(s *sem, now int64) (Slot, bool) {
 	for {
 		n := s.taken.Load()
 		if n >= g.limit && !g.mayBorrow(s, n, now) {

@@ -12,24 +12,24 @@ import (
 func TestAProjectRunsAtMostLimitStatementsAndOthersStillPass(t *testing.T) {
 	g := New(2, 0, 50*time.Millisecond)
 	ctx := context.Background()
-	a1, err1 := g.Acquire(ctx, "a")
-	a2, err2 := g.Acquire(ctx, "a")
+	a1, err1 := g.Acquire(ctx, "a", time.Now())
+	a2, err2 := g.Acquire(ctx, "a", time.Now())
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+	if _, err := g.Acquire(ctx, "a", time.Now()); !errors.Is(err, ErrBusy) {
 		t.Fatalf("third statement of a: %v, want ErrBusy", err)
 	}
 	if n := g.Rejected(); n != 1 {
 		t.Fatalf("Rejected() = %d after one ErrBusy", n)
 	}
-	b, err := g.Acquire(ctx, "b")
+	b, err := g.Acquire(ctx, "b", time.Now())
 	if err != nil {
 		t.Fatalf("project b waited on a's slots: %v", err)
 	}
 	b.Release()
 	a1.Release()
-	a3, err := g.Acquire(ctx, "a")
+	a3, err := g.Acquire(ctx, "a", time.Now())
 	if err != nil {
 		t.Fatalf("a released a slot but the next statement did not get it: %v", err)
 	}
@@ -42,12 +42,12 @@ func TestAProjectRunsAtMostLimitStatementsAndOthersStillPass(t *testing.T) {
 
 func TestAWaiterGetsTheSlotReleasedDuringItsWait(t *testing.T) {
 	g := New(1, 0, 5*time.Second)
-	s, _ := g.Acquire(context.Background(), "a")
+	s, _ := g.Acquire(context.Background(), "a", time.Now())
 	go func() {
 		time.Sleep(20 * time.Millisecond)
 		s.Release()
 	}()
-	got, err := g.Acquire(context.Background(), "a")
+	got, err := g.Acquire(context.Background(), "a", time.Now())
 	if err != nil {
 		t.Fatalf("waiter: %v", err)
 	}
@@ -56,12 +56,12 @@ func TestAWaiterGetsTheSlotReleasedDuringItsWait(t *testing.T) {
 
 func TestAWaiterGivesUpAtItsDeadlineWhenThatComesBeforeTheWait(t *testing.T) {
 	g := New(1, 0, time.Minute)
-	s, _ := g.Acquire(context.Background(), "a")
+	s, _ := g.Acquire(context.Background(), "a", time.Now())
 	defer s.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+	if _, err := g.Acquire(ctx, "a", time.Now()); !errors.Is(err, ErrBusy) {
 		t.Fatalf("got %v, want ErrBusy", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -69,7 +69,7 @@ func TestAWaiterGivesUpAtItsDeadlineWhenThatComesBeforeTheWait(t *testing.T) {
 	}
 	gone, cancelGone := context.WithCancel(context.Background())
 	cancelGone()
-	if _, err := g.Acquire(gone, "a"); !errors.Is(err, context.Canceled) {
+	if _, err := g.Acquire(gone, "a", time.Now()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled request got %v, want context.Canceled", err)
 	}
 }
@@ -83,7 +83,7 @@ func TestManyWaitersNeverExceedTheLimitAndAllGetTheirTurn(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 50 {
-				s, err := g.Acquire(context.Background(), "a")
+				s, err := g.Acquire(context.Background(), "a", time.Now())
 				if err != nil {
 					t.Error(err)
 					return
@@ -111,7 +111,7 @@ func TestANilGateLetsEveryStatementPass(t *testing.T) {
 	if g != nil {
 		t.Fatal("a limit of 0 should turn the gate off")
 	}
-	s, err := g.Acquire(context.Background(), "a")
+	s, err := g.Acquire(context.Background(), "a", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,9 +131,10 @@ func TestDefaultLimitIsAQuarterOfThePoolAndAtLeastOne(t *testing.T) {
 func BenchmarkAcquireRelease(b *testing.B) {
 	g := New(5, 0, 0)
 	ctx := context.Background()
+	now := time.Now()
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := g.Acquire(ctx, "p1234567")
+		s, err := g.Acquire(ctx, "p1234567", now)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -146,6 +147,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 func BenchmarkAcquireReleaseParallel(b *testing.B) {
 	g := New(1<<20, 0, 0)
 	ctx := context.Background()
+	now := time.Now()
 	projects := make([]string, 64)
 	for i := range projects {
 		projects[i] = "project" + string(rune('A'+i))
@@ -154,7 +156,7 @@ func BenchmarkAcquireReleaseParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			s, err := g.Acquire(ctx, projects[i%len(projects)])
+			s, err := g.Acquire(ctx, projects[i%len(projects)], now)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -169,23 +171,22 @@ func BenchmarkAcquireReleaseParallel(b *testing.B) {
 // flight are old (slow) stays within its share; and another project
 // always finds its own share.
 func TestQuickProjectsBorrowIdleConnectionsAndSlowOnesDoNot(t *testing.T) {
-	var clock atomic.Int64
 	g := New(2, 8, 20*time.Millisecond)
-	g.now = clock.Load
 	ctx := context.Background()
+	now := time.Now()
 	var quick []Slot
 	for i := range 6 {
-		s, err := g.Acquire(ctx, "a")
+		s, err := g.Acquire(ctx, "a", now)
 		if err != nil {
 			t.Fatalf("quick statement %d of a: %v, want it to borrow", i+1, err)
 		}
 		quick = append(quick, s)
 	}
-	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+	if _, err := g.Acquire(ctx, "a", now); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a's 7th statement: %v, want ErrBusy (one share stays free)", err)
 	}
 	for i := range 2 {
-		s, err := g.Acquire(ctx, "b")
+		s, err := g.Acquire(ctx, "b", now)
 		if err != nil {
 			t.Fatalf("b's statement %d within its share: %v", i+1, err)
 		}
@@ -199,21 +200,21 @@ func TestQuickProjectsBorrowIdleConnectionsAndSlowOnesDoNot(t *testing.T) {
 	}
 
 	// a's two statements have been running for a second: slow.
-	s1, _ := g.Acquire(ctx, "a")
-	s2, _ := g.Acquire(ctx, "a")
-	clock.Add(int64(time.Second))
-	if _, err := g.Acquire(ctx, "a"); !errors.Is(err, ErrBusy) {
+	s1, _ := g.Acquire(ctx, "a", now)
+	s2, _ := g.Acquire(ctx, "a", now)
+	now = now.Add(time.Second)
+	if _, err := g.Acquire(ctx, "a", now); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a with slow statements in flight: %v, want ErrBusy (no borrowing)", err)
 	}
 	s1.Release()
 	s2.Release()
 	// Quick again once they are done.
-	s3, err := g.Acquire(ctx, "a")
+	s3, err := g.Acquire(ctx, "a", now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s4, _ := g.Acquire(ctx, "a")
-	if s5, err := g.Acquire(ctx, "a"); err != nil {
+	s4, _ := g.Acquire(ctx, "a", now)
+	if s5, err := g.Acquire(ctx, "a", now); err != nil {
 		t.Fatalf("a's quick 3rd statement after the slow ones ended: %v", err)
 	} else {
 		s5.Release()
@@ -224,9 +225,9 @@ func TestQuickProjectsBorrowIdleConnectionsAndSlowOnesDoNot(t *testing.T) {
 
 func TestAGateWithoutAPoolNeverBorrows(t *testing.T) {
 	g := New(1, 0, 10*time.Millisecond)
-	s, _ := g.Acquire(context.Background(), "a")
+	s, _ := g.Acquire(context.Background(), "a", time.Now())
 	defer s.Release()
-	if _, err := g.Acquire(context.Background(), "a"); !errors.Is(err, ErrBusy) {
+	if _, err := g.Acquire(context.Background(), "a", time.Now()); !errors.Is(err, ErrBusy) {
 		t.Fatalf("second statement: %v, want ErrBusy", err)
 	}
 }
