@@ -185,3 +185,30 @@ func describeArgs(t testing.TB, args []any) string {
 	}
 	return b.String()
 }
+
+// Uncounted is exactly the list count=none renders: same text, same
+// arguments, whatever count the list had (the inline estimate's table
+// argument, which only the count uses, comes last and is left off).
+func TestUncountedIsTheListCountNoneRenders(t *testing.T) {
+	pub := testPublished(t)
+	for _, raw := range []string{
+		"", // unfiltered: an inline estimate
+		"filter[age][gte]=3&sort=-age",
+		"sort=name&page=3&limit=7",
+		"include=posts",
+		"filter=" + url.QueryEscape("age > 3 or name = 'x'") + "&limit=5",
+	} {
+		counted, err := build(t, pub, "users", raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		none, err := build(t, pub, "users", raw+"&count=none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := counted.Uncounted()
+		if got.SQL != none.SQL || fmt.Sprintf("%#v", []any(got.Args)) != fmt.Sprintf("%#v", append([]any{}, none.Args...)) {
+			t.Errorf("?%s: Uncounted\n%s %v\nwant count=none's\n%s %v", raw, got.SQL, got.Args, none.SQL, none.Args)
+		}
+	}
+}

@@ -130,6 +130,20 @@ type ListSQL struct {
 	// after a cursor, whose position has no page number.
 	shape      string
 	cursorPage bool
+	// rest is the statement after its count column, whose arguments are
+	// the first pageArgs of Args (Uncounted).
+	rest     string
+	pageArgs int
+}
+
+// Uncounted is the same list without its count, as count=none renders
+// it: what a list runs when its total is already known.
+func (l *ListSQL) Uncounted() *ListSQL {
+	u := *l
+	u.SQL = "SELECT NULL::bigint AS total, " + l.rest
+	u.Args = l.Args[:l.pageArgs]
+	u.count, u.inlineEstimate = CountNone, false
+	return &u
 }
 
 // Meta is the list envelope's meta object.

@@ -47,6 +47,29 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 		whereSQL = " WHERE " + cond
 	}
 
+	order := orderBy(pl.order, "t")
+	var rows, limitArg string
+	switch {
+	case pl.after != nil:
+		// A cursor page always reads through the page sub-select: its
+		// branches may be a UNION ALL (keyset.go).
+		var page string
+		page, limitArg = r.keysetPage(pl, cond, order)
+		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") + " FROM (" + page + ") t" + order
+	case len(pl.embeds) == 0:
+		limitArg = pageLimit(pl)
+		page := order + " LIMIT " + limitArg + r.offset(pl)
+		rows = "SELECT " + columns(pl.output, "t") + " FROM " + rel + " t" + whereSQL + page
+	default:
+		limitArg = pageLimit(pl)
+		page := order + " LIMIT " + limitArg + r.offset(pl)
+		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") +
+			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + order
+	}
+	rest := pageAndNext(pl, rows, limitArg)
+	// The count comes last, so that its own argument (the table, for an
+	// inline estimate) ends the list and Uncounted can leave it off.
+	pageArgs := len(r.args)
 	var count string
 	inlineEstimate := false
 	switch {
@@ -67,33 +90,14 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 			" LIMIT " + strconv.Itoa(ExactCountCap+1) + ") _c)"
 	}
 
-	order := orderBy(pl.order, "t")
-	var rows, limitArg string
-	switch {
-	case pl.after != nil:
-		// A cursor page always reads through the page sub-select: its
-		// branches may be a UNION ALL (keyset.go).
-		var page string
-		page, limitArg = r.keysetPage(pl, cond, order)
-		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") + " FROM (" + page + ") t" + order
-	case len(pl.embeds) == 0:
-		limitArg = pageLimit(pl)
-		page := order + " LIMIT " + limitArg + r.offset(pl)
-		rows = "SELECT " + columns(pl.output, "t") + " FROM " + rel + " t" + whereSQL + page
-	default:
-		limitArg = pageLimit(pl)
-		page := order + " LIMIT " + limitArg + r.offset(pl)
-		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") +
-			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + order
-	}
-	stmt := "SELECT " + count + " AS total, " + pageAndNext(pl, rows, limitArg)
+	stmt := "SELECT " + count + " AS total, " + rest
 
 	return &ListSQL{
 		SQL: stmt, Args: r.args,
 		page: pageNumber(q, pl), limit: pl.limit, offset: pl.offset, count: pl.count, inlineEstimate: inlineEstimate,
 		shape: pl.shape, cursorPage: pl.after != nil,
 		estimate: "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + rel + " t" + whereSQL,
-		condArgs: condArgs,
+		condArgs: condArgs, rest: rest, pageArgs: pageArgs,
 	}
 }
 

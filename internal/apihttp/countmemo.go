@@ -32,9 +32,9 @@ func estimateKey(rt *Route, ls *translate.ListSQL) string {
 	return rt.ProjectID + "\x00" + strconv.Itoa(rt.Entry.Version) + "\x00" + ls.CountKey()
 }
 
-// rememberedEstimate returns the list to run and, when the total is
+// rememberedEstimate returns the list to run and, when its total is
 // remembered, that total: the same list without its count.
-func (h *Handler) rememberedEstimate(rt *Route, c *tableCall, q *translate.ListQuery, ls *translate.ListSQL) (*translate.ListSQL, int64, bool) {
+func (h *Handler) rememberedEstimate(rt *Route, q *translate.ListQuery, ls *translate.ListSQL) (*translate.ListSQL, int64, bool) {
 	if q.Count != translate.CountEstimated {
 		return ls, 0, false
 	}
@@ -42,13 +42,7 @@ func (h *Handler) rememberedEstimate(rt *Route, c *tableCall, q *translate.ListQ
 	if !ok {
 		return ls, 0, false
 	}
-	q.Count = translate.CountNone
-	uncounted, err := translate.BuildList(c.pub, c.t, q)
-	q.Count = translate.CountEstimated
-	if err != nil {
-		return ls, 0, false
-	}
-	return uncounted, total, true
+	return ls.Uncounted(), total, true
 }
 
 // rememberEstimate keeps a total that passed the cap.

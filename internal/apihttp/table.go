@@ -142,7 +142,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	if err != nil {
 		return queryError(err)
 	}
-	run, remembered, known := h.rememberedEstimate(rt, c, q, ls)
+	run, remembered, known := h.rememberedEstimate(rt, q, ls)
 	var data []byte
 	var meta translate.Meta
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
