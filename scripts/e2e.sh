@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Browser tests: builds Caddy with Tablesmith and the dashboard, serves them
 # from Caddyfile.example on a free port against a throwaway database on the
-# test PostgreSQL server, and runs the Playwright suite in e2e/ against it.
+# test PostgreSQL server, and runs the Playwright suite in e2e/ against it
+# (arguments go to playwright: scripts/e2e.sh tests/cors.spec.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,4 +48,4 @@ caddy_pid=$!
 for _ in $(seq 60); do curl -sf "$TABLESMITH_ADDR/api/engines" >/dev/null && break; sleep 0.5; done
 curl -sf "$TABLESMITH_ADDR/api/engines" >/dev/null || { echo "e2e: Caddy did not start:" >&2; cat "$work/caddy.log" >&2; exit 1; }
 
-TABLESMITH_E2E_URL="$TABLESMITH_ADDR" ./e2e/run.sh || { echo "e2e: Caddy log:" >&2; tail -50 "$work/caddy.log" >&2; exit 1; }
+TABLESMITH_E2E_URL="$TABLESMITH_ADDR" ./e2e/run.sh "$@" || { echo "e2e: Caddy log:" >&2; tail -50 "$work/caddy.log" >&2; exit 1; }
