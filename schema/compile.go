@@ -53,7 +53,10 @@ type CColumn struct {
 }
 
 // Relation connects two tables for include: rows of To whose ToCol equals
-// the FromCol of a row of From. Many is true for one-to-many.
+// the FromCol of a row of From. Many is true for one-to-many. A
+// many-to-many relation goes through a junction table: rows of To whose
+// ToCol (its key) some Through row holds in ThroughTo while its
+// ThroughFrom holds the From row's FromCol (its key).
 type Relation struct {
 	Name    string
 	Many    bool
@@ -61,6 +64,10 @@ type Relation struct {
 	To      *CTable
 	FromCol *CColumn
 	ToCol   *CColumn
+
+	Through     *CTable
+	ThroughFrom *CColumn
+	ThroughTo   *CColumn
 }
 
 // Table returns the compiled table of a name.
@@ -120,6 +127,11 @@ func Compile(d Document) (*Compiled, error) {
 			t.Relations[fwd.Name] = fwd
 			target.Relations[rev.Name] = rev
 		}
+	}
+	for _, m := range manyToMany(d, relationNamesTaken(d), nil) {
+		from, to, j := c.byName[m.Table], c.byName[m.Target], c.byName[m.Junction]
+		from.Relations[m.Name] = &Relation{Name: m.Name, Many: true, From: from, To: to, FromCol: from.PK, ToCol: to.PK,
+			Through: j, ThroughFrom: j.byName[m.Near], ThroughTo: j.byName[m.Far]}
 	}
 	for _, t := range c.Tables {
 		for name := range t.Relations {

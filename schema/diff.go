@@ -353,6 +353,9 @@ func tableMetadataChanges(a, b Table) string {
 	if a.Description != b.Description {
 		what = append(what, "description")
 	}
+	if a.Junction != b.Junction {
+		what = append(what, "junction")
+	}
 	return strings.Join(what, ", ")
 }
 

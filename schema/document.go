@@ -21,7 +21,11 @@ type Table struct {
 	IDType      string       `json:"id_type,omitempty"`
 	OwnerColumn string       `json:"owner_column,omitempty"`
 	Permissions *Permissions `json:"permissions,omitempty"`
-	Columns     []Column     `json:"columns"`
+	// Junction makes the table link two others many-to-many through its
+	// two required references, even when it has columns of its own
+	// (a table whose only columns are those references is one anyway).
+	Junction bool     `json:"junction,omitempty"`
+	Columns  []Column `json:"columns"`
 	// Position is where the builder's diagram draws the table; the server
 	// keeps it and never interprets it.
 	Position *Position `json:"position,omitempty"`

@@ -67,12 +67,16 @@ func Validate(d Document) Problems {
 	if len(p) == 0 {
 		checkRelationNames(p, d)
 	}
+	if len(p) == 0 {
+		manyToMany(d, relationNamesTaken(d), p)
+	}
 	return p
 }
 
 func validateTable(p Problems, d Document, tables map[string]*Table, i int) {
 	t := &d.Tables[i]
 	tp := fmt.Sprintf("tables[%d]", i)
+	checkJunction(p, t, tp)
 	seen := map[string]bool{}
 	for j := range t.Columns {
 		c := &t.Columns[j]

@@ -47,7 +47,15 @@ const blogDoc = `{"tables": [
     {"name": "what", "type": "text"},
     {"name": "user_id", "type": "integer", "references": {"table": "users"}}]},
   {"name": "counters", "permissions": {"read": "public"}, "columns": [
-    {"name": "n", "type": "integer"}]}
+    {"name": "n", "type": "integer"}]},
+  {"name": "tags", "permissions": {"read": "public"}, "columns": [
+    {"name": "name", "type": "text", "required": true, "unique": true}]},
+  {"name": "post_tags", "permissions": {"read": "key"}, "columns": [
+    {"name": "post_id", "type": "integer", "required": true, "references": {"table": "posts", "on_delete": "cascade"}},
+    {"name": "tag_id", "type": "integer", "required": true, "references": {"table": "tags", "on_delete": "cascade"}}]},
+  {"name": "follows", "owner_column": "follower_id", "permissions": {"read": "owner"}, "columns": [
+    {"name": "follower_id", "type": "integer", "required": true, "references": {"table": "users"}, "reverse_relation": "follows_out"},
+    {"name": "followee_id", "type": "integer", "required": true, "references": {"table": "users"}, "reverse_relation": "follows_in"}]}
 ]}`
 
 func testPublished(t testing.TB) *Published {
@@ -120,6 +128,11 @@ var goldenCases = []struct {
 	{"owner_scopes_root_and_embeds", "users", "include=notes,audits", access.Key("", false)},
 	{"owner_scope_for_an_end_user", "users", "include=notes&filter[age][gt]=1", access.User(int64(7))},
 	{"owner_table_listed_by_end_user", "notes", "include=user", access.User(int64(7))},
+	{"include_options_sort_limit_fields", "users", "include=" + url.QueryEscape("posts(fields=title,sort=-title,limit=3).comments(limit=2)"), access.Key("", false)},
+	{"include_many_to_many", "posts", "include=" + url.QueryEscape("tags(sort=name,limit=5)"), access.Key("", false)},
+	{"include_many_to_many_reverse", "tags", "include=posts.author", access.Key("", false)},
+	{"include_self_junction_owner_scoped", "users", "include=follows_followee", access.User(int64(7))},
+	{"filter_through_many_to_many", "posts", "filter[tags.name]=go&filter=" + url.QueryEscape("not tags.name = 'spam'"), access.Key("", false)},
 }
 
 func TestListSQLMatchesGolden(t *testing.T) {

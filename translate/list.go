@@ -83,8 +83,8 @@ type ListQuery struct {
 	// Exprs are the parsed filter=<expr> parameters; several combine with AND.
 	Exprs  []Expr
 	Search string
-	// Include holds one path of relation names per include item.
-	Include [][]string
+	// Include holds one path of relations per include item.
+	Include [][]IncludeStep
 	// Fields is nil for every column.
 	Fields []string
 	Count  string

@@ -233,25 +233,3 @@ func splitFilterKey(key string) (field, op string, ok bool) {
 	}
 	return field, op, true
 }
-
-// parseInclude reads "a,b.c" into paths of relation names.
-func parseInclude(v string) ([][]string, error) {
-	if strings.TrimSpace(v) == "" {
-		return nil, nil
-	}
-	var paths [][]string
-	for _, item := range strings.Split(v, ",") {
-		item = strings.TrimSpace(item)
-		path := strings.Split(item, ".")
-		for _, name := range path {
-			if name == "" {
-				return nil, queryErr("include", "%q has an empty relation name", item)
-			}
-		}
-		if len(path) > MaxIncludeDepth {
-			return nil, queryErr("include", "%q nests deeper than %d levels", item, MaxIncludeDepth)
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
-}

@@ -127,7 +127,7 @@ func TestParseListReadsSortFiltersIncludeAndFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := [][]string{{"a"}, {"b", "c"}, {"a", "b", "c"}}; !reflect.DeepEqual(q.Include, want) {
+	if want := [][]IncludeStep{{{Name: "a"}}, {{Name: "b"}, {Name: "c"}}, {{Name: "a"}, {Name: "b"}, {Name: "c"}}}; !reflect.DeepEqual(q.Include, want) {
 		t.Errorf("include = %v, want %v", q.Include, want)
 	}
 	if want := []string{"x", "y"}; !reflect.DeepEqual(q.Fields, want) {

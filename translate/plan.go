@@ -38,6 +38,16 @@ type embedPlan struct {
 	table    *TableSQL
 	rows     access.Rows
 	children []*embedPlan
+	// output, order and limit come from the step's options: every
+	// visible column, by key, MaxEmbeddedRows by default.
+	output  []*schema.CColumn
+	order   []orderKey
+	limit   int
+	options string
+	// through are the junction rows the caller may read, for a
+	// many-to-many relation.
+	through      access.Rows
+	throughTable *TableSQL
 }
 
 // condition is a node of the resolved WHERE tree.
@@ -350,40 +360,90 @@ func planFields(t *schema.CTable, fields []string) ([]*schema.CColumn, error) {
 }
 
 // planIncludes merges the include paths into a tree of embeds, checking
-// every relation name and the caller's read rule on every table reached.
+// every relation name and the caller's read rule on every table reached
+// (and on the junction a many-to-many relation goes through).
 func planIncludes(p *Published, root *schema.CTable, q *ListQuery) ([]*embedPlan, error) {
 	var top []*embedPlan
 	count := 0
 	for _, path := range q.Include {
 		level := &top
 		from := root
-		for i, name := range path {
+		for i, step := range path {
 			var node *embedPlan
 			for _, e := range *level {
-				if e.name == name {
+				if e.name == step.Name {
 					node = e
 				}
 			}
+			shown := includePathName(path[:i+1])
 			if node == nil {
-				rel, ok := from.Relations[name]
-				if !ok {
-					return nil, queryErr("include", "unknown relation %q on %s%s", name, from.Name, relationHint(from))
-				}
-				shown := strings.Join(path[:i+1], ".")
-				rows, err := access.Embed(q.Caller, rel.To, shown)
-				if err != nil {
-					return nil, &ForbiddenError{Param: "include", Message: err.Error()}
-				}
 				if count++; count > MaxIncludes {
 					return nil, queryErr("include", "may embed at most %d relations", MaxIncludes)
 				}
-				node = &embedPlan{name: name, rel: rel, table: p.Tables[rel.To.Name], rows: rows}
+				var err error
+				if node, err = planEmbed(p, from, step, shown, q.Caller); err != nil {
+					return nil, err
+				}
 				*level = append(*level, node)
+			} else if step.Options != "" {
+				if node.options != "" && node.options != step.Options {
+					return nil, queryErr("include", "%s is given two sets of options", shown)
+				}
+				if node.options == "" {
+					fresh, err := planEmbed(p, from, step, shown, q.Caller)
+					if err != nil {
+						return nil, err
+					}
+					node.options, node.output, node.order, node.limit = fresh.options, fresh.output, fresh.order, fresh.limit
+				}
 			}
 			level, from = &node.children, node.rel.To
 		}
 	}
 	return top, nil
+}
+
+// planEmbed plans one relation of from named by step.
+func planEmbed(p *Published, from *schema.CTable, step IncludeStep, shown string, caller access.Principal) (*embedPlan, error) {
+	rel, ok := from.Relations[step.Name]
+	if !ok {
+		return nil, queryErr("include", "unknown relation %q on %s%s", step.Name, from.Name, relationHint(from))
+	}
+	rows, err := access.Embed(caller, rel.To, shown)
+	if err != nil {
+		return nil, &ForbiddenError{Param: "include", Message: err.Error()}
+	}
+	e := &embedPlan{name: step.Name, rel: rel, table: p.Tables[rel.To.Name], rows: rows, options: step.Options, limit: MaxEmbeddedRows}
+	if rel.Through != nil {
+		if e.through, err = access.Embed(caller, rel.Through, shown+" (through "+rel.Through.Name+")"); err != nil {
+			return nil, &ForbiddenError{Param: "include", Message: err.Error()}
+		}
+		e.throughTable = p.Tables[rel.Through.Name]
+	}
+	if !rel.Many && (step.Sort != nil || step.Limit != 0) {
+		return nil, queryErr("include", "%s is one record: sort and limit apply to lists only", shown)
+	}
+	if e.output, err = planFields(rel.To, step.Fields); err != nil {
+		return nil, queryErr("include", "fields of %s: %s", shown, err.(*QueryError).Message)
+	}
+	if rel.Many {
+		if e.order, err = planOrder(rel.To, &ListQuery{Sort: step.Sort}); err != nil {
+			return nil, queryErr("include", "sort of %s: %s", shown, err.(*QueryError).Message)
+		}
+		if step.Limit != 0 {
+			e.limit = step.Limit
+		}
+	}
+	return e, nil
+}
+
+// includePathName writes a path as include names it, without options.
+func includePathName(path []IncludeStep) string {
+	names := make([]string, len(path))
+	for i, s := range path {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ".")
 }
 
 func relationHint(t *schema.CTable) string {

@@ -34,14 +34,18 @@ func TestBuildListRejectsUnknownNamesAndBadValuesByParameter(t *testing.T) {
 		{"users", "filter=" + url.QueryEscape("name !~ null"), "filter", "null compares only with = or != at 9"},
 		{"users", "filter=" + url.QueryEscape("not (prefs = '{}')"), "filter", "prefs cannot be filtered at 14"},
 		{"counters", "search=x", "search", "has no text columns"},
-		{"users", "include=nope", "include", `unknown relation "nope" on users (relations: audits, notes, posts)`},
-		{"users", "include=posts.nope", "include", `unknown relation "nope" on posts (relations: author, comments)`},
+		{"users", "include=nope", "include", `unknown relation "nope" on users (relations: audits, follows_followee, follows_follower, follows_in, follows_out, notes, posts)`},
+		{"users", "include=posts.nope", "include", `unknown relation "nope" on posts (relations: author, comments, post_tags, tags)`},
 		{"counters", "include=x", "include", "(it has no relations)"},
 		{"users", "include=" + url.QueryEscape("posts,notes,audits,posts.author,posts.comments,posts.author.posts,posts.author.notes,posts.author.audits,posts.comments.post,notes.user,audits.user,notes.user.posts,notes.user.notes"),
 			"include", "at most 12 relations"},
 		{"users", "fields=nope", "fields", `unknown column "nope"`},
 		{"users", "fields=password_hash", "fields", "unknown column"},
 		{"users", "fields=posts", "fields", "unknown column"},
+		{"posts", "include=" + url.QueryEscape("author(limit=2)"), "include", "author is one record: sort and limit apply to lists only"},
+		{"posts", "include=" + url.QueryEscape("tags(sort=nope)"), "include", `sort of tags: unknown column "nope"`},
+		{"users", "include=" + url.QueryEscape("posts.tags(fields=nope)"), "include", `fields of posts.tags: unknown column "nope"`},
+		{"posts", "include=" + url.QueryEscape("tags(limit=2),tags(limit=3)"), "include", "tags is given two sets of options"},
 	}
 	for _, c := range cases {
 		_, err := build(t, pub, c.table, c.query)
@@ -68,6 +72,9 @@ func TestBuildListChecksTheReadRuleOfEveryEmbeddedTable(t *testing.T) {
 		{"users", "posts", none, true},               // authenticated needs a credential
 		{"users", "posts", access.Principal{}, true}, // an unset reader is no credential
 		{"posts", "author.audits", user, true},       // checked at every level
+		{"posts", "tags", user, true},                // the junction post_tags is key-only
+		{"posts", "tags", key, false},
+		{"users", "follows_followee", user, false}, // owner-read junction: scoped
 		{"counters", "", none, false},
 	}
 	for _, c := range cases {
@@ -95,6 +102,18 @@ func TestBuildListMergesRepeatedIncludePaths(t *testing.T) {
 	}
 	if a.SQL != b.SQL {
 		t.Fatalf("post,post.author,post and post.author differ:\n%s\n%s", a.SQL, b.SQL)
+	}
+	// Options given once apply wherever the relation is named again.
+	a, err = build(t, pub, "posts", "include="+url.QueryEscape("tags,tags(limit=2),author.posts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = build(t, pub, "posts", "include="+url.QueryEscape("tags(limit=2),author.posts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.SQL != b.SQL || !strings.Contains(a.SQL, "LIMIT 2)") {
+		t.Fatalf("tags,tags(limit=2) and tags(limit=2) differ:\n%s\n%s", a.SQL, b.SQL)
 	}
 }
 

@@ -30,6 +30,10 @@ type exists struct {
 	table *TableSQL
 	rows  access.Rows
 	cond  condition
+	// through and junction: the junction rows the caller may read, for a
+	// many-to-many relation.
+	through  access.Rows
+	junction *TableSQL
 }
 
 func (relatedFilter) isCondition() {}
@@ -94,6 +98,14 @@ func (f relatedFilter) fail(format string, args ...any) error {
 	return queryErr("filter", "%s", syntaxErr(f.cmp.At, format, args...).Error())
 }
 
+// param is the parameter the filter came in.
+func (f relatedFilter) param() string {
+	if f.field != nil {
+		return f.field.Param
+	}
+	return "filter"
+}
+
 // resolve walks the relation names from t, checking each name and the
 // caller's read rule on each table reached, and plans the comparison on
 // the last table's column.
@@ -114,14 +126,17 @@ func (f relatedFilter) resolve(p *Published, t *schema.CTable, caller access.Pri
 		}
 		g, err := access.Decide(caller, rel.To, access.Read)
 		if err != nil {
-			shown := strings.Join(rels[:i+1], ".")
-			param := "filter"
-			if f.field != nil {
-				param = f.field.Param
-			}
-			return nil, &ForbiddenError{Param: param, Message: "filtering on " + shown + " needs " + readNeed(rel.To)}
+			return nil, &ForbiddenError{Param: f.param(), Message: "filtering on " + strings.Join(rels[:i+1], ".") + " needs " + readNeed(rel.To)}
 		}
-		hops = append(hops, exists{rel: rel, table: p.Tables[rel.To.Name], rows: g.Rows})
+		hop := exists{rel: rel, table: p.Tables[rel.To.Name], rows: g.Rows}
+		if rel.Through != nil {
+			jg, err := access.Decide(caller, rel.Through, access.Read)
+			if err != nil {
+				return nil, &ForbiddenError{Param: f.param(), Message: "filtering on " + strings.Join(rels[:i+1], ".") + " needs " + readNeed(rel.Through)}
+			}
+			hop.through, hop.junction = jg.Rows, p.Tables[rel.Through.Name]
+		}
+		hops = append(hops, hop)
 		from = rel.To
 	}
 	inner, err := f.planOn(from, col)
@@ -170,7 +185,7 @@ func readNeed(t *schema.CTable) string {
 func (r *renderer) exists(n exists, parent string) string {
 	r.aliases++
 	a := "_x" + strconv.Itoa(r.aliases)
-	s := "EXISTS (SELECT 1 FROM " + n.table.Rel + " " + a + " WHERE " + a + "." + n.rel.ToCol.Ident + " = " + parent + "." + n.rel.FromCol.Ident
+	s := "EXISTS (SELECT 1 FROM " + n.table.Rel + " " + a + " WHERE " + r.correlate(n.rel, n.junction, n.through, a, parent)
 	if !n.rows.All() {
 		s += " AND " + a + "." + n.rows.Column.Ident + " = " + r.arg(n.rows.Value)
 	}

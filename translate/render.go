@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -133,7 +134,8 @@ func tableSizeEstimate(relParam string) string {
 // embeds renders the embedded relations of the rows of alias parent as
 // select-list entries, one correlated scalar sub-select each: a to-one
 // relation gives its row as a JSON object (NULL when there is none), a
-// to-many relation its first MaxEmbeddedRows rows by key as an array.
+// to-many relation its first rows in the embed's order (the key by
+// default) as an array.
 func (r *renderer) embeds(list []*embedPlan, parent string) string {
 	var s strings.Builder
 	for _, e := range list {
@@ -141,19 +143,16 @@ func (r *renderer) embeds(list []*embedPlan, parent string) string {
 		n := strconv.Itoa(r.aliases)
 		alias, row := "t"+n, "_r"+n
 		key := schema.QuoteIdent(e.name)
-		cond := alias + "." + e.rel.ToCol.Ident + " = " + parent + "." + e.rel.FromCol.Ident
+		cond := r.correlate(e.rel, e.throughTable, e.through, alias, parent)
 		if !e.rows.All() {
 			cond += " AND " + alias + "." + e.rows.Column.Ident + " = " + r.arg(e.rows.Value)
 		}
-		cols := columns(visible(e.table.Table), alias) + r.embeds(e.children, alias)
+		cols := columns(e.output, alias) + r.embeds(e.children, alias)
 		if e.rel.Many {
-			var order string
-			if pk := e.table.Table.PK; pk != nil {
-				order = " ORDER BY " + alias + "." + pk.Ident
-			}
+			order := orderBy(e.order, alias)
 			s.WriteString(", coalesce((SELECT json_agg(" + row + ") FROM (SELECT " + cols +
 				" FROM (SELECT " + alias + ".* FROM " + e.table.Rel + " " + alias + " WHERE " + cond +
-				order + " LIMIT " + strconv.Itoa(MaxEmbeddedRows) + ") " + alias +
+				order + " LIMIT " + strconv.Itoa(e.limit) + ") " + alias +
 				order + ") " + row + "), '[]'::json) AS " + key)
 		} else {
 			// The relation points at the referenced table's key, so the
@@ -163,6 +162,25 @@ func (r *renderer) embeds(list []*embedPlan, parent string) string {
 		}
 	}
 	return s.String()
+}
+
+// correlate renders the condition that a row of alias (of rel.To) belongs
+// to the row of parent (of rel.From). A direct relation is the foreign
+// key's equality; a many-to-many one asks the junction, whose rows the
+// caller may read (through), for the keys paired with the parent's, so a
+// pair listed twice still gives its row once.
+func (r *renderer) correlate(rel *schema.Relation, junction *TableSQL, through access.Rows, alias, parent string) string {
+	if rel.Through == nil {
+		return alias + "." + rel.ToCol.Ident + " = " + parent + "." + rel.FromCol.Ident
+	}
+	r.aliases++
+	j := "_j" + strconv.Itoa(r.aliases)
+	s := alias + "." + rel.ToCol.Ident + " IN (SELECT " + j + "." + rel.ThroughTo.Ident + " FROM " + junction.Rel + " " + j +
+		" WHERE " + j + "." + rel.ThroughFrom.Ident + " = " + parent + "." + rel.FromCol.Ident
+	if !through.All() {
+		s += " AND " + j + "." + through.Column.Ident + " = " + r.arg(through.Value)
+	}
+	return s + ")"
 }
 
 func visible(t *schema.CTable) []*schema.CColumn {

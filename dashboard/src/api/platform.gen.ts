@@ -538,6 +538,7 @@ export interface components {
             /** @enum {string} */
             id_type?: "integer" | "uuid";
             owner_column?: string;
+            junction?: boolean;
             permissions?: {
                 [key: string]: "public" | "authenticated" | "owner" | "key";
             };

@@ -78,6 +78,8 @@ export interface SchemaTable {
   id_type?: IdType;
   owner_column?: string;
   permissions?: Permissions;
+  /** Links two tables many-to-many through its two required references. */
+  junction?: boolean;
   columns: SchemaColumn[];
   position?: Position;
   external?: { primary_key: string; has_created_at?: boolean; has_updated_at?: boolean };
