@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -316,7 +317,19 @@ func TestListParametersCoverFiltersIncludeAndFields(t *testing.T) {
 		t.Errorf("limit = %v", limit)
 	}
 	// users has posts (reverse of posts.author_id); posts has author and tags.
-	include := strs(at(t, params["include"], "schema", "items", "enum"))
+	includeItems := at(t, params["include"], "schema", "items", "anyOf").([]any)
+	include := strs(at(t, includeItems[0], "enum"))
+	withOptions := regexp.MustCompile(at(t, includeItems[1], "pattern").(string))
+	for _, s := range []string{"posts(limit=5)", "posts(fields=title;sort=-title;limit=5).tags", "posts.tags(sort=name)"} {
+		if !withOptions.MatchString(s) {
+			t.Errorf("include item %q does not match the options pattern %s", s, withOptions)
+		}
+	}
+	for _, s := range []string{"posts(limit=5,sort=x)", "posts(", "a.b.c.d", "Posts"} {
+		if withOptions.MatchString(s) {
+			t.Errorf("include item %q matches the options pattern %s", s, withOptions)
+		}
+	}
 	for _, want := range []string{"posts", "posts.author", "posts.tags", "posts.tags.post"} {
 		if !contains(include, want) {
 			t.Errorf("include enum lacks %q: %v", want, include)

@@ -180,18 +180,25 @@ func includeParameter(t *schema.CTable) *v3.Parameter {
 		}
 	}
 	walk(t, "", 1)
-	item := &base.Schema{Type: types("string")}
+	// A path with options (tags(sort=name;limit=5)) is described by a
+	// pattern beside the enum of plain paths.
+	step := `[a-z][a-z0-9_]*(\([a-z0-9_=;-]+\))?`
+	withOptions := &base.Schema{Type: types("string"), Pattern: `^` + step + `(\.` + step + `){0,` + fmt.Sprint(translate.MaxIncludeDepth-1) + `}$`,
+		Description: "A relation path with options in parentheses after a relation: fields, sort and limit, separated by semicolons."}
+	item := withOptions
 	if len(paths) <= maxIncludeEnum {
 		sort.Strings(paths)
+		plain := &base.Schema{Type: types("string")}
 		for _, p := range paths {
-			item.Enum = append(item.Enum, str(p))
+			plain.Enum = append(plain.Enum, str(p))
 		}
-	} else {
-		item.Pattern = `^(` + strings.Join(t.RelationNames, "|") + `)(\.[a-z][a-z0-9_]*){0,` + fmt.Sprint(translate.MaxIncludeDepth-1) + `}$`
+		item = &base.Schema{AnyOf: []*base.SchemaProxy{base.CreateSchemaProxy(plain), base.CreateSchemaProxy(withOptions)}}
 	}
 	return &v3.Parameter{Name: "include", In: "query",
 		Description: fmt.Sprintf("Related records to embed, comma-separated relation names; nest with dots (a.b) up to %d levels. "+
-			"Relations of %s: %s.", translate.MaxIncludeDepth, t.Name, strings.Join(t.RelationNames, ", ")),
+			"A to-many relation takes options in parentheses: fields, sort and limit (1 to %d, the default), "+
+			"separated by semicolons, as in posts(fields=title;sort=-created_at;limit=5). "+
+			"Relations of %s: %s.", translate.MaxIncludeDepth, translate.MaxEmbeddedRows, t.Name, strings.Join(t.RelationNames, ", ")),
 		Style: "form", Explode: ptr(false),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(item)}})}

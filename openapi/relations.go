@@ -34,10 +34,14 @@ func relationSchemas(m *orderedmap.Map[string, *base.SchemaProxy], t *schema.CTa
 			r := t.Relations[rel]
 			target := base.CreateSchemaProxyRef(schemaRef(embeddedRecord(r.To, names[r.To.Name], level+1)))
 			var s *base.Schema
-			if r.Many {
+			switch {
+			case r.Through != nil:
+				s = &base.Schema{Type: types("array"), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: target},
+					Description: "Present with include=" + rel + ": the " + r.To.Name + " records linked to this record through " + r.Through.Name + "."}
+			case r.Many:
 				s = &base.Schema{Type: types("array"), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: target},
 					Description: "Present with include=" + rel + ": the " + r.To.Name + " records whose " + r.ToCol.Name + " is this record's id."}
-			} else {
+			default:
 				s = &base.Schema{AnyOf: []*base.SchemaProxy{target, base.CreateSchemaProxy(&base.Schema{Type: types("null")})},
 					Description: "Present with include=" + rel + ": the " + r.To.Name + " record that " + r.FromCol.Name + " references."}
 			}

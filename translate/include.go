@@ -21,7 +21,9 @@ type IncludeStep struct {
 }
 
 // includeOptions are the options a step may take; fields and sort take a
-// comma list, and a piece without "=" continues the option before it.
+// list, and a piece without "=" continues the option before it. Pieces are
+// separated by commas or semicolons: clients that split include at commas
+// (OpenAPI arrays) write tags(sort=name;limit=5).
 var includeOptions = map[string]bool{"fields": true, "sort": true, "limit": true}
 
 // parseInclude reads "a,b.c(limit=5)" into paths of steps. Commas and
@@ -103,7 +105,7 @@ func parseIncludeStep(item, part string) (IncludeStep, error) {
 	}
 	values := map[string][]string{}
 	var current string
-	for _, piece := range strings.Split(step.Options, ",") {
+	for _, piece := range strings.FieldsFunc(step.Options, func(r rune) bool { return r == ',' || r == ';' }) {
 		piece = strings.TrimSpace(piece)
 		key, val, isOption := strings.Cut(piece, "=")
 		if isOption {

@@ -20,6 +20,15 @@ func TestIncludeOptionsParse(t *testing.T) {
 	if !reflect.DeepEqual(q.Include, want) {
 		t.Errorf("include = %+v\nwant %+v", q.Include, want)
 	}
+	// Semicolons separate as commas do.
+	q, err = parse(t, "include="+url.QueryEscape("tags(fields=id;name;sort=-name;created_at;limit=5),author.posts(limit=2)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[0][0].Options = "fields=id;name;sort=-name;created_at;limit=5"
+	if !reflect.DeepEqual(q.Include, want) {
+		t.Errorf("include = %+v\nwant %+v", q.Include, want)
+	}
 }
 
 func TestIncludeOptionsRefused(t *testing.T) {
