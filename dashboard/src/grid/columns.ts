@@ -32,3 +32,18 @@ export function gridColumns(table: SchemaTable): GridColumn[] {
 export function isEditable(column: GridColumn): boolean {
   return !column.system && column.type !== 'passthrough';
 }
+
+const LABEL_TYPES = ['text', 'email', 'enum', 'url'];
+
+/** Columns a record is found by in a picker: the text-like ones `search` matches. */
+export function labelColumns(table: SchemaTable | undefined): string[] {
+  return (table?.columns ?? []).filter((c) => LABEL_TYPES.includes(c.type)).map((c) => c.name);
+}
+
+/** A record in words for pickers and reference cells: `#3 · Ada Lovelace`. */
+export function recordLabel(table: SchemaTable | undefined, row: Record<string, unknown>): string {
+  const first = labelColumns(table)
+    .map((c) => row[c])
+    .find((v) => typeof v === 'string' && v !== '');
+  return first ? `#${String(row.id)} · ${String(first)}` : `#${String(row.id)}`;
+}
