@@ -104,7 +104,7 @@ function FilterForm({ columns, onAdd }: { columns: GridColumn[]; onAdd: (filter:
           />
         )}
         <Button type="submit" size="xs" leftSection={<IconPlus size={14} aria-hidden />}>
-          Add filter
+          Apply filter
         </Button>
       </Stack>
     </form>
