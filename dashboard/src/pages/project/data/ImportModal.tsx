@@ -107,6 +107,7 @@ export function ImportModal({ projectId, table, credential, opened, onClose, onI
           onChange={(f) => void pick(f)}
           leftSection={<IconFileImport size={16} aria-hidden />}
           clearable
+          clearButtonProps={{ 'aria-label': 'Remove the file' }}
         />
         {readError && (
           <Alert color={tones.danger} title="The file cannot be read">
