@@ -46,7 +46,14 @@ export function GridCell({ projectId, tableName, schema, credential, column, row
   const targetTable = column.references ? schema.tables.find((t) => t.name === column.references) : undefined;
 
   const onKeyDown = (e: KeyboardEvent<HTMLTableCellElement>) => {
-    if (e.target !== e.currentTarget || !editable) return;
+    if (e.target !== e.currentTarget) return;
+    const next = neighbourCell(e.currentTarget, e.key);
+    if (next) {
+      e.preventDefault();
+      next.focus();
+      return;
+    }
+    if (!editable) return;
     if (e.key === 'Enter' || e.key === 'F2') {
       e.preventDefault();
       setEditing(true);
@@ -93,15 +100,36 @@ export function GridCell({ projectId, tableName, schema, credential, column, row
       ref={cellRef}
       className={classes.cell}
       title={shown.title}
-      tabIndex={editable ? 0 : undefined}
+      // Editable cells are in the Tab order; arrow keys reach every cell.
+      tabIndex={editable ? 0 : -1}
       data-column={column.name}
-      aria-label={editable ? `${column.name} of record ${String(row.id)}: ${shown.text}. Press Enter to edit` : undefined}
+      aria-label={`${column.name} of record ${String(row.id)}: ${shown.text}${editable ? '. Press Enter to edit' : ''}`}
       onDoubleClick={editable ? () => setEditing(true) : undefined}
       onKeyDown={onKeyDown}
     >
       {content}
     </Table.Td>
   );
+}
+
+/** The data cell an arrow key moves to from `cell`, if there is one. */
+function neighbourCell(cell: HTMLTableCellElement, key: string): HTMLElement | null {
+  const isCell = (el: Element | null | undefined): el is HTMLElement => el instanceof HTMLElement && el.dataset.column !== undefined;
+  const row = cell.parentElement;
+  const column = cell.dataset.column ?? '';
+  const inRow = (tr: Element | null | undefined) => (tr ? tr.querySelector<HTMLElement>(`td[data-column="${CSS.escape(column)}"]`) : null);
+  switch (key) {
+    case 'ArrowRight':
+      return isCell(cell.nextElementSibling) ? cell.nextElementSibling : null;
+    case 'ArrowLeft':
+      return isCell(cell.previousElementSibling) ? cell.previousElementSibling : null;
+    case 'ArrowDown':
+      return inRow(row?.nextElementSibling);
+    case 'ArrowUp':
+      return inRow(row?.previousElementSibling);
+    default:
+      return null;
+  }
 }
 
 interface CellEditorProps {
