@@ -55,6 +55,8 @@ export function ReferencePicker({ projectId, credential, target, targetTable, la
         const row = options.data?.find((r) => String(r.id) === picked);
         onPick(row ? row.id : picked);
       }}
+      // Leaving without a pick keeps the value; a refusal stays shown until Escape.
+      onBlur={() => !error && onCancel()}
       onKeyDown={(e) => {
         if (e.key === 'Escape') {
           e.stopPropagation();
