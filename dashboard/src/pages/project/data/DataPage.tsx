@@ -1,28 +1,37 @@
-import { Anchor, Button, Group, NativeSelect, Pagination, Paper, Stack, Tabs, Text, TextInput } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Group, NativeSelect, Pagination, Paper, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconPlus, IconSearch } from '@tabler/icons-react';
+import { notifications } from '@mantine/notifications';
+import { IconFileImport, IconPlus, IconSearch, IconTrash, IconX } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { EmptyState } from '../../../components/EmptyState';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { KeyPicker } from '../../../components/KeyPicker';
 import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
-import { FILTER_OPERATORS, FILTER_OPERATOR_LABELS, emptyListHelpers, listQueryPairs, type ColumnFilter, type FilterOperator, type SortKey } from '../../../console/listQuery';
+import { emptyListHelpers, listQueryPairs, type ColumnFilter, type SortKey } from '../../../console/listQuery';
 import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
 import { useRecordsQuery, type RecordRow } from '../../../data/records/records-query';
+import { gridColumns } from '../../../grid/columns';
+import { filterPairs, filtersFromSearch } from '../../../grid/filters';
 import { useKeyVault } from '../../../lib/keyVault';
-import type { SchemaDocument } from '../../../schema/document';
+import { forwardRelationName, type SchemaDocument } from '../../../schema/document';
+import { tones } from '../../../tones';
 import { useProjectId } from '../useProjectId';
+import { BulkDeleteModal } from './BulkDeleteModal';
+import { DataGrid } from './DataGrid';
 import { DeleteRecordModal } from './DeleteRecordModal';
+import { ExportMenu } from './ExportMenu';
+import { FilterBar } from './FilterBar';
+import { ImportModal } from './ImportModal';
 import { RecordFormModal } from './RecordFormModal';
-import { RecordsTable } from './RecordsTable';
 
 export function DataPage() {
   const projectId = useProjectId();
   const published = usePublishedSchemaQuery(projectId);
   const { table: tableParam } = useParams();
   const navigate = useNavigate();
+  const [search] = useSearchParams();
 
   if (published.isPending) return <LoadingState label="Loading tables…" />;
   if (published.error) return <ErrorAlert error={published.error} title="The published schema could not be loaded" />;
@@ -42,7 +51,7 @@ export function DataPage() {
 
   return (
     <Stack gap="md">
-      <PageHeader title="Data" description="Browse and change records through the generated API, with one of your keys." />
+      <PageHeader title="Data" description="Browse, edit, import and export records through the generated API, with one of your keys. Double-click a cell (or press Enter on it) to change it." />
       <Paper withBorder p="sm">
         <KeyPicker projectId={projectId} label="Use key" />
       </Paper>
@@ -56,7 +65,8 @@ export function DataPage() {
         </Tabs.List>
         {schema.tables.map((t) => (
           <Tabs.Panel key={t.name} value={t.name} pt="sm">
-            {t.name === tableName && <TableBrowser projectId={projectId} schema={schema} tableName={tableName} />}
+            {/* A link to a referenced row changes the address's filters: start the browser afresh with them. */}
+            {t.name === tableName && <TableBrowser key={`${tableName}?${search.toString()}`} projectId={projectId} schema={schema} tableName={tableName} initialFilters={filtersFromSearch(search)} />}
           </Tabs.Panel>
         ))}
       </Tabs>
@@ -68,9 +78,10 @@ interface TableBrowserProps {
   projectId: string;
   schema: SchemaDocument;
   tableName: string;
+  initialFilters: ColumnFilter[];
 }
 
-function TableBrowser({ projectId, schema, tableName }: TableBrowserProps) {
+function TableBrowser({ projectId, schema, tableName, initialFilters }: TableBrowserProps) {
   const table = schema.tables.find((t) => t.name === tableName)!;
   const { selected: key } = useKeyVault(projectId);
   const [page, setPage] = useState(1);
@@ -78,25 +89,27 @@ function TableBrowser({ projectId, schema, tableName }: TableBrowserProps) {
   const [sort, setSort] = useState<SortKey | undefined>();
   const [search, setSearch] = useState('');
   const [debouncedSearch] = useDebouncedValue(search, 300);
-  const [filter, setFilter] = useState<ColumnFilter>({ column: '', op: 'eq', value: '' });
+  const [filters, setFilters] = useState<ColumnFilter[]>(initialFilters);
+  const [selection, setSelection] = useState<ReadonlySet<string>>(new Set());
   const [editing, setEditing] = useState<RecordRow | 'new' | undefined>();
   const [deleting, setDeleting] = useState<RecordRow | undefined>();
+  const [bulkDeleting, setBulkDeleting] = useState(false);
+  const [importing, setImporting] = useState(false);
 
-  const columns = useMemo(
-    () => ['id', ...table.columns.filter((c) => c.type !== 'password').map((c) => c.name), 'created_at', 'updated_at'],
-    [table],
+  const columns = useMemo(() => gridColumns(table), [table]);
+  // Foreign keys show their record's name: the list embeds each referenced record.
+  const includes = useMemo(() => table.columns.filter((c) => c.references && c.type !== 'password').map(forwardRelationName), [table]);
+  // Filters, search and sort: the export takes them as they are, the list adds the page.
+  const matching = useMemo(
+    () => [
+      ...listQueryPairs({ ...emptyListHelpers, sort: sort ? [sort] : [], search: debouncedSearch || undefined }),
+      ...filterPairs(filters),
+    ],
+    [sort, debouncedSearch, filters],
   );
   const query = useMemo(
-    () =>
-      listQueryPairs({
-        ...emptyListHelpers,
-        page,
-        limit,
-        sort: sort ? [sort] : [],
-        filters: filter.column && filter.value !== '' ? [filter] : [],
-        search: debouncedSearch || undefined,
-      }),
-    [page, limit, sort, filter, debouncedSearch],
+    () => [...listQueryPairs({ ...emptyListHelpers, page, limit, include: includes }), ...matching] as [string, string][],
+    [page, limit, includes, matching],
   );
   const records = useRecordsQuery(projectId, tableName, query, key?.secret);
   const canWrite = key?.scope !== 'read';
@@ -111,16 +124,30 @@ function TableBrowser({ projectId, schema, tableName }: TableBrowserProps) {
     );
   }
 
+  const narrowed = Boolean(debouncedSearch) || filters.length > 0;
   const toggleSort = (column: string) => {
     setPage(1);
-    setSort((s) => (s?.column !== column ? { column, descending: false } : s.descending ? undefined : { column, descending: true }));
+    setSort((s) => (s?.column !== column ? { column, descending: false } : { column, descending: !s.descending }));
   };
+  const changeFilters = (next: ColumnFilter[]) => {
+    setFilters(next);
+    setPage(1);
+    setSelection(new Set());
+  };
+  const select = (ids: string[], on: boolean) =>
+    setSelection((current) => {
+      const next = new Set(current);
+      for (const id of ids) if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
 
   return (
     <Stack gap="sm">
       <Group gap="xs" align="flex-end" wrap="wrap">
         <TextInput
           label="Search"
+          description="in the text columns"
           leftSection={<IconSearch size={16} aria-hidden />}
           value={search}
           onChange={(e) => {
@@ -129,50 +156,53 @@ function TableBrowser({ projectId, schema, tableName }: TableBrowserProps) {
           }}
           w={220}
         />
-        <NativeSelect
-          label="Filter column"
-          data={[{ value: '', label: 'No filter' }, ...columns.map((c) => ({ value: c, label: c }))]}
-          value={filter.column}
-          onChange={(e) => {
-            setFilter({ ...filter, column: e.currentTarget.value });
-            setPage(1);
-          }}
-        />
-        <NativeSelect
-          label="Operator"
-          data={FILTER_OPERATORS.map((op) => ({ value: op, label: FILTER_OPERATOR_LABELS[op] }))}
-          value={filter.op}
-          onChange={(e) => setFilter({ ...filter, op: e.currentTarget.value as FilterOperator })}
-          disabled={!filter.column}
-        />
-        <TextInput
-          label="Value"
-          value={filter.value}
-          onChange={(e) => {
-            setFilter({ ...filter, value: e.currentTarget.value });
-            setPage(1);
-          }}
-          disabled={!filter.column}
-        />
-        <Button ml="auto" leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} disabled={!canWrite}>
-          New record
-        </Button>
+        <Group gap="xs" ml="auto" wrap="wrap">
+          <Button variant="default" leftSection={<IconFileImport size={16} aria-hidden />} onClick={() => setImporting(true)} disabled={!canWrite}>
+            Import
+          </Button>
+          <ExportMenu projectId={projectId} tableName={tableName} query={matching} credential={key.secret} />
+          <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setEditing('new')} disabled={!canWrite}>
+            New record
+          </Button>
+        </Group>
       </Group>
+      <FilterBar columns={columns} filters={filters} onChange={changeFilters} />
+      {selection.size > 0 && (
+        <Paper withBorder p="xs" role="region" aria-label="Selection">
+          <Group gap="sm">
+            <Text size="sm" fw={600}>
+              {selection.size} selected
+            </Text>
+            <Button size="xs" color={tones.danger} leftSection={<IconTrash size={14} aria-hidden />} onClick={() => setBulkDeleting(true)}>
+              Delete selected
+            </Button>
+            <ActionIcon variant="subtle" color="gray.8" aria-label="Clear the selection" onClick={() => setSelection(new Set())}>
+              <IconX size={16} />
+            </ActionIcon>
+          </Group>
+        </Paper>
+      )}
 
       {records.error ? <ErrorAlert error={records.error} title={`Could not list ${tableName}`} /> : null}
       {records.isPending && !records.error && <LoadingState label={`Loading ${tableName}…`} />}
       {records.data && records.data.rows.length === 0 && (
-        <EmptyState title={debouncedSearch || filter.value ? 'No records match' : `No ${tableName} yet`}>
-          {debouncedSearch || filter.value ? 'Try another search or filter.' : 'Create the first record with New record.'}
+        <EmptyState title={narrowed ? 'No records match' : `No ${tableName} yet`}>
+          {narrowed ? 'Try another search or filter.' : 'Create the first record with New record, or import a file.'}
         </EmptyState>
       )}
       {records.data && records.data.rows.length > 0 && (
         <Paper withBorder>
-          <RecordsTable
+          <DataGrid
+            projectId={projectId}
+            tableName={tableName}
+            schema={schema}
+            credential={key.secret}
             columns={columns}
             rows={records.data.rows}
             sort={sort}
             onSort={toggleSort}
+            selected={selection}
+            onSelect={select}
             onEdit={setEditing}
             onDelete={setDeleting}
             canWrite={canWrite}
@@ -216,6 +246,27 @@ function TableBrowser({ projectId, schema, tableName }: TableBrowserProps) {
         credential={key.secret}
         record={deleting}
         onClose={() => setDeleting(undefined)}
+      />
+      <BulkDeleteModal
+        projectId={projectId}
+        tableName={tableName}
+        schema={schema}
+        credential={key.secret}
+        ids={[...selection]}
+        opened={bulkDeleting}
+        onClose={() => setBulkDeleting(false)}
+        onDeleted={(count) => {
+          setSelection(new Set());
+          notifications.show({ color: tones.success, title: `Deleted ${count} ${count === 1 ? 'record' : 'records'}`, message: `from ${tableName}` });
+        }}
+      />
+      <ImportModal
+        projectId={projectId}
+        table={table}
+        credential={key.secret}
+        opened={importing}
+        onClose={() => setImporting(false)}
+        onImported={(count) => notifications.show({ color: tones.success, title: `Imported ${count} ${count === 1 ? 'record' : 'records'}`, message: `into ${tableName}` })}
       />
     </Stack>
   );
