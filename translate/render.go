@@ -168,19 +168,23 @@ func (r *renderer) embeds(list []*embedPlan, parent string) string {
 // to the row of parent (of rel.From). A direct relation is the foreign
 // key's equality; a many-to-many one asks the junction, whose rows the
 // caller may read (through), for the keys paired with the parent's, so a
-// pair listed twice still gives its row once.
+// pair listed twice still gives its row once. As "= ANY (ARRAY(...))" the
+// keys are collected first and the far table is read by its primary key;
+// as "IN (SELECT ...)" PostgreSQL hash-joined a scan of the whole far
+// table for every parent row once that table was a few thousand rows
+// (TestManyToManyReadsTheJunctionsReferenceIndex).
 func (r *renderer) correlate(rel *schema.Relation, junction *TableSQL, through access.Rows, alias, parent string) string {
 	if rel.Through == nil {
 		return alias + "." + rel.ToCol.Ident + " = " + parent + "." + rel.FromCol.Ident
 	}
 	r.aliases++
 	j := "_j" + strconv.Itoa(r.aliases)
-	s := alias + "." + rel.ToCol.Ident + " IN (SELECT " + j + "." + rel.ThroughTo.Ident + " FROM " + junction.Rel + " " + j +
+	s := alias + "." + rel.ToCol.Ident + " = ANY (ARRAY(SELECT " + j + "." + rel.ThroughTo.Ident + " FROM " + junction.Rel + " " + j +
 		" WHERE " + j + "." + rel.ThroughFrom.Ident + " = " + parent + "." + rel.FromCol.Ident
 	if !through.All() {
 		s += " AND " + j + "." + through.Column.Ident + " = " + r.arg(through.Value)
 	}
-	return s + ")"
+	return s + "))"
 }
 
 func visible(t *schema.CTable) []*schema.CColumn {

@@ -1,6 +1,7 @@
 package apihttp_test
 
 import (
+	"context"
 	"net/url"
 	"reflect"
 	"sort"
@@ -172,5 +173,46 @@ func TestIncludeThroughAJunctionAppliesItsReadRule(t *testing.T) {
 		if status != 403 || e["code"] != "FORBIDDEN" || !strings.Contains(e["message"].(string), "memberships") {
 			t.Errorf("GET %s as user 1: want 403 naming memberships, got %d %v", path, status, body)
 		}
+	}
+}
+
+// An include or a filter through a junction reads the junction by its
+// reference index and the far table by its key: no scan of either per
+// parent row.
+func TestManyToManyReadsTheJunctionsReferenceIndex(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(socialSchema)
+	execIn(t, s, p,
+		`INSERT INTO $s.posts (title) SELECT 'post ' || g FROM generate_series(1, 5000) g`,
+		`INSERT INTO $s.tags (name) SELECT 'tag ' || g FROM generate_series(1, 2000) g`,
+		`INSERT INTO $s.post_tags (post_id, tag_id) SELECT g % 5000 + 1, g % 2000 + 1 FROM generate_series(1, 30000) g`,
+		`ANALYZE $s.posts`, `ANALYZE $s.tags`, `ANALYZE $s.post_tags`,
+	)
+	entry, err := s.Svc.Registry.Get(context.Background(), p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		table, query string
+		indexes      []string
+	}{
+		{"posts", "include=" + url.QueryEscape("tags(sort=name;limit=3)"), []string{"post_tags_post_id_sort", "tags_pkey"}},
+		{"tags", "limit=5&include=posts", []string{"post_tags_tag_id_sort", "posts_pkey"}},
+		{"posts", query("filter[id][lt]", "50", "filter[tags.name]", "tag 7"), []string{"post_tags_post_id_sort", "tags_name_key"}},
+	} {
+		plan := explainList(t, s.Svc.DB, buildFor(t, entry, c.table, c.query), false)
+		_, used := planNodes(t, plan)
+		for _, want := range c.indexes {
+			if !contains(used, want) {
+				t.Errorf("/%s?%s: plan reads indexes %v, want %s among them:\n%s", c.table, c.query, used, want, plan)
+			}
+		}
+		walkPlan(t, plan, func(node map[string]any) {
+			if node["Node Type"] == "Seq Scan" && node["Relation Name"] != c.table {
+				t.Errorf("/%s?%s: plan scans %v", c.table, c.query, node["Relation Name"])
+			}
+		})
+		s.API(p, "GET", "/"+c.table+"?"+c.query, nil).Must(t, 200)
 	}
 }
