@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -453,6 +454,7 @@ func TestDocumentDescribesEveryAnswer(t *testing.T) {
 
 	ok("GET", "/posts?limit=5&sort=-created_at&include=author,tags&filter[featured]=true&count=exact", key, nil, 200)
 	ok("GET", "/users?include=posts.tags&fields=email,name", key, nil, 200)
+	ok("GET", "/users?include="+url.QueryEscape("posts(fields=title;sort=-title;limit=2).tags(limit=1)")+",posts.author", key, nil, 200)
 	ok("GET", "/users?search=ann&filter=age%20%3E%3D%200%20or%20age%20%3D%20null", key, nil, 200)
 	ok("GET", fmt.Sprintf("/posts/%v", pid), key, nil, 200)
 	ok("PATCH", fmt.Sprintf("/posts/%v", pid), key, map[string]any{"rating": 4.5}, 200)
