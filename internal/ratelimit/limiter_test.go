@@ -361,3 +361,37 @@ func closedPort(t *testing.T) string {
 	ln.Close()
 	return port
 }
+
+// A bulk request counts as its items on the shared Redis count too, so
+// every node sees what a bulk create on another node spent.
+func TestBulkRequestsCountTheirItemsOnTheSharedRedisCount(t *testing.T) {
+	t.Parallel()
+	u := redisURL(t)
+	prefix := "tstest:" + store.RandomID(8)
+	o := &owners{}
+	o.set("p1", 1, "free")
+	a := newLimiter(t, o, ratelimit.Config{RedisURL: u, Prefix: prefix})
+	b := newLimiter(t, o, ratelimit.Config{RedisURL: u, Prefix: prefix})
+	takeN := func(l *ratelimit.Limiter, n int64) ratelimit.Decision {
+		t.Helper()
+		d, err := l.TakeN(context.Background(), "p1", n, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := takeN(a, 2); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("a bulk of 2 on node a: %+v, want allowed with 1 remaining", d)
+	}
+	if d := mustTake(t, b, "p1"); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("one request on node b after it: %+v, want allowed with 0 remaining", d)
+	}
+	if d := takeN(b, 2); d.Allowed {
+		t.Fatalf("a bulk of 2 past the limit: %+v, want refused", d)
+	}
+	for _, l := range []*ratelimit.Limiter{a, b} {
+		if st := l.Stats(); !st.RedisUp || st.FallbackDecisions != 0 {
+			t.Fatalf("stats = %+v, want every decision made on Redis", st)
+		}
+	}
+}
