@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
@@ -287,6 +289,11 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 // does this itself), always with its Content-Length.
 func (s *statusWriter) WriteBody(status int, body []byte) {
 	h := s.Header()
+	if status == http.StatusOK && s.request != nil && (s.request.Method == http.MethodGet || s.request.Method == http.MethodHead) {
+		if s.notModified(h, body) {
+			return
+		}
+	}
 	if len(body) >= compress.MinSize && s.request != nil {
 		h["Vary"] = append(h["Vary"], "Accept-Encoding")
 		if enc := compress.Negotiate(s.request.Header.Get("Accept-Encoding")); enc != "" && len(h["Content-Encoding"]) == 0 {
@@ -297,6 +304,24 @@ func (s *statusWriter) WriteBody(status int, body []byte) {
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	s.WriteHeader(status)
 	_, _ = s.Write(body)
+}
+
+// notModified tags a read's answer with a weak ETag, a hash of its
+// uncompressed body (the same on every node, so an edge cache or a
+// browser may revalidate against any of them), and answers 304 without
+// the body when the client's If-None-Match already holds it. The request
+// still ran and counted: a 304 saves the transfer, not the query.
+func (s *statusWriter) notModified(h http.Header, body []byte) bool {
+	tag := `"` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
+	h["ETag"] = []string{"W/" + tag}
+	inm := s.request.Header.Get("If-None-Match")
+	if inm == "" || !matchesETag(inm, tag) {
+		return false
+	}
+	delete(h, "Content-Type")
+	delete(h, "Content-Length")
+	s.WriteHeader(http.StatusNotModified)
+	return true
 }
 
 func (s *statusWriter) status() int {
