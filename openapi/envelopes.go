@@ -45,6 +45,7 @@ const (
 	headerRequestID = "X-Request-Id"
 	headerLocation  = "Location"
 	headerReplayed  = "Idempotent-Replayed"
+	headerETag      = "ETag"
 
 	securityBearer = "bearerAuth"
 	jsonMedia      = "application/json"
@@ -192,6 +193,8 @@ func sharedHeaders() *orderedmap.Map[string, *v3.Header] {
 	m.Set(headerRequestID, &v3.Header{Description: "The request's id, as it appears in the service's logs.",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
 	m.Set(headerLocation, &v3.Header{Description: "The path of the created record.",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
+	m.Set(headerETag, &v3.Header{Description: "A weak tag of the answer's content, the same on every node; send it back in If-None-Match to revalidate.",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
 	m.Set(headerReplayed, &v3.Header{Description: "true when the answer is the recorded first answer to this Idempotency-Key, not a new write.",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("true")}})})

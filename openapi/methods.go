@@ -3,6 +3,7 @@ package openapi
 import (
 	"strings"
 
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
 )
@@ -30,6 +31,7 @@ func headOperation(get *v3.Operation, operationID, what string) *v3.Operation {
 // takes: the others are answered 405, which OpenAPI cannot attach to an
 // operation the path does not have, so the path's description says it.
 func describeMethods(p *v3.PathItem, headID, what string) {
+	revalidated(p.Get)
 	p.Head = headOperation(p.Get, headID, what)
 	var allowed []string
 	for _, m := range []struct {
@@ -42,4 +44,32 @@ func describeMethods(p *v3.PathItem, headID, what string) {
 	}
 	p.Description = joinSentences(p.Description, "Methods: "+strings.Join(allowed, ", ")+
 		". Any other method is answered 405 METHOD_NOT_ALLOWED (the error envelope) with an Allow header naming the methods.")
+}
+
+// revalidated describes a read's ETag: the JSON 200 answer carries it,
+// If-None-Match may send it back, and a match is answered 304 without a
+// body.
+func revalidated(get *v3.Operation) {
+	codes := orderedmap.New[string, *v3.Response]()
+	for st := get.Responses.Codes.First(); st != nil; st = st.Next() {
+		codes.Set(st.Key(), st.Value())
+		if st.Key() != "200" {
+			continue
+		}
+		ok := st.Value()
+		if ok.Headers == nil {
+			ok.Headers = orderedmap.New[string, *v3.Header]()
+		}
+		ok.Headers.Set(headerETag, &v3.Header{Reference: "#/components/headers/" + headerETag})
+		notModified := orderedmap.New[string, *v3.Header]()
+		notModified.Set(headerETag, &v3.Header{Reference: "#/components/headers/" + headerETag})
+		codes.Set("304", &v3.Response{Headers: notModified,
+			Description: "Not modified: If-None-Match holds the answer's current ETag. No body; the request still counts."})
+	}
+	get.Responses.Codes = codes
+	params := make([]*v3.Parameter, 0, len(get.Parameters)+1)
+	params = append(params, get.Parameters...)
+	get.Parameters = append(params, &v3.Parameter{Name: "If-None-Match", In: "header",
+		Description: "ETags of answers the client holds; when one is current the answer is 304 without a body.",
+		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
 }
