@@ -145,30 +145,40 @@ func Preflight(r *http.Request) bool {
 	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 }
 
-// Annotate sets the headers of an actual (non-preflight) answer: Vary:
-// Origin always, since the answer depends on it, and, for an allowed
-// origin, Access-Control-Allow-Origin ("*" when any origin is allowed,
-// the origin itself when the list is restricted) and the exposed headers.
-// It reports whether the origin is allowed (true without an Origin).
+// Annotate sets the headers of an actual (non-preflight) answer and
+// reports whether the origin is allowed. Any origin allowed: "*" and the
+// exposed headers on every answer, Origin or not, so an answer is the
+// same for every origin and a cache may share it. A restricted list:
+// Vary: Origin on every answer, and the origin itself (with the exposed
+// headers) for a listed one.
 func (p *Policy) Annotate(h http.Header, origin string) bool {
-	if len(h[keyVary]) == 0 {
-		h[keyVary] = valVaryOrigin[:1:1]
-	} else {
-		h[keyVary] = append(h[keyVary], valVaryOrigin...)
+	if !p.Restricted() {
+		if origin != "" {
+			vary(h)
+		}
+		h[keyAllowOrigin] = valAny[:1:1]
+		h[keyExposeHeaders] = valExposed[:1:1]
+		return true
 	}
+	vary(h)
 	if origin == "" {
 		return true
 	}
 	if !p.Allows(origin) {
 		return false
 	}
-	if p.Restricted() {
-		h[keyAllowOrigin] = []string{origin}
-	} else {
-		h[keyAllowOrigin] = valAny[:1:1]
-	}
+	h[keyAllowOrigin] = []string{origin}
 	h[keyExposeHeaders] = valExposed[:1:1]
 	return true
+}
+
+// vary adds Origin to Vary without allocating when it is the first entry.
+func vary(h http.Header) {
+	if len(h[keyVary]) == 0 {
+		h[keyVary] = valVaryOrigin[:1:1]
+	} else {
+		h[keyVary] = append(h[keyVary], valVaryOrigin...)
+	}
 }
 
 // AnswerPreflight sets the headers of a preflight's answer to an allowed

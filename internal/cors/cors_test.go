@@ -47,6 +47,10 @@ func TestPolicyEchoesAListedOriginAndAnswersStarOtherwise(t *testing.T) {
 	if p.Annotate(h, "https://b.org") || h.Get("Access-Control-Allow-Origin") != "" || h.Get("Vary") != "Origin" {
 		t.Fatalf("unlisted origin headers %v", h)
 	}
+	h = http.Header{}
+	if !Compile(nil).Annotate(h, "") || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Vary") != "" {
+		t.Fatalf("default policy without Origin: %v", h)
+	}
 	h = http.Header{"Vary": {"Accept-Encoding"}}
 	p.Annotate(h, "")
 	if got := h.Values("Vary"); !slices.Equal(got, []string{"Accept-Encoding", "Origin"}) {
