@@ -77,7 +77,7 @@ test('the dashboard keeps working after the plan is used up, and its traffic is 
     )
     .toEqual([102, true]);
   await openSection(page, 'Analytics');
-  await page.getByRole('radio', { name: 'Last hour' }).check({ force: true });
+  await page.getByText('Last hour', { exact: true }).click();
   await expect(page.getByTestId('dashboard-traffic')).toContainText('from your dashboard');
   const topEndpoints = page.getByRole('region', { name: 'Top endpoints' });
   await expect(topEndpoints).toContainText('/books');
