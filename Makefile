@@ -1,23 +1,37 @@
 # Tablesmith: `make run` builds and serves everything; `make test` runs every test.
-.PHONY: run caddy dashboard test test-go test-dashboard test-e2e lint bench stop-db swagger-ui
+.PHONY: run dashboard check-node test test-go test-dashboard test-e2e lint bench stop-db swagger-ui
 
 # -race: every Go test runs under the race detector (issue 16).
 GO_TEST_FLAGS ?= -race -p 2 -count=1 -timeout 15m
 
-run: caddy dashboard
-	@url=$$(./scripts/devdb.sh) && \
-	echo "Tablesmith on $${TABLESMITH_ADDR:-http://localhost:8080} (PostgreSQL: $$url)" && \
-	TABLESMITH_DATABASE_URL="$$url" ./caddy run --config Caddyfile.example --adapter caddyfile
+# What ./caddy and the dashboard are built from, so that `make run` rebuilds
+# only what changed (a second `make run` with no change starts at once).
+GO_SOURCES := go.mod go.sum $(shell find . -name node_modules -prune -o -name .data -prune -o -name .git -prune -o \
+	-type f \( -name '*.go' -not -name '*_test.go' -o -name '*.sql' \) -print)
+DASHBOARD_SOURCES := $(shell find dashboard/src dashboard/public -type f 2>/dev/null) \
+	dashboard/index.html dashboard/vite.config.ts dashboard/tsconfig.json dashboard/package.json
 
-caddy:
+run: caddy dashboard/dist/index.html
+	@./scripts/run.sh
+
+# ./caddy with the module (xcaddy.sh), rebuilt when a Go source, a
+# migration or the pinned Swagger UI changes.
+caddy: $(GO_SOURCES) openapi/swaggerui/package.json
 	./xcaddy.sh
 
-dashboard: dashboard/node_modules
-	cd dashboard && npm run build
+dashboard: dashboard/dist/index.html
 
-dashboard/node_modules: dashboard/package-lock.json
+dashboard/dist/index.html: dashboard/node_modules $(DASHBOARD_SOURCES)
+	cd dashboard && npm run build
+	@touch $@
+
+dashboard/node_modules: dashboard/package-lock.json | check-node
 	cd dashboard && npm ci --no-audit --no-fund
 	@touch $@
+
+# Node.js 20.19+ or 22.12+, with a clear message otherwise (scripts/check-node.sh).
+check-node:
+	@./scripts/check-node.sh
 
 test: test-go test-dashboard test-e2e
 
@@ -56,5 +70,6 @@ BENCH_FLAGS ?=
 bench:
 	./bench/run.sh $(BENCH_FLAGS)
 
+# Stops the private PostgreSQL of `make run` (its data in .data/pg stays).
 stop-db:
-	-runuser -u postgres -- pg_ctl -D .data/pg stop 2>/dev/null || pg_ctl -D .data/pg stop
+	@./scripts/devdb.sh stop

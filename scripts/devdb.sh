@@ -2,10 +2,12 @@
 # Prints a PostgreSQL URL for `make run`: TABLESMITH_DATABASE_URL if set,
 # otherwise a private cluster under ./.data/pg that it initialises and
 # starts from the machine's PostgreSQL server binaries.
+# `devdb.sh stop` stops that private cluster (make stop-db); its data stays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ -n "${TABLESMITH_DATABASE_URL:-}" ]; then
+mode=${1:-start}
+if [ "$mode" = start ] && [ -n "${TABLESMITH_DATABASE_URL:-}" ]; then
 	echo "$TABLESMITH_DATABASE_URL"
 	exit 0
 fi
@@ -26,6 +28,18 @@ make run needs PostgreSQL. Either
 MSG
 		exit 1
 	fi
+fi
+
+if [ "$mode" = stop ]; then
+	as_owner=()
+	[ "$(id -u)" = 0 ] && as_owner=(runuser -u postgres --)
+	if [ -f "$PWD/.data/pg/PG_VERSION" ] && "${as_owner[@]}" "$bindir/pg_ctl" -D "$PWD/.data/pg" status >/dev/null 2>&1; then
+		"${as_owner[@]}" "$bindir/pg_ctl" -D "$PWD/.data/pg" -m fast -w stop >/dev/null
+		echo "devdb: stopped the private PostgreSQL in .data/pg (its data is kept)" >&2
+	else
+		echo "devdb: the private PostgreSQL in .data/pg is not running" >&2
+	fi
+	exit 0
 fi
 
 port=${TABLESMITH_DEV_PG_PORT:-54329}

@@ -1,7 +1,8 @@
 // Helpers shared by the browser tests: page checks (accessibility, a
 // screenshot per page) and reading the dashboard's own state.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type APIResponse, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,4 +100,46 @@ export async function signUpWithProject(page: Page, projectName: string): Promis
   await page.getByRole('button', { name: 'Create project' }).click();
   await expect(page).toHaveURL(/\/projects\/[^/]+\/schema$/);
   return projectIdFrom(page.url());
+}
+
+/** An account, a generated project and a read-write key, made through the platform API. */
+export interface ApiProject {
+  email: string;
+  session: string;
+  projectId: string;
+  key: string;
+}
+
+/**
+ * Signs up through the platform API, creates a project with `schema`,
+ * generates it and makes a read-write key. `request` is a page's or a
+ * test's APIRequestContext.
+ */
+export async function createApiProject(request: APIRequestContext, name: string, schema: unknown): Promise<ApiProject> {
+  const email = `api.${Date.now()}${Math.floor(Math.random() * 1000)}@example.com`;
+  const json = async (response: APIResponse, status: number) => {
+    expect(response.status(), `${response.url()}: ${await response.text()}`).toBe(status);
+    return ((await response.json()) as { data: Record<string, unknown> }).data;
+  };
+  const signup = await json(await request.post('/api/auth/signup', { data: { email, password: 'correct-horse-battery', name: 'API person' } }), 201);
+  const session = signup.token as string;
+  const auth = { Authorization: `Bearer ${session}` };
+  const project = await json(await request.post('/api/projects', { headers: auth, data: { name, engine: 'postgres' } }), 201);
+  const projectId = project.id as string;
+  await json(await request.put(`/api/projects/${projectId}/schema`, { headers: auth, data: schema }), 200);
+  await json(await request.post(`/api/projects/${projectId}/generate`, { headers: auth, data: {} }), 200);
+  const key = await json(await request.post(`/api/projects/${projectId}/keys`, { headers: auth, data: { name: 'e2e', scope: 'read_write' } }), 201);
+  return { email, session, projectId, key: key.key as string };
+}
+
+/**
+ * Moves an account to another plan with `caddy tablesmith set-plan`, as an
+ * operator would; scripts/e2e.sh says where its Caddy is. Returns false when
+ * the server was not started by scripts/e2e.sh (the caller skips).
+ */
+export function setPlan(email: string, plan: string): boolean {
+  const caddy = process.env.TABLESMITH_E2E_CADDY;
+  if (!caddy || !process.env.TABLESMITH_DATABASE_URL) return false;
+  execFileSync(caddy, ['tablesmith', 'set-plan', email, plan], { stdio: 'pipe' });
+  return true;
 }

@@ -14,6 +14,10 @@ const (
 	Anonymous Kind = iota // no credential
 	APIKey                // a project API key
 	EndUser               // an end user's access token
+	// Dashboard is the project owner's own dashboard, signed in with a
+	// platform session: as powerful as a read-write API key, but not
+	// counted against the plan and kept apart in analytics.
+	Dashboard
 )
 
 // String is the kind as analytics and logs label it.
@@ -23,6 +27,8 @@ func (k Kind) String() string {
 		return "key"
 	case EndUser:
 		return "user"
+	case Dashboard:
+		return "dashboard"
 	}
 	return "none"
 }
@@ -42,6 +48,9 @@ type Principal struct {
 func Key(prefix string, readOnly bool) Principal {
 	return Principal{Kind: APIKey, KeyPrefix: prefix, ReadOnly: readOnly}
 }
+
+// Owner is the principal of the project owner's dashboard session.
+func Owner() Principal { return Principal{Kind: Dashboard} }
 
 // User is the principal of an end user.
 func User(id any) Principal { return Principal{Kind: EndUser, UserID: id} }
@@ -111,7 +120,7 @@ func Decide(p Principal, t *schema.CTable, a Action) (Grant, error) {
 		if p.Kind == Anonymous {
 			return Grant{}, &Denied{Unauthenticated: true, Message: "This endpoint needs an API key: Authorization: Bearer <API key>"}
 		}
-		if p.Kind != APIKey {
+		if p.Kind != APIKey && p.Kind != Dashboard {
 			return Grant{}, &Denied{Message: "This operation is only allowed with an API key"}
 		}
 	default: // authenticated, owner

@@ -20,7 +20,20 @@ type Report struct {
 	Series       []Point    `json:"series"`
 	TopEndpoints []Endpoint `json:"top_endpoints"`
 	PlanUsage    PlanUsage  `json:"plan_usage"`
+	// Dashboard is the owner's own traffic from the dashboard (Data, Test,
+	// API Docs), kept out of everything above (docs/limits-and-analytics.md).
+	Dashboard DashboardUsage `json:"dashboard"`
 }
+
+// DashboardUsage counts the requests the project owner's dashboard made
+// in the window: not customer traffic, and never counted against the plan.
+type DashboardUsage struct {
+	Requests int64 `json:"requests"`
+}
+
+// CredentialDashboard is the credential kind of the owner's dashboard
+// requests (access.Dashboard), which reports keep apart.
+const CredentialDashboard = "dashboard"
 
 // Summary covers the whole range. ErrorRate is the share of answers with
 // a 4xx or 5xx status (rate-limited ones included); percentiles are within
@@ -234,15 +247,26 @@ func points(from, to time.Time, iv time.Duration) int {
 	return int((span + s - 1) / s)
 }
 
-// rowsIn selects the buckets of both resolutions in [$2, $3) of project $1.
+// rowsIn selects the customer traffic (every credential but the owner's
+// dashboard) in the buckets of both resolutions in [$2, $3) of project $1.
 const rowsIn = `
 WITH rows AS (
     SELECT bucket, table_name, operation, method, status, requests, latency_sum_us, sketch
-    FROM tablesmith.analytics_minute WHERE project_id = $1 AND bucket >= $2 AND bucket < $3
+    FROM tablesmith.analytics_minute WHERE project_id = $1 AND bucket >= $2 AND bucket < $3 AND credential <> 'dashboard'
     UNION ALL
     SELECT bucket, table_name, operation, method, status, requests, latency_sum_us, sketch
-    FROM tablesmith.analytics_hour WHERE project_id = $1 AND bucket >= $2 AND bucket < $3
+    FROM tablesmith.analytics_hour WHERE project_id = $1 AND bucket >= $2 AND bucket < $3 AND credential <> 'dashboard'
 )`
+
+// dashboardIn counts the owner's dashboard requests in [$2, $3) of project $1.
+const dashboardIn = `
+SELECT coalesce(sum(requests), 0)::bigint FROM (
+    SELECT requests FROM tablesmith.analytics_minute
+    WHERE project_id = $1 AND bucket >= $2 AND bucket < $3 AND credential = 'dashboard'
+    UNION ALL
+    SELECT requests FROM tablesmith.analytics_hour
+    WHERE project_id = $1 AND bucket >= $2 AND bucket < $3 AND credential = 'dashboard'
+) d`
 
 const seriesQuery = rowsIn + `
 SELECT floor((extract(epoch FROM bucket) - $4) / $5)::bigint AS slot,
@@ -322,6 +346,9 @@ func Query(ctx context.Context, db *sql.DB, projectID string, w Window) (*Report
 	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(dropped), 0)::bigint FROM tablesmith.analytics_dropped
 		WHERE project_id = $1 AND bucket >= $2 AND bucket < $3`, projectID, alignDown(w.From, time.Hour), w.To).Scan(&s.DroppedSamples); err != nil {
 		return nil, fmt.Errorf("analytics drops: %w", err)
+	}
+	if err := db.QueryRowContext(ctx, dashboardIn, projectID, w.From, w.To).Scan(&rep.Dashboard.Requests); err != nil {
+		return nil, fmt.Errorf("analytics dashboard requests: %w", err)
 	}
 	if rep.TopEndpoints, err = topEndpoints(ctx, db, projectID, w); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/apierr"
@@ -43,6 +44,9 @@ func deniedError(err error) error {
 
 // Authenticate resolves the request's credential into rt.Principal. A
 // missing credential is allowed here (public rules); a wrong one is not.
+// The credential's first bytes say what it is meant as: an API key
+// (ts_), the owner's dashboard session (tsp_), else an end-user token;
+// so an API-key request never pays for the other checks.
 func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 	rt.Principal = access.Principal{}
 	header := r.Header.Get("Authorization")
@@ -53,22 +57,25 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 	if !ok {
 		return apierr.New(apierr.CodeUnauthorized, "The Authorization header must be: Bearer <API key or access token>")
 	}
-	if auth.LooksLikeAPIKey(tok) {
+	switch {
+	case strings.HasPrefix(tok, auth.APIKeyPrefix):
 		rec, err := h.d.Keys.Verify(r.Context(), tok, rt.Start)
 		if err != nil {
 			if errors.Is(err, auth.ErrInvalidToken) {
-				return apierr.New(apierr.CodeUnauthorized, "Invalid or revoked API key")
+				return apierr.New(apierr.CodeUnauthorized, "This API key is not valid for this project: it is unknown, incomplete or revoked")
 			}
 			return err
 		}
 		if rec.ProjectID != rt.ProjectID {
-			return apierr.New(apierr.CodeUnauthorized, "This API key belongs to another project")
+			return apierr.New(apierr.CodeUnauthorized, "This API key is not valid for this project: it belongs to another project")
 		}
 		rt.Principal = access.Key(rec.Prefix, rec.Scope != auth.ScopeReadWrite)
 		return nil
+	case auth.LooksLikeSession(tok):
+		return h.authenticateOwner(r, rt, tok)
 	}
 	if h.d.Users == nil {
-		return apierr.New(apierr.CodeUnauthorized, "Invalid credential")
+		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: send one of its API keys")
 	}
 	uid, err := h.d.Users.VerifyAccess(r.Context(), rt.Entry, tok)
 	if err != nil {
@@ -82,6 +89,28 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 		return err
 	}
 	rt.Principal = access.User(uid)
+	return nil
+}
+
+// authenticateOwner admits the owner's dashboard: a platform session of
+// the account that owns the project. It goes through the same handlers as
+// an API key, but its request is not counted against the plan (rt.counted)
+// and analytics records it as "dashboard" (docs/limits-and-analytics.md).
+func (h *Handler) authenticateOwner(r *http.Request, rt *Route, tok string) error {
+	if h.d.Owners == nil {
+		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: dashboard sessions are not accepted by this server")
+	}
+	timeout, err := h.d.Owners.VerifyOwner(r.Context(), rt.ProjectID, tok, rt.Start)
+	switch {
+	case errors.Is(err, auth.ErrInvalidToken):
+		return apierr.New(apierr.CodeUnauthorized, "This dashboard session is not valid (expired or signed by another server); log in again")
+	case errors.Is(err, ErrNotOwner):
+		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: the session is of an account that does not own it")
+	case err != nil:
+		return err
+	}
+	rt.Principal = access.Owner()
+	rt.counted, rt.statementTimeout = true, timeout
 	return nil
 }
 

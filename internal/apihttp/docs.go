@@ -22,7 +22,8 @@ const (
 
 // DocsRoutes are the routes that describe a project's API: the OpenAPI
 // document (openapi.json, openapi.yaml) and Swagger UI (docs). They take
-// no credential and are not counted against the plan (CONTRACT 5, 6).
+// no credential, are not counted against the plan (CONTRACT 5, 6) and do
+// not appear in analytics: the dashboard fetches them on every visit.
 func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
 	if log == nil {
 		log = slog.Default()
@@ -45,7 +46,7 @@ func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
 // into servers[0].url so that Try it out and imported clients reach this
 // very server.
 func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, log *slog.Logger) error {
-	rt.Operation = OpOpenAPI
+	rt.Operation, rt.unrecorded = OpOpenAPI, true
 	if len(rt.Rest) != 1 {
 		return apierr.New(apierr.CodeNotFound, "Not found")
 	}
@@ -74,8 +75,9 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 	hd.Set("ETag", etag)
 	// Revalidate every time: a generate changes the document at once.
 	hd.Set("Cache-Control", "no-cache")
-	hd.Set("Vary", "X-Forwarded-Proto")
-	// The description is public; tools on other origins may fetch it.
+	hd.Add("Vary", "X-Forwarded-Proto")
+	// The description is public: tools on any origin may fetch it,
+	// whatever the project's cors.allowed_origins.
 	hd.Set("Access-Control-Allow-Origin", "*")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	if matchesETag(r.Header.Get("If-None-Match"), etag) {
@@ -94,7 +96,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 // serveDocs writes the Swagger UI page (/docs) or one of its files
 // (/docs/<file>).
 func serveDocs(ui *swaggerui.UI, w http.ResponseWriter, r *http.Request, rt *Route) error {
-	rt.Operation = OpDocs
+	rt.Operation, rt.unrecorded = OpDocs, true
 	if err := onlyGet(w, r); err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/cache"
 	"github.com/tablesmith/tablesmith/internal/compress"
+	"github.com/tablesmith/tablesmith/internal/cors"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
@@ -47,6 +48,9 @@ type Deps struct {
 	Recorder Recorder
 	// Users verifies end-user access tokens; nil: API keys only.
 	Users UserVerifier
+	// Owners admits the project owner's dashboard with a platform session
+	// token (auth.SessionPrefix); nil: sessions are refused.
+	Owners OwnerVerifier
 	// Routes serve project paths this package does not own, keyed by the
 	// first segment after the project id ("auth", "docs", "openapi.json").
 	// They run before any table route and do their own admission (see
@@ -112,6 +116,18 @@ type UserVerifier interface {
 	VerifyAccess(ctx context.Context, entry *registry.Entry, token string) (userID any, err error)
 }
 
+// OwnerVerifier checks that a platform session token is one of the
+// account that owns a project. Its answer carries the plan's statement
+// timeout, which a counted request learns from the limiter.
+type OwnerVerifier interface {
+	// VerifyOwner returns auth.ErrInvalidToken for an invalid or expired
+	// session and ErrNotOwner for a session of another account.
+	VerifyOwner(ctx context.Context, projectID, token string, now time.Time) (statementTimeout time.Duration, err error)
+}
+
+// ErrNotOwner is a valid session of an account that does not own the project.
+var ErrNotOwner = errors.New("the session's account does not own the project")
+
 // RouteHandler serves one extension route; h gives access to the
 // pipeline's admission steps.
 type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error
@@ -160,6 +176,9 @@ type Route struct {
 	// verification, the limiter and the latency sample share.
 	Start   time.Time
 	counted bool
+	// unrecorded keeps the request out of analytics: a CORS preflight,
+	// or the project's API description and Swagger UI.
+	unrecorded bool
 	// statementTimeout is the plan's bound on one data statement, from
 	// the limiter's decision (Quota.StatementTimeout).
 	statementTimeout time.Duration
@@ -189,7 +208,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		if h.d.Recorder != nil && rt.ProjectID != "" && rt.Entry != nil {
+		if h.d.Recorder != nil && rt.ProjectID != "" && rt.Entry != nil && !rt.unrecorded {
 			cred := rt.Principal.Kind.String()
 			h.d.Recorder.Record(Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
 				Credential: cred, Method: r.Method, Status: sw.status(), Latency: h.d.Now().Sub(rt.Start), At: rt.Start})
@@ -217,16 +236,28 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error
 	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
 	rt.ProjectID, rt.Rest = parts[0], parts[1:]
 	if rt.ProjectID == "" || len(rt.Rest) == 0 || rt.Rest[0] == "" {
+		crossOrigin(w, r, rt, nil)
 		return apierr.New(apierr.CodeNotFound, "Not found: the path is /v1/<project_id>/<table>")
 	}
 	entry, err := h.d.Registry.Get(r.Context(), rt.ProjectID)
-	if errors.Is(err, registry.ErrNotPublished) {
-		return apierr.New(apierr.CodeNotFound, "Project %q not found (or its API has not been generated yet)", rt.ProjectID)
-	}
 	if err != nil {
+		// No project, no setting: the default lets a page read the 404.
+		if crossOrigin(w, r, rt, nil) {
+			return nil
+		}
+		if errors.Is(err, registry.ErrNotPublished) {
+			return apierr.New(apierr.CodeNotFound, "Project %q not found (or its API has not been generated yet)", rt.ProjectID)
+		}
 		return err
 	}
 	rt.Entry = entry
+	// Before any credential or count: a preflight never carries one.
+	if crossOrigin(w, r, rt, entry.CORS) {
+		if !entry.CORS.Allows(r.Header.Get("Origin")) {
+			return apierr.New(apierr.CodeForbidden, "Origin %s may not call this project's API (it is not in the project's cors.allowed_origins)", r.Header.Get("Origin"))
+		}
+		return nil
+	}
 	if route, ok := h.d.Routes[rt.Rest[0]]; ok {
 		rt.Table = rt.Rest[0]
 		return route(h, w, r, rt)
@@ -236,6 +267,22 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error
 		return h.afterSchemaChange(w, r, rt, err)
 	}
 	return err
+}
+
+// crossOrigin applies a project's CORS policy (nil: any origin) to the
+// answer. A preflight is answered here, 204 to an allowed origin, and
+// kept out of analytics; it reports true then, and the caller answers a
+// disallowed origin's preflight with an error (docs/api.md, "CORS").
+func crossOrigin(w http.ResponseWriter, r *http.Request, rt *Route, policy *cors.Policy) bool {
+	if !cors.Preflight(r) {
+		policy.Annotate(w.Header(), r.Header.Get("Origin"))
+		return false
+	}
+	rt.unrecorded = true
+	if policy.AnswerPreflight(w.Header(), r) {
+		w.WriteHeader(http.StatusNoContent)
+	}
+	return true
 }
 
 // afterSchemaChange handles a statement built from a published version

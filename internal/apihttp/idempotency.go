@@ -74,6 +74,8 @@ func (h *Handler) idempotencyOf(r *http.Request, rt *Route) (*idempotency, error
 		k.scope = "key:" + p.KeyPrefix
 	case access.EndUser:
 		k.scope = fmt.Sprint("user:", p.UserID)
+	case access.Dashboard:
+		k.scope = "dashboard"
 	}
 	return k, nil
 }

@@ -33,6 +33,14 @@ type Sessions struct {
 
 const sessionAudience = "tablesmith-platform"
 
+// SessionPrefix starts every platform session token, so that the generated
+// API tells a session (the owner's dashboard) from an end-user access
+// token by its first bytes, without parsing or verifying anything.
+const SessionPrefix = "tsp_"
+
+// LooksLikeSession reports whether a credential has the session shape.
+func LooksLikeSession(s string) bool { return strings.HasPrefix(s, SessionPrefix) }
+
 // Issue returns a session token for an account.
 func (s *Sessions) Issue(accountID int64) (string, error) {
 	now := s.Now()
@@ -43,11 +51,14 @@ func (s *Sessions) Issue(accountID int64) (string, error) {
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(s.TTL)),
 	}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.Key)
+	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.Key)
+	return SessionPrefix + signed, err
 }
 
 // Verify returns the account id of a valid session token.
+// Sessions issued before SessionPrefix existed, plain JWTs, still verify.
 func (s *Sessions) Verify(token string) (int64, error) {
+	token = strings.TrimPrefix(token, SessionPrefix)
 	var claims jwt.RegisteredClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return s.Key, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithAudience(sessionAudience), jwt.WithIssuer("tablesmith"),
@@ -77,15 +88,19 @@ func BearerToken(header string) (string, bool) {
 // hash: keys are long random strings, so a fast hash is safe for them.
 const keyPrefixLen = 3 + 8
 
+// APIKeyPrefix starts every API key: a credential with it is meant as a
+// key, even when it is cut short or mistyped.
+const APIKeyPrefix = "ts_"
+
 // NewAPIKey returns a fresh key and its public prefix.
 func NewAPIKey(random func(int) string) (key, prefix string) {
-	prefix = "ts_" + random(8)
+	prefix = APIKeyPrefix + random(8)
 	return prefix + "_" + random(32), prefix
 }
 
 // LooksLikeAPIKey reports whether a credential has the API key shape.
 func LooksLikeAPIKey(s string) bool {
-	return len(s) == keyPrefixLen+1+32 && strings.HasPrefix(s, "ts_") && s[keyPrefixLen] == '_'
+	return len(s) == keyPrefixLen+1+32 && strings.HasPrefix(s, APIKeyPrefix) && s[keyPrefixLen] == '_'
 }
 
 // KeyPrefix returns the public prefix of a key-shaped credential.

@@ -105,7 +105,7 @@ func New(cfg Config) *Auth {
 func (a *Auth) VerifyAccess(ctx context.Context, entry *registry.Entry, token string) (any, error) {
 	t := entry.Published.Compiled.Auth
 	if t == nil {
-		return nil, apierr.New(apierr.CodeUnauthorized, "This project has no end users (no auth table): use an API key")
+		return nil, apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: send one of its API keys (the project has no end users, so it issues no access tokens)")
 	}
 	claims, err := a.parseAccess(ctx, entry.ProjectID, token)
 	if err != nil {

@@ -374,8 +374,8 @@ func needUser(rt *apihttp.Route, what string) error {
 	switch rt.Principal.Kind {
 	case access.EndUser:
 		return nil
-	case access.APIKey:
-		return apierr.New(apierr.CodeForbidden, "%s needs an end-user access token; an API key belongs to no user", what)
+	case access.APIKey, access.Dashboard:
+		return apierr.New(apierr.CodeForbidden, "%s needs an end-user access token; an API key or dashboard session belongs to no user", what)
 	default:
 		return apierr.New(apierr.CodeUnauthorized, "%s needs an end-user access token: Authorization: Bearer <access token>", what)
 	}

@@ -100,23 +100,26 @@ func TestTamperedAndForgedAccessTokensAre401(t *testing.T) {
 	e.auth("GET", "me", sign(t, jwt.SigningMethodHS256, key, with("sub", jsonID(s.User["id"]))), nil).Must(t, 200)
 
 	cases := map[string]string{
-		"payload swapped":     swapped,
-		"signature changed":   badSig,
-		"alg none":            algNone,
-		"HS512 with the key":  sign(t, jwt.SigningMethodHS512, key, with("sub", jsonID(s.User["id"]))),
-		"other audience":      sign(t, jwt.SigningMethodHS256, key, with("aud", "tablesmith-platform")),
-		"no audience":         sign(t, jwt.SigningMethodHS256, key, with("aud", nil)),
-		"other issuer":        sign(t, jwt.SigningMethodHS256, key, with("iss", "someone")),
-		"no expiry":           sign(t, jwt.SigningMethodHS256, key, with("exp", nil)),
-		"unknown session":     sign(t, jwt.SigningMethodHS256, key, with("sid", "ses_nope")),
-		"no session":          sign(t, jwt.SigningMethodHS256, key, with("sid", nil)),
-		"platform session":    e.p.Session,
-		"other secret":        sign(t, jwt.SigningMethodHS256, auth.DeriveKey("other-secret", "project-jwt:"+e.p.ID), with("sub", jsonID(s.User["id"]))),
-		"garbage":             "abc.def.ghi",
-		"refresh token":       s.Refresh,
-		"truncated":           s.Access[:len(s.Access)-5],
-		"non-numeric subject": sign(t, jwt.SigningMethodHS256, key, with("sub", "x")),
-		"key-shaped but fake": "ts_abcdefgh_" + strings.Repeat("x", 32),
+		"payload swapped":    swapped,
+		"signature changed":  badSig,
+		"alg none":           algNone,
+		"HS512 with the key": sign(t, jwt.SigningMethodHS512, key, with("sub", jsonID(s.User["id"]))),
+		"other audience":     sign(t, jwt.SigningMethodHS256, key, with("aud", "tablesmith-platform")),
+		"no audience":        sign(t, jwt.SigningMethodHS256, key, with("aud", nil)),
+		"other issuer":       sign(t, jwt.SigningMethodHS256, key, with("iss", "someone")),
+		"no expiry":          sign(t, jwt.SigningMethodHS256, key, with("exp", nil)),
+		"unknown session":    sign(t, jwt.SigningMethodHS256, key, with("sid", "ses_nope")),
+		"no session":         sign(t, jwt.SigningMethodHS256, key, with("sid", nil)),
+		// The owner's session with its tsp_ prefix is the dashboard's own
+		// credential (ratelimit's owner session test); without it, it is
+		// only a JWT for another audience.
+		"platform session JWT": strings.TrimPrefix(e.p.Session, auth.SessionPrefix),
+		"other secret":         sign(t, jwt.SigningMethodHS256, auth.DeriveKey("other-secret", "project-jwt:"+e.p.ID), with("sub", jsonID(s.User["id"]))),
+		"garbage":              "abc.def.ghi",
+		"refresh token":        s.Refresh,
+		"truncated":            s.Access[:len(s.Access)-5],
+		"non-numeric subject":  sign(t, jwt.SigningMethodHS256, key, with("sub", "x")),
+		"key-shaped but fake":  "ts_abcdefgh_" + strings.Repeat("x", 32),
 		// Even a validly signed token whose user is not its session's.
 		"session of another user": sign(t, jwt.SigningMethodHS256, key, with("sub", payload["sub"])),
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/projects", h.authed(h.createProject))
 	m.HandleFunc("GET /api/projects", h.authed(h.listProjects))
 	m.HandleFunc("GET /api/projects/{id}", h.owned(h.getProject))
-	m.HandleFunc("PATCH /api/projects/{id}", h.owned(h.renameProject))
+	m.HandleFunc("PATCH /api/projects/{id}", h.owned(h.updateProject))
 	m.HandleFunc("DELETE /api/projects/{id}", h.owned(h.deleteProject))
 
 	m.HandleFunc("GET /api/projects/{id}/schema", h.owned(h.getSchema))
@@ -142,7 +143,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			envelope.WriteError(w, errors.New("panic"))
 		}
 	}()
+	if !cleanPath(r.URL.Path) {
+		// ServeMux would answer 307 with an HTML body to a path it cleans
+		// (/api/projects//schema: an empty project id); a JSON client
+		// gets the contract's 404 instead.
+		envelope.WriteError(w, apierr.New(apierr.CodeNotFound, "No such platform API endpoint: %s %s (a path segment is empty, such as a missing project id)", r.Method, r.URL.Path))
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// cleanPath reports whether ServeMux would serve p as it is: no empty,
+// "." or ".." segment.
+func cleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 // serve is the one place that writes the error envelope: a handler

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/internal/cors"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
@@ -168,38 +169,71 @@ func (h *Handler) getProject(w http.ResponseWriter, r *http.Request, acc store.A
 	return nil
 }
 
-func (h *Handler) renameProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
+// updateProject changes what PATCH /api/projects/{id} names: the name,
+// the CORS setting (cors.allowed_origins), and a fronted project's
+// connection. Everything is checked before anything is stored.
+func (h *Handler) updateProject(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var in struct {
 		Name *string `json:"name"`
 		// Connection replaces a fronted project's connection (external.go).
 		Connection json.RawMessage `json:"connection"`
+		CORS       *struct {
+			AllowedOrigins *[]string `json:"allowed_origins"`
+		} `json:"cors"`
 	}
 	if err := h.decode(w, r, &in); err != nil {
 		return err
 	}
-	if len(in.Connection) > 0 && string(in.Connection) != "null" {
+	hasConnection := len(in.Connection) > 0 && string(in.Connection) != "null"
+	if in.Name == nil && in.CORS == nil && !hasConnection {
+		return apierr.Fields(apierr.CodeValidation, "Validation failed: give name, cors or connection",
+			map[string]string{"name": "is required (or give cors or connection)"})
+	}
+	problems := map[string]string{}
+	var name string
+	if in.Name != nil {
+		var msg string
+		if name, msg = validProjectName(*in.Name); msg != "" {
+			problems["name"] = msg
+		}
+	}
+	var origins []string
+	if in.CORS != nil {
+		if in.CORS.AllowedOrigins == nil {
+			problems["cors.allowed_origins"] = `is required: a list of origins such as ["https://app.example.com"], or ["*"] for any origin`
+		} else {
+			var bad map[string]string
+			if origins, bad = cors.Normalize(*in.CORS.AllowedOrigins); bad != nil {
+				for k, msg := range bad {
+					problems["cors.allowed_origins"+k] = msg
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
+	}
+	if hasConnection {
 		if err := h.updateConnection(w, r, p, in.Connection); err != nil {
 			return err
 		}
-		if in.Name == nil {
-			p, err := h.d.Store.Project(r.Context(), p.ID)
-			if err != nil {
-				return err
-			}
-			envelope.OK(w, h.projectView(r, acc, p))
-			return nil
+	}
+	var err error
+	if in.Name != nil {
+		if p, err = h.d.Store.RenameProject(r.Context(), p.ID, name); err != nil {
+			return err
 		}
 	}
-	var given string
-	if in.Name != nil {
-		given = *in.Name
+	if in.CORS != nil {
+		if len(origins) == 0 || (len(origins) == 1 && origins[0] == cors.Any) {
+			origins = nil // the default, stored as no setting
+		}
+		if p, err = h.d.Store.SetProjectCORS(r.Context(), p.ID, origins); err != nil {
+			return err
+		}
+		h.d.Registry.Invalidate(p.ID) // this node at once; others by the event
 	}
-	name, msg := validProjectName(given)
-	if msg != "" {
-		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{"name": msg})
-	}
-	p, err := h.d.Store.RenameProject(r.Context(), p.ID, name)
-	if err != nil {
+	if p, err = h.d.Store.Project(r.Context(), p.ID); err != nil {
 		return err
 	}
 	envelope.OK(w, h.projectView(r, acc, p))

@@ -359,14 +359,22 @@ func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, n int64, no
 }
 
 func (l *Limiter) planAt(ctx context.Context, projectID string, now time.Time) (plans.Plan, error) {
+	_, p, err := l.Owner(ctx, projectID, now)
+	return p, err
+}
+
+// Owner returns a project's owner and plan from the cache the limiter
+// keeps for its decisions, without counting a request: the generated API
+// asks it whether a dashboard session is the owner's.
+func (l *Limiter) Owner(ctx context.Context, projectID string, now time.Time) (Owner, plans.Plan, error) {
 	o, err := l.owners.get(ctx, projectID, now)
 	if err != nil {
-		return plans.Plan{}, fmt.Errorf("owner of project %s: %w", projectID, err)
+		return Owner{}, plans.Plan{}, fmt.Errorf("owner of project %s: %w", projectID, err)
 	}
 	set, def := l.cfg.Plans()
 	p := set.Get(o.Plan, def)
 	p.Name = o.Plan
-	return p, nil
+	return o, p, nil
 }
 
 // Window is the length of the fixed window.

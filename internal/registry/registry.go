@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/cache"
+	"github.com/tablesmith/tablesmith/internal/cors"
 
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/openapi"
@@ -31,6 +32,10 @@ type Entry struct {
 	// data pool for managed projects, the fronted database's for external
 	// ones) with its prepared statements; Tables.DB() is the pool itself.
 	Tables *pgexec.Statements
+	// CORS is the project's origin policy (nil: any origin), loaded with
+	// the version so that a request reads no setting of its own; a change
+	// of the setting reloads the entry (events.ProjectChanged).
+	CORS *cors.Policy
 }
 
 // Loader loads the newest published version of a project.

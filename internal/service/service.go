@@ -19,6 +19,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/cors"
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
@@ -502,11 +503,20 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	}
 	// A project that fronts an existing database (wire_external.go) has
 	// its tables in that database's pool and the user's schema.
-	schemaName, tables, err := s.projectTables(ctx, projectID)
+	// The project's row, read once per load: where its tables are, and
+	// its CORS setting, which every request then finds in the entry.
+	p, err := s.Store.Project(ctx, projectID)
+	if errors.Is(err, store.ErrNotFound) {
+		p = store.Project{ID: projectID, Engine: store.EngineManaged, CORS: store.DefaultCORS()}
+	} else if err != nil {
+		return nil, err
+	}
+	schemaName, tables, err := s.projectTables(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), Tables: tables}
+	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), Tables: tables,
+		CORS: cors.Compile(p.CORS.AllowedOrigins)}
 	s.renderDocs(e)
 	return e, nil
 }

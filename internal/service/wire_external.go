@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 
 	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/extdb"
@@ -35,13 +34,10 @@ func (s *Service) wireExternal() error {
 // projectTables says where a project's tables are: the service's data
 // pool and p_<id> for a managed project, the fronted database's shared
 // pool and the user's schema for one that fronts a database.
-func (s *Service) projectTables(ctx context.Context, projectID string) (string, *pgexec.Statements, error) {
-	p, err := s.Store.Project(ctx, projectID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && p.Engine != store.EngineExternal) {
-		return store.SchemaName(projectID), s.dataStmts, nil
-	}
-	if err != nil {
-		return "", nil, err
+// p is the project's row (its id alone when the row is gone).
+func (s *Service) projectTables(ctx context.Context, p store.Project) (string, *pgexec.Statements, error) {
+	if p.Engine != store.EngineExternal {
+		return store.SchemaName(p.ID), s.dataStmts, nil
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok || s.external == nil {

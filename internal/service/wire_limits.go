@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/analytics"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
@@ -46,6 +48,7 @@ func (s *Service) wireLimits() error {
 	}
 	s.apiDeps.Limiter = l
 	s.apiDeps.Recorder = l
+	s.apiDeps.Owners = ownerSessions{sessions: &s.sessions, limiter: lim}
 	s.platformDeps.Analytics = l.report
 	s.platformDeps.Usage = l.usage
 	s.onReconnect = append(s.onReconnect, lim.ForgetAll)
@@ -74,6 +77,35 @@ func (s *Service) projectOwner(ctx context.Context, projectID string) (ratelimit
 		return ratelimit.Owner{}, err
 	}
 	return ratelimit.Owner{AccountID: acc.ID, Plan: acc.Plan}, nil
+}
+
+// ownerSessions admits a project owner's platform session on the
+// generated API (apihttp.OwnerVerifier): the session's signature, then its
+// account against the project's owner, which the limiter has cached for
+// its own decisions, so the check reads no database on a warm project.
+type ownerSessions struct {
+	sessions *atomic.Pointer[auth.Sessions] // swapped when the secret changes
+	limiter  *ratelimit.Limiter
+}
+
+// VerifyOwner implements apihttp.OwnerVerifier.
+func (o ownerSessions) VerifyOwner(ctx context.Context, projectID, token string, now time.Time) (time.Duration, error) {
+	sess := o.sessions.Load()
+	if sess == nil {
+		return 0, auth.ErrInvalidToken // not started: no key to check with
+	}
+	accountID, err := sess.Verify(token)
+	if err != nil {
+		return 0, err
+	}
+	owner, plan, err := o.limiter.Owner(ctx, projectID, now)
+	if err != nil {
+		return 0, err
+	}
+	if owner.AccountID != accountID {
+		return 0, apihttp.ErrNotOwner
+	}
+	return plan.StatementTimeout, nil
 }
 
 // Take implements apihttp.Limiter.

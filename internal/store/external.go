@@ -48,7 +48,7 @@ func (s *Store) CreateExternalProject(ctx context.Context, accountID int64, name
 	if err != nil {
 		return Project{}, err
 	}
-	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: EngineExternal, Connection: connJSON, PublishedVersion: 1}
+	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: EngineExternal, Connection: connJSON, PublishedVersion: 1, CORS: DefaultCORS()}
 	err = tx.QueryRowContext(ctx, `INSERT INTO tablesmith.projects
 		(id, account_id, name, engine, connection, draft, published_version, introspection, introspected_at)
 		VALUES ($1, $2, $3, $4, $5, $6, 1, $7, now()) RETURNING created_at, updated_at`,

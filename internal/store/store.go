@@ -47,9 +47,19 @@ type Project struct {
 	Engine           string          `json:"engine"`
 	Connection       json.RawMessage `json:"-"`
 	PublishedVersion int             `json:"published_version"`
+	CORS             CORS            `json:"cors"`
 	CreatedAt        time.Time       `json:"created_at"`
 	UpdatedAt        time.Time       `json:"updated_at"`
 }
+
+// CORS is a project's cross-origin setting (internal/cors).
+type CORS struct {
+	// AllowedOrigins are exact origins, or ["*"] (the default): any origin.
+	AllowedOrigins []string `json:"allowed_origins"`
+}
+
+// DefaultCORS is the setting of a project that never set one.
+func DefaultCORS() CORS { return CORS{AllowedOrigins: []string{"*"}} }
 
 // SchemaName is the PostgreSQL schema that holds a managed project's tables.
 func SchemaName(projectID string) string { return "p_" + projectID }
@@ -152,7 +162,7 @@ func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine
 	if err := checkProjectLimit(ctx, tx, accountID, maxProjects); err != nil {
 		return Project{}, err
 	}
-	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: engine, Connection: connection}
+	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: engine, Connection: connection, CORS: DefaultCORS()}
 	if len(draft) == 0 {
 		draft = json.RawMessage(`{"tables": []}`)
 	}
@@ -202,16 +212,21 @@ const (
 	EngineExternal = "postgres_external"
 )
 
-const projectCols = `id, account_id, name, engine, connection, published_version, created_at, updated_at`
+const projectCols = `id, account_id, name, engine, connection, published_version, cors_allowed_origins, created_at, updated_at`
 
 func scanProject(sc interface{ Scan(...any) error }) (Project, error) {
 	var p Project
 	var conn []byte
-	err := sc.Scan(&p.ID, &p.AccountID, &p.Name, &p.Engine, &conn, &p.PublishedVersion, &p.CreatedAt, &p.UpdatedAt)
+	var origins []string
+	err := sc.Scan(&p.ID, &p.AccountID, &p.Name, &p.Engine, &conn, &p.PublishedVersion, pq.Array(&origins), &p.CreatedAt, &p.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrNotFound
 	}
 	p.Connection = conn
+	p.CORS = DefaultCORS()
+	if origins != nil {
+		p.CORS.AllowedOrigins = origins
+	}
 	return p, err
 }
 
@@ -242,6 +257,30 @@ func (s *Store) Projects(ctx context.Context, accountID int64) ([]Project, error
 func (s *Store) RenameProject(ctx context.Context, id, name string) (Project, error) {
 	return scanProject(s.DB.QueryRowContext(ctx, `UPDATE tablesmith.projects SET name = $2, updated_at = now()
 		WHERE id = $1 RETURNING `+projectCols, id, name))
+}
+
+// SetProjectCORS stores a project's allowed origins (already normalized;
+// nil: the default) and tells every node, whose registries hold the
+// compiled list, to load the project again.
+func (s *Store) SetProjectCORS(ctx context.Context, id string, origins []string) (Project, error) {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return Project{}, err
+	}
+	defer tx.Rollback()
+	var stored any
+	if origins != nil {
+		stored = pq.Array(origins)
+	}
+	p, err := scanProject(tx.QueryRowContext(ctx, `UPDATE tablesmith.projects SET cors_allowed_origins = $2, updated_at = now()
+		WHERE id = $1 RETURNING `+projectCols, id, stored))
+	if err != nil {
+		return p, err
+	}
+	if err := events.Notify(ctx, tx, events.ProjectChanged{ProjectID: id}); err != nil {
+		return p, err
+	}
+	return p, tx.Commit()
 }
 
 // DeleteProject removes a project, its keys and versions, and drops its

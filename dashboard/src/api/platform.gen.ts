@@ -122,7 +122,7 @@ export interface paths {
         delete: operations["deleteProject"];
         options?: never;
         head?: never;
-        /** Rename a project, or change the connection of a fronted one */
+        /** Rename a project, set its CORS origins, or change the connection of a fronted one */
         patch: operations["updateProject"];
         trace?: never;
     };
@@ -482,6 +482,7 @@ export interface components {
             engine: string;
             /** @description 0: never generated */
             published_version: number;
+            cors: components["schemas"]["ProjectCORS"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -498,8 +499,14 @@ export interface components {
             engine?: "postgres" | "postgres_external";
             connection?: components["schemas"]["ExternalConnection"] | null;
         };
+        /** @description Which browser origins may call the project's generated API (docs/api.md, "CORS"). */
+        ProjectCORS: {
+            /** @description Exact origins (scheme://host[:port], no path), or ["*"] for any origin (the default). */
+            allowed_origins: string[];
+        };
         ProjectPatch: {
             name?: string;
+            cors?: components["schemas"]["ProjectCORS"];
             connection?: components["schemas"]["ExternalConnection"] | null;
         };
         Reference: {
@@ -724,6 +731,10 @@ export interface components {
                 used: number;
                 /** Format: date-time */
                 resets_at?: string | null;
+            };
+            /** @description The owner's own requests from the dashboard (Data, Test, API Docs) in the range, left out of everything above and never counted against the plan. */
+            dashboard?: {
+                requests: number;
             };
         };
         SessionEnvelope: {

@@ -2,7 +2,7 @@ import { Button, Group, NativeSelect, Popover, Stack, Text, TextInput } from '@m
 import { IconClipboard, IconKey } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { useApiKeyCreateMutation } from '../data/keys/api-key-create-mutation';
-import { rememberPastedKey, useKeyVault } from '../lib/keyVault';
+import { isSessionCredential, rememberPastedKey, useKeyVault } from '../lib/keyVault';
 import { ErrorAlert } from './ErrorAlert';
 
 interface KeyPickerProps {
@@ -24,7 +24,10 @@ export function KeyPicker({ projectId, label = 'API key', description }: KeyPick
         <NativeSelect
           label={label}
           description={description}
-          data={keys.map((k) => ({ value: k.id, label: `${k.name} (${k.prefix ?? k.secret.slice(0, 8)}…)${k.scope ? ` · ${k.scope}` : ''}` }))}
+          data={keys.map((k) => ({
+            value: k.id,
+            label: isSessionCredential(k) ? k.name : `${k.name} (${k.prefix ?? k.secret.slice(0, 8)}…)${k.scope ? ` · ${k.scope}` : ''}`,
+          }))}
           value={selected?.id ?? ''}
           onChange={(e) => select(e.currentTarget.value)}
           miw={240}

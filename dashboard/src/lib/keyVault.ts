@@ -1,7 +1,13 @@
 // API key secrets kept in this browser. The server shows a key's secret only
 // once, at creation, so the dashboard remembers the ones it created (or that
 // the user pasted) per project, to authorize API Docs, Test and Data.
-import { useCallback, useSyncExternalStore } from 'react';
+//
+// First of all, and chosen unless the user picks a key, comes the owner's
+// own dashboard session: the generated API accepts it from the project's
+// owner like a read-write key, but counts nothing against the plan and
+// keeps it out of the project's analytics (docs/limits-and-analytics.md).
+import { useCallback, useMemo, useSyncExternalStore } from 'react';
+import { getSessionToken, onSessionChange } from '../api/session';
 
 export interface StoredKey {
   id: string;
@@ -70,8 +76,26 @@ export function selectKey(projectId: string, keyId: string | null): void {
   listeners.forEach((notify) => notify());
 }
 
+/** The id of the dashboard-session choice; it is never stored. */
+export const SESSION_KEY_ID = 'dashboard-session';
+
+/** The signed-in owner's session as a credential choice, or null when signed out. */
+export function sessionCredential(token: string | null): StoredKey | null {
+  return token ? { id: SESSION_KEY_ID, name: 'Your dashboard session (not counted against the plan)', secret: token, scope: 'owner' } : null;
+}
+
+/** Whether a credential choice is the owner's session rather than an API key. */
+export function isSessionCredential(key: StoredKey | undefined): boolean {
+  return key?.id === SESSION_KEY_ID;
+}
+
+/** The credential choices: the session first, then the stored keys. */
+function choices(session: StoredKey | null, keys: StoredKey[]): StoredKey[] {
+  return session ? [session, ...keys] : keys;
+}
+
 export function selectedKey(projectId: string): StoredKey | undefined {
-  const keys = storedKeys(projectId);
+  const keys = choices(sessionCredential(getSessionToken()), storedKeys(projectId));
   const id = localStorage.getItem(selectedSlot(projectId));
   return keys.find((k) => k.id === id) ?? keys[0];
 }
@@ -88,9 +112,14 @@ function subscribe(notify: () => void): () => void {
   };
 }
 
-/** The project's remembered keys and the one chosen for requests. */
+/**
+ * The credential choices for the generated API (the owner's session, then
+ * the project's remembered keys) and the one chosen for requests.
+ */
 export function useKeyVault(projectId: string) {
-  const keys = useSyncExternalStore(subscribe, () => storedKeys(projectId));
+  const stored = useSyncExternalStore(subscribe, () => storedKeys(projectId));
+  const token = useSyncExternalStore(onSessionChange, getSessionToken);
+  const keys = useMemo(() => choices(sessionCredential(token), stored), [token, stored]);
   const selectedId = useSyncExternalStore(subscribe, () => localStorage.getItem(selectedSlot(projectId)));
   const selected = keys.find((k) => k.id === selectedId) ?? keys[0];
   const select = useCallback((keyId: string | null) => selectKey(projectId, keyId), [projectId]);

@@ -31,13 +31,13 @@ export function AnalyticsPage() {
     <Stack gap="md">
       <PageHeader
         title="Analytics"
-        description="Requests to the generated API: volume by status, latency, busiest endpoints and this hour's plan usage."
+        description="Your customers' requests to the generated API: volume by status, latency, busiest endpoints and this hour's plan usage. Your own requests from this dashboard are counted apart."
         actions={<SegmentedControl aria-label="Time range" data={RANGES} value={range} onChange={(v) => setRange(v as AnalyticsRange)} />}
       />
       {analytics.isPending && <LoadingState label="Loading analytics…" />}
       {missing && (
         <EmptyState title="No analytics yet" icon={<IconChartLine size={26} />}>
-          Usage appears here once the API has answered requests. Try a few from the Test page.
+          Usage appears here once the API has answered requests made with an API key or an end-user token.
         </EmptyState>
       )}
       {analytics.error && !missing ? <ErrorAlert error={analytics.error} title="Analytics could not be loaded" /> : null}
@@ -89,7 +89,8 @@ function AnalyticsBody({ analytics }: { analytics: Analytics }) {
       {series.length === 0 || analytics.summary.total_requests === 0 ? (
         <Paper withBorder p="lg">
           <EmptyState title="No requests in this range" icon={<IconChartLine size={26} />}>
-            Send a few requests from the Test page or API Docs, then come back.
+            Requests made with an API key or an end-user token appear here. On the Test page, choose an API key instead of your
+            dashboard session to send requests as your customers do.
           </EmptyState>
         </Paper>
       ) : (
@@ -106,6 +107,7 @@ function AnalyticsBody({ analytics }: { analytics: Analytics }) {
           </Grid.Col>
         </Grid>
       )}
+      <DashboardTrafficNote requests={analytics.dashboard?.requests ?? 0} />
       <Paper withBorder p="md" component="section" aria-label="Top endpoints">
         <Text fw={600} mb="xs">
           Top endpoints
@@ -113,5 +115,16 @@ function AnalyticsBody({ analytics }: { analytics: Analytics }) {
         <TopEndpointsTable endpoints={analytics.top_endpoints ?? []} />
       </Paper>
     </Stack>
+  );
+}
+
+/** The owner's own dashboard requests in the range, shown apart from customer traffic. */
+function DashboardTrafficNote({ requests }: { requests: number }) {
+  return (
+    <Text size="sm" c="dimmed" data-testid="dashboard-traffic">
+      {requests === 0
+        ? 'No requests from your dashboard (Data, Test, API Docs) in this range.'
+        : `${requests.toLocaleString()} ${requests === 1 ? 'request' : 'requests'} from your dashboard (Data, Test, API Docs) in this range: not included above and not counted against your plan.`}
+    </Text>
   );
 }

@@ -26,7 +26,7 @@ export function ApiDocsPage() {
     <Stack gap="md">
       <PageHeader
         title="API Docs"
-        description="Interactive documentation of the generated API. Authorize is filled in with the key chosen here."
+        description="Interactive documentation of the generated API. Authorize is filled in with the credential chosen here: your dashboard session (not counted against the plan) unless you pick an API key."
         actions={
           <Group gap="md">
             <Anchor href={openapiUrl(projectId)} target="_blank" rel="noreferrer" size="sm">

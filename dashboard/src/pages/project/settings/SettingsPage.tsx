@@ -5,6 +5,7 @@ import type { Project } from '../../../api/types';
 import { PageHeader } from '../../../components/PageHeader';
 import { EXTERNAL_ENGINE } from '../../../external/connection';
 import { ApiKeysSection } from './ApiKeysSection';
+import { CorsSection } from './CorsSection';
 import { DatabaseSection } from './DatabaseSection';
 import { DeleteProjectSection } from './DeleteProjectSection';
 import { ProjectSection } from './ProjectSection';
@@ -24,6 +25,7 @@ export function SettingsPage() {
       <PageHeader title="Settings" />
       {external && <DatabaseSection project={project} />}
       <ApiKeysSection projectId={project.id} />
+      <CorsSection key={(project.cors?.allowed_origins ?? []).join(' ')} project={project} />
       <ProjectSection key={project.name} project={project} />
       <DeleteProjectSection project={project} />
     </Stack>
