@@ -37,7 +37,7 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
   const options = typeOptions.some((o) => o.value === column.type) ? typeOptions : [...typeOptions, { value: column.type, label: column.type }];
 
   return (
-    <Paper withBorder p="xs" data-testid={`column-${column.name}`} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
+    <Paper withBorder p="xs" data-testid={`column-${column.name}`} data-path={path} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
       <Group gap={6} wrap="wrap" align="flex-start">
         <ActionIcon
           variant="subtle"
@@ -123,7 +123,7 @@ function ReadOnlyColumnRow({ column, index, count, table, path, problems, dispat
   const label = column.name || `column ${index + 1}`;
   const rowProblems = unclaimedProblems(problems, path, []);
   return (
-    <Paper withBorder p="xs" bg="gray.0" data-testid={`column-${column.name}`} data-readonly="true">
+    <Paper withBorder p="xs" bg="gray.0" data-testid={`column-${column.name}`} data-readonly="true" data-path={path}>
       <Group gap={6} wrap="nowrap" justify="space-between" align="flex-start">
         <Group gap={6} wrap="wrap" style={{ minWidth: 0 }}>
           {passthrough ? <IconLock size={14} aria-hidden /> : <IconKey size={14} aria-hidden />}
