@@ -1,6 +1,6 @@
 import { Grid, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { IconChartLine } from '@tabler/icons-react';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { isApiError } from '../../../api/client';
 import type { Analytics, AnalyticsRange } from '../../../api/types';
 import { EmptyState } from '../../../components/EmptyState';
@@ -10,6 +10,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { TimeSeriesChart, type ChartSeries } from '../../../components/TimeSeriesChart';
 import { useAnalyticsQuery } from '../../../data/analytics/analytics-query';
 import { useProjectId } from '../useProjectId';
+import { smallestRangeShowing } from './initialRange';
 import { SummaryCards } from './SummaryCards';
 import { TopEndpointsTable } from './TopEndpointsTable';
 import { UsageMeter } from './UsageMeter';
@@ -23,8 +24,15 @@ const RANGES: { value: AnalyticsRange; label: string }[] = [
 
 export function AnalyticsPage() {
   const projectId = useProjectId();
-  const [range, setRange] = useState<AnalyticsRange>('24h');
-  const analytics = useAnalyticsQuery(projectId, range);
+  // Undecided until the last 30 days are in: then the smallest range that
+  // shows them all (initialRange.ts); the user's choice after that.
+  const [range, setRange] = useState<AnalyticsRange | null>(null);
+  const analytics = useAnalyticsQuery(projectId, range ?? '30d');
+  const firstLook = range === null && analytics.data && !analytics.isPlaceholderData ? analytics.data : undefined;
+  useEffect(() => {
+    if (firstLook) setRange(smallestRangeShowing(firstLook.series ?? [], Date.now()));
+  }, [firstLook]);
+  const deciding = range === null && !analytics.error;
   const missing = isApiError(analytics.error) && (analytics.error.status === 404 || analytics.error.status === 405 || analytics.error.status === 501);
 
   return (
@@ -32,16 +40,16 @@ export function AnalyticsPage() {
       <PageHeader
         title="Analytics"
         description="Requests to the generated API: volume by status, latency, busiest endpoints and this hour's plan usage."
-        actions={<SegmentedControl aria-label="Time range" data={RANGES} value={range} onChange={(v) => setRange(v as AnalyticsRange)} />}
+        actions={<SegmentedControl aria-label="Time range" data={RANGES} value={range ?? ''} onChange={(v) => setRange(v as AnalyticsRange)} disabled={deciding} />}
       />
-      {analytics.isPending && <LoadingState label="Loading analytics…" />}
+      {(analytics.isPending || deciding) && !analytics.error && <LoadingState label="Loading analytics…" />}
       {missing && (
         <EmptyState title="No analytics yet" icon={<IconChartLine size={26} />}>
           Usage appears here once the API has answered requests. Try a few from the Test page.
         </EmptyState>
       )}
       {analytics.error && !missing ? <ErrorAlert error={analytics.error} title="Analytics could not be loaded" /> : null}
-      {analytics.data && <AnalyticsBody analytics={analytics.data} />}
+      {analytics.data && !deciding && <AnalyticsBody analytics={analytics.data} />}
     </Stack>
   );
 }
