@@ -2,7 +2,7 @@ import { json } from '@codemirror/lang-json';
 import { Alert, Anchor, Button, Code, CopyButton, Grid, Group, List, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconCopy, IconSend } from '@tabler/icons-react';
-import CodeMirror from '@uiw/react-codemirror';
+import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { isApiError } from '../../../api/client';
@@ -172,16 +172,14 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
           <Paper withBorder p="md">
             <Stack gap="sm">
               <NativeSelect label="Operation" data={groups} value={operation.id} onChange={(e) => chooseOperation(e.currentTarget.value)} />
-              <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-                <KeyPicker projectId={projectId} label="Send with key" />
-                <TextInput
-                  label="Or a bearer token"
-                  description="An end-user access token; replaces the key while filled in"
-                  value={tokenOverride}
-                  onChange={(e) => setTokenOverride(e.currentTarget.value)}
-                  autoComplete="off"
-                />
-              </SimpleGrid>
+              <KeyPicker projectId={projectId} label="Send with key" />
+              <TextInput
+                label="Or a bearer token"
+                description="An end-user access token from /auth/login; it replaces the key while filled in"
+                value={tokenOverride}
+                onChange={(e) => setTokenOverride(e.currentTarget.value)}
+                autoComplete="off"
+              />
             </Stack>
           </Paper>
 
@@ -208,7 +206,7 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
                   setEdited(true);
                   setRequest((r) => ({ ...r, body }));
                 }}
-                extensions={[json()]}
+                extensions={bodyEditorExtensions}
                 minHeight="120px"
                 maxHeight="360px"
                 aria-labelledby="body-label"
@@ -306,6 +304,10 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
     </Grid>
   );
 }
+
+// The editable element is CodeMirror's content, not its wrapper: it
+// carries the name screen readers announce.
+const bodyEditorExtensions = [json(), EditorView.contentAttributes.of({ 'aria-labelledby': 'body-label' })];
 
 function freshSeed(): number {
   return 1 + Math.floor(Math.random() * 1_000_000);
