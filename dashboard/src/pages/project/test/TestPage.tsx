@@ -1,5 +1,5 @@
 import { json } from '@codemirror/lang-json';
-import { Alert, Anchor, Button, Code, CopyButton, Grid, Group, List, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Collapse, CopyButton, Grid, Group, List, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconCopy, IconSend } from '@tabler/icons-react';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
@@ -233,7 +233,7 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
                 <Title order={2} size="h5">
                   Parameters
                 </Title>
-                <PathAndExtraParams operation={operation} request={request} onChange={setRequest} />
+                <PathAndExtraParams key={operation.id} operation={operation} request={request} onChange={setRequest} />
                 {operation.isList && (
                   <ListHelpersForm value={request.helpers} onChange={(helpers) => setRequest({ ...request, helpers })} columns={columns} relations={relations} />
                 )}
@@ -321,41 +321,68 @@ interface PathAndExtraParamsProps {
 
 function PathAndExtraParams({ operation, request, onChange }: PathAndExtraParamsProps) {
   const pathNames = pathParameterNames(operation.path);
-  const extra = extraQueryParameters(operation);
-  if (pathNames.length + extra.length === 0) return null;
+  const all = extraQueryParameters(operation);
+  // Per-column filters (dozens on a wide table) matter to the by-filter
+  // operations only; they stay folded so the form keeps to what is common.
+  const filters = all.filter((name) => name.startsWith('filter['));
+  const extra = all.filter((name) => !name.startsWith('filter['));
+  const [showFilters, setShowFilters] = useState(filters.some((name) => request.extra[name]));
+  if (pathNames.length + all.length === 0) return null;
+  const input = (name: string) => <QueryParameterInput key={`query-${name}`} name={name} operation={operation} request={request} onChange={onChange} />;
   return (
-    <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-      {pathNames.map((name) => (
-        <TextInput
-          key={`path-${name}`}
-          label={`${name} (path)`}
-          required
-          value={request.pathValues[name] ?? ''}
-          onChange={(e) => onChange({ ...request, pathValues: { ...request.pathValues, [name]: e.currentTarget.value } })}
-        />
-      ))}
-      {extra.map((name) => {
-        const parameter = operation.parameters.find((p) => p.name === name);
-        const description = parameter?.description ? <ParameterDescription text={parameter.description} /> : undefined;
-        const choices = parameter?.schema?.enum?.filter((v): v is string => typeof v === 'string');
-        const change = (value: string) => onChange({ ...request, extra: { ...request.extra, [name]: value } });
-        if (choices?.length) {
-          const fallback = typeof parameter?.schema?.default === 'string' ? ` (default: ${parameter.schema.default})` : ' (default)';
-          return (
-            <NativeSelect
-              key={`query-${name}`}
-              label={`${name} (query)`}
-              description={description}
-              data={[{ value: '', label: `Not sent${fallback}` }, ...choices.map((c) => ({ value: c, label: c }))]}
-              value={request.extra[name] ?? ''}
-              onChange={(e) => change(e.currentTarget.value)}
-            />
-          );
-        }
-        return (
-          <TextInput key={`query-${name}`} label={`${name} (query)`} description={description} value={request.extra[name] ?? ''} onChange={(e) => change(e.currentTarget.value)} />
-        );
-      })}
-    </SimpleGrid>
+    <Stack gap="sm">
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        {pathNames.map((name) => (
+          <TextInput
+            key={`path-${name}`}
+            label={`${name} (path)`}
+            required
+            value={request.pathValues[name] ?? ''}
+            onChange={(e) => onChange({ ...request, pathValues: { ...request.pathValues, [name]: e.currentTarget.value } })}
+          />
+        ))}
+        {extra.map(input)}
+      </SimpleGrid>
+      {filters.length > 0 && (
+        <div>
+          <Button variant="subtle" size="compact-sm" onClick={() => setShowFilters((o) => !o)} aria-expanded={showFilters}>
+            {showFilters ? 'Hide' : 'Show'} {filters.length} column filter parameters
+          </Button>
+          <Collapse in={showFilters}>
+            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" mt="xs">
+              {filters.map(input)}
+            </SimpleGrid>
+          </Collapse>
+        </div>
+      )}
+    </Stack>
+  );
+}
+
+interface QueryParameterInputProps extends PathAndExtraParamsProps {
+  name: string;
+}
+
+/** One query parameter: a select when the document lists its values (count), else a text box. */
+function QueryParameterInput({ name, operation, request, onChange }: QueryParameterInputProps) {
+  const parameter = operation.parameters.find((p) => p.name === name);
+  const description = parameter?.description ? <ParameterDescription text={parameter.description} /> : undefined;
+  const choices = parameter?.schema?.enum?.filter((v): v is string => typeof v === 'string');
+  const change = (value: string) => onChange({ ...request, extra: { ...request.extra, [name]: value } });
+  if (choices?.length) {
+    const fallback = typeof parameter?.schema?.default === 'string' ? ` (default: ${parameter.schema.default})` : ' (default)';
+    return (
+      <NativeSelect
+        key={`query-${name}`}
+        label={`${name} (query)`}
+        description={description}
+        data={[{ value: '', label: `Not sent${fallback}` }, ...choices.map((c) => ({ value: c, label: c }))]}
+        value={request.extra[name] ?? ''}
+        onChange={(e) => change(e.currentTarget.value)}
+      />
+    );
+  }
+  return (
+    <TextInput key={`query-${name}`} label={`${name} (query)`} description={description} value={request.extra[name] ?? ''} onChange={(e) => change(e.currentTarget.value)} />
   );
 }
