@@ -38,7 +38,8 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
 
   return (
     <Paper withBorder p="xs" data-testid={`column-${column.name}`} data-path={path} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
-      <Group gap={6} wrap="wrap" align="flex-start">
+      {/* One line at the editor's width: the name gives way, the buttons never wrap. */}
+      <Group gap={4} wrap="nowrap" align="flex-start">
         <ActionIcon
           variant="subtle"
           color="gray.8"
@@ -55,7 +56,7 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
           value={column.name}
           onChange={(e) => dispatch({ type: 'renameColumn', tableKey, columnKey, name: e.currentTarget.value })}
           error={problemAt(problems, `${path}.name`)}
-          style={{ flex: '1 1 150px', minWidth: 0 }}
+          style={{ flex: '1 1 0', minWidth: 0 }}
           size="sm"
           autoComplete="off"
           spellCheck={false}
@@ -67,7 +68,8 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
           onChange={(e) => dispatch({ type: 'setColumnType', tableKey, columnKey, columnType: e.currentTarget.value })}
           error={problemAt(problems, `${path}.type`)}
           size="sm"
-          w={130}
+          w={118}
+          style={{ flexShrink: 0 }}
         />
         <ActionIcon
           variant="subtle"

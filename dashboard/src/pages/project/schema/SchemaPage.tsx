@@ -140,46 +140,48 @@ export function SchemaPage() {
   return (
     <Stack gap="sm" className={classes.page}>
       <UnsavedChangesGuard dirty={dirty} />
-      <Group justify="space-between" wrap="wrap" gap="xs">
-        <Group gap="sm">
-          <Title order={1} size="h2">
-            Schema
-          </Title>
-          <SaveStateBadges dirty={dirty} unpublished={unpublished} neverGenerated={state.published === null && !builder.publishedError} />
-        </Group>
-        <Group gap="xs">
-          <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable' })}>
-            Add table
-          </Button>
-          <Tooltip label="Ask the server to check the schema">
-            <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checking}>
-              Validate
+      <div className={classes.toolbar}>
+        <Group justify="space-between" wrap="wrap" gap="xs">
+          <Group gap="sm">
+            <Title order={1} size="h2">
+              Schema
+            </Title>
+            <SaveStateBadges dirty={dirty} unpublished={unpublished} neverGenerated={state.published === null && !builder.publishedError} />
+          </Group>
+          <Group gap="xs">
+            <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable' })}>
+              Add table
             </Button>
-          </Tooltip>
-          <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
-            Save
-          </Button>
-          {!dirty && unpublished && (
-            <Button component={Link} to="../generate" relative="path" leftSection={<IconRocket size={16} />}>
-              Generate
+            <Tooltip label="Ask the server to check the schema">
+              <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checking}>
+                Validate
+              </Button>
+            </Tooltip>
+            <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
+              Save
             </Button>
-          )}
+            {!dirty && unpublished && (
+              <Button component={Link} to="../generate" relative="path" leftSection={<IconRocket size={16} />}>
+                Generate
+              </Button>
+            )}
+          </Group>
         </Group>
-      </Group>
-      <Group gap="xs" wrap="wrap" aria-label="Schema file and versions" role="group">
-        <SchemaFileButtons
-          projectId={projectId}
-          current={document}
-          dirty={dirty}
-          onUploaded={(saved, filename) => {
-            showReplacedDraft(saved, `Uploaded ${filename}`);
-            notifications.show({ color: 'teal', title: 'Schema uploaded', message: `${filename} is now the draft.` });
-          }}
-        />
-        <Button variant="default" leftSection={<IconHistory size={16} />} onClick={() => setHistoryOpen(true)}>
-          Version history
-        </Button>
-      </Group>
+        <Group gap="xs" wrap="wrap" aria-label="Schema file and versions" role="group">
+          <SchemaFileButtons
+            projectId={projectId}
+            current={document}
+            dirty={dirty}
+            onUploaded={(saved, filename) => {
+              showReplacedDraft(saved, `Uploaded ${filename}`);
+              notifications.show({ color: 'teal', title: 'Schema uploaded', message: `${filename} is now the draft.` });
+            }}
+          />
+          <Button variant="default" leftSection={<IconHistory size={16} />} onClick={() => setHistoryOpen(true)}>
+            Version history
+          </Button>
+        </Group>
+      </div>
       {project?.engine === 'postgres_external' && <ExternalSourceBanner project={project} />}
       {replacement && (
         <DraftReplacedNotice
