@@ -202,6 +202,8 @@ test('schema builder at 390x844', async ({ page }) => {
   await expect(row).toBeVisible();
   const box = (await row.boundingBox())!;
   expect(box.x + box.width, 'the column row fits the screen').toBeLessThanOrEqual(narrow.width);
+  const name = (await row.getByLabel(/Column \d+ name/).boundingBox())!;
+  expect(name.width, 'the column name has room to be read').toBeGreaterThan(200);
   await checkPage(page, 'rough-builder-390');
 });
 
@@ -228,4 +230,91 @@ test('New project dialog: focus on the name, engine cards aligned', async ({ pag
     await checkPage(page, `rough-new-project-${viewport.width}`);
     await page.keyboard.press('Escape');
   }
+});
+
+test('Test page: count is a select, descriptions fold, Send and the response in view; operation names read well', async ({ page }) => {
+  await page.setViewportSize(wide);
+  const projectId = await signUpWithProject(page, 'Console');
+  await putSchema(page, projectId, library);
+  await generate(page, projectId);
+  await page.goto(`/projects/${projectId}/test`);
+  await page.getByRole('button', { name: 'Create a key' }).click();
+  await expect(page.getByLabel('Send with key')).toBeVisible();
+
+  await test.step('operation names use the articles right', async () => {
+    const labels = await page.getByLabel('Operation').locator('option').allTextContents();
+    expect(labels).toContain('POST /books — Create a record in books');
+    expect(labels.filter((l) => /\ba (authors|books|publishers)\b/.test(l)), 'no "a authors"').toEqual([]);
+  });
+
+  await test.step('count is a select of exact, estimated and none', async () => {
+    await page.getByLabel('Operation').selectOption('GET /books');
+    const count = page.getByLabel('count (query)');
+    expect(await count.evaluate((el) => el.tagName)).toBe('SELECT');
+    expect(await count.locator('option').allTextContents()).toEqual(['Not sent (default: estimated)', 'exact', 'estimated', 'none']);
+    await count.selectOption('exact');
+    await expect(page.getByTestId('request-url')).toContainText('count=exact');
+  });
+
+  await test.step('long parameter descriptions are one line until opened', async () => {
+    const description = page.getByTestId('parameter-description').first();
+    await expect(description).toBeVisible();
+    const folded = (await description.boundingBox())!.height;
+    expect(folded, 'a folded description is one line').toBeLessThan(24);
+    const more = page.getByRole('button', { name: 'More' }).first();
+    await more.click();
+    await expect(page.getByRole('button', { name: 'Less' }).first()).toHaveAttribute('aria-expanded', 'true');
+    expect((await description.boundingBox())!.height).toBeGreaterThan(folded);
+  });
+
+  await test.step('Send and its answer are in view without scrolling, for a list and a create', async () => {
+    for (const operation of ['GET /books', 'POST /authors']) {
+      await page.getByLabel('Operation').selectOption(operation);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const send = page.getByRole('button', { name: 'Send' });
+      await expectInViewport(page, send, `Send for ${operation}`);
+      await send.click();
+      await expect(page.getByTestId('response-status')).toBeVisible();
+      await expectInViewport(page, page.getByTestId('response-status'), `the status of ${operation}`);
+    }
+    await expect(page.getByTestId('response-status')).toContainText('201');
+    await checkPage(page, 'rough-test-1440');
+  });
+
+  await test.step('at 390x844 the answer is brought into view after Send', async () => {
+    await page.setViewportSize(narrow);
+    await page.getByLabel('Operation').selectOption('GET /books');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect(page.getByTestId('response-status')).toContainText('200');
+    await expect(page.getByTestId('response-status')).toBeInViewport();
+    await checkPage(page, 'rough-test-390');
+  });
+
+  await test.step('Analytics opens on the last hour for requests made in the last hour', async () => {
+    await page.setViewportSize(wide);
+    // The recorder writes requests a few seconds after they are answered.
+    const token = await sessionToken(page);
+    await expect
+      .poll(async () => {
+        const answer = await page.request.get(`/api/projects/${projectId}/analytics?range=30d`, { headers: { Authorization: `Bearer ${token}` } });
+        return ((await answer.json()) as { data: { summary: { total_requests: number } } }).data.summary.total_requests;
+      }, { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Analytics', exact: true }).click();
+    await expect(page.getByRole('radio', { name: 'Last hour' })).toBeChecked();
+    await expect(page.getByText('Requests by status class')).toBeVisible();
+    await checkPage(page, 'rough-analytics-1440');
+  });
+});
+
+test('Analytics keeps the range the user picks', async ({ page }) => {
+  const projectId = await signUpWithProject(page, 'Quiet');
+  await putSchema(page, projectId, library);
+  await generate(page, projectId);
+  await page.goto(`/projects/${projectId}/analytics`);
+  await expect(page.getByRole('radio', { name: 'Last hour' })).toBeChecked();
+  await page.getByText('7 days', { exact: true }).click();
+  await expect(page.getByRole('radio', { name: '7 days' })).toBeChecked();
+  await page.waitForTimeout(500);
+  await expect(page.getByRole('radio', { name: '7 days' }), 'the opening range does not take over again').toBeChecked();
 });

@@ -1,6 +1,7 @@
 import { Grid, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { IconChartLine } from '@tabler/icons-react';
-import { useEffect, useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
 import { isApiError } from '../../../api/client';
 import type { Analytics, AnalyticsRange } from '../../../api/types';
 import { EmptyState } from '../../../components/EmptyState';
@@ -8,9 +9,10 @@ import { ErrorAlert } from '../../../components/ErrorAlert';
 import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
 import { TimeSeriesChart, type ChartSeries } from '../../../components/TimeSeriesChart';
-import { useAnalyticsQuery } from '../../../data/analytics/analytics-query';
+import { getAnalytics, useAnalyticsQuery } from '../../../data/analytics/analytics-query';
+import { analyticsKeys } from '../../../data/analytics/keys';
 import { useProjectId } from '../useProjectId';
-import { smallestRangeShowing } from './initialRange';
+import { EMPTY_RANGE, smallestRangeShowing } from './initialRange';
 import { SummaryCards } from './SummaryCards';
 import { TopEndpointsTable } from './TopEndpointsTable';
 import { UsageMeter } from './UsageMeter';
@@ -24,15 +26,20 @@ const RANGES: { value: AnalyticsRange; label: string }[] = [
 
 export function AnalyticsPage() {
   const projectId = useProjectId();
-  // Undecided until the last 30 days are in: then the smallest range that
-  // shows them all (initialRange.ts); the user's choice after that.
-  const [range, setRange] = useState<AnalyticsRange | null>(null);
-  const analytics = useAnalyticsQuery(projectId, range ?? '30d');
-  const firstLook = range === null && analytics.data && !analytics.isPlaceholderData ? analytics.data : undefined;
-  useEffect(() => {
-    if (firstLook) setRange(smallestRangeShowing(firstLook.series ?? [], Date.now()));
-  }, [firstLook]);
-  const deciding = range === null && !analytics.error;
+  // The page opens on the smallest range that shows every request
+  // (initialRange.ts); the user's choice after that.
+  const [chosen, setChosen] = useState<AnalyticsRange | null>(null);
+  const opening = useQuery({
+    queryKey: [...analyticsKeys.all(projectId), 'opening-range'],
+    queryFn: ({ signal }) => smallestRangeShowing(async (r) => (await getAnalytics(projectId, r, signal)).summary.total_requests),
+    enabled: chosen === null,
+    staleTime: Infinity,
+    retry: false,
+  });
+  const range = chosen ?? opening.data ?? null;
+  const setRange = setChosen;
+  const analytics = useAnalyticsQuery(projectId, range ?? EMPTY_RANGE, range !== null || Boolean(opening.error));
+  const deciding = range === null && !opening.error;
   const missing = isApiError(analytics.error) && (analytics.error.status === 404 || analytics.error.status === 405 || analytics.error.status === 501);
 
   return (
@@ -42,7 +49,7 @@ export function AnalyticsPage() {
         description="Requests to the generated API: volume by status, latency, busiest endpoints and this hour's plan usage."
         actions={<SegmentedControl aria-label="Time range" data={RANGES} value={range ?? ''} onChange={(v) => setRange(v as AnalyticsRange)} disabled={deciding} />}
       />
-      {(analytics.isPending || deciding) && !analytics.error && <LoadingState label="Loading analytics…" />}
+      {(analytics.isPending || deciding) && !analytics.error && !opening.error && <LoadingState label="Loading analytics…" />}
       {missing && (
         <EmptyState title="No analytics yet" icon={<IconChartLine size={26} />}>
           Usage appears here once the API has answered requests. Try a few from the Test page.

@@ -1,31 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { smallestRangeShowing, type AnalyticsPoint } from './initialRange';
+import type { AnalyticsRange } from '../../../api/types';
+import { smallestRangeShowing } from './initialRange';
 
-const now = Date.parse('2026-11-24T12:00:00Z');
-const point = (minutesAgo: number, count: number): AnalyticsPoint => ({
-  t: new Date(now - minutesAgo * 60_000).toISOString(),
-  count_2xx: count,
-  count_3xx: 0,
-  count_4xx: 0,
-  count_5xx: 0,
-  p50_ms: null,
-  p95_ms: null,
-  p99_ms: null,
-});
+const totals = (counts: Record<AnalyticsRange, number>) => {
+  const asked: AnalyticsRange[] = [];
+  const totalIn = (range: AnalyticsRange) => {
+    asked.push(range);
+    return Promise.resolve(counts[range]);
+  };
+  return { totalIn, asked };
+};
 
 describe('the range Analytics opens on', () => {
-  it('is the last hour for a project whose requests are all from the last hour', () => {
-    expect(smallestRangeShowing([point(600, 0), point(20, 3), point(5, 1)], now)).toBe('1h');
+  it('is the last hour when every request is from the last hour', async () => {
+    const { totalIn, asked } = totals({ '1h': 4, '24h': 4, '7d': 4, '30d': 4 });
+    expect(await smallestRangeShowing(totalIn)).toBe('1h');
+    expect(asked).toEqual(['30d', '1h']);
   });
 
-  it('grows to take in the oldest request', () => {
-    expect(smallestRangeShowing([point(90, 1), point(5, 1)], now)).toBe('24h');
-    expect(smallestRangeShowing([point(3 * 24 * 60, 1)], now)).toBe('7d');
-    expect(smallestRangeShowing([point(20 * 24 * 60, 1)], now)).toBe('30d');
+  it('grows to take in the oldest request', async () => {
+    expect(await smallestRangeShowing(totals({ '1h': 1, '24h': 4, '7d': 4, '30d': 4 }).totalIn)).toBe('24h');
+    expect(await smallestRangeShowing(totals({ '1h': 0, '24h': 1, '7d': 4, '30d': 4 }).totalIn)).toBe('7d');
+    expect(await smallestRangeShowing(totals({ '1h': 0, '24h': 0, '7d': 3, '30d': 4 }).totalIn)).toBe('30d');
   });
 
-  it('is 24 hours when there is nothing to show', () => {
-    expect(smallestRangeShowing([point(5, 0)], now)).toBe('24h');
-    expect(smallestRangeShowing([], now)).toBe('24h');
+  it('is the last hour, where the first requests will show, when there is nothing yet', async () => {
+    const { totalIn, asked } = totals({ '1h': 0, '24h': 0, '7d': 0, '30d': 0 });
+    expect(await smallestRangeShowing(totalIn)).toBe('1h');
+    expect(asked).toEqual(['30d']);
   });
 });

@@ -6,6 +6,7 @@ import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../buil
 import { COLUMN_TYPES, TYPE_LABELS } from '../../../schema/document';
 import { ColumnConstraints, CONSTRAINT_FIELDS } from './ColumnConstraints';
 import { tones } from '../../../tones';
+import layout from './SchemaPage.module.css';
 
 interface ColumnRowProps {
   column: DraftColumn;
@@ -38,8 +39,7 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
 
   return (
     <Paper withBorder p="xs" data-testid={`column-${column.name}`} data-path={path} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
-      {/* One line at the editor's width: the name gives way, the buttons never wrap. */}
-      <Group gap={4} wrap="nowrap" align="flex-start">
+      <div className={layout.columnRow}>
         <ActionIcon
           variant="subtle"
           color="gray.8"
@@ -56,7 +56,7 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
           value={column.name}
           onChange={(e) => dispatch({ type: 'renameColumn', tableKey, columnKey, name: e.currentTarget.value })}
           error={problemAt(problems, `${path}.name`)}
-          style={{ flex: '1 1 0', minWidth: 0 }}
+          className={layout.columnName}
           size="sm"
           autoComplete="off"
           spellCheck={false}
@@ -100,7 +100,7 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
         >
           <IconTrash size={16} />
         </ActionIcon>
-      </Group>
+      </div>
       <ColumnSummary column={column} />
       {hiddenProblems.length > 0 && (
         <List size="xs" c={tones.danger} mt={4} ml={34}>
