@@ -170,7 +170,11 @@ test('schema builder: badges, problems and layout at 1440x900', async ({ page })
     const link = page.getByRole('button', { name: 'table books › column Title › name' });
     await expect(link).toBeVisible();
     await expect(page.getByText('tables[2].columns[0].name')).toHaveCount(0);
-    await checkPage(page, 'rough-generate-problems');
+    await checkPage(page, 'rough-generate-problems-1440');
+    await page.setViewportSize(narrow);
+    await expect(link).toBeVisible();
+    await checkPage(page, 'rough-generate-problems-390');
+    await page.setViewportSize(wide);
     await link.click();
     await expect(page).toHaveURL(/\/schema/);
     await expect(page.getByLabel('Table name')).toHaveValue('books');
@@ -304,6 +308,9 @@ test('Test page: count is a select, descriptions fold, Send and the response in 
     await expect(page.getByRole('radio', { name: 'Last hour' })).toBeChecked();
     await expect(page.getByText('Requests by status class')).toBeVisible();
     await checkPage(page, 'rough-analytics-1440');
+    await page.setViewportSize(narrow);
+    await expect(page.getByText('Requests by status class')).toBeVisible();
+    await checkPage(page, 'rough-analytics-390');
   });
 });
 

@@ -5,8 +5,9 @@ import { formatMs, formatPercent } from '../../../lib/format';
 
 export function TopEndpointsTable({ endpoints }: { endpoints: Analytics['top_endpoints'] }) {
   if (endpoints.length === 0) return <Text size="sm" c="dimmed">No requests in this range.</Text>;
+  // Scrolls sideways on a phone: focusable, so the keyboard can scroll it too.
   return (
-    <Table.ScrollContainer minWidth={480}>
+    <Table.ScrollContainer minWidth={480} type="native" tabIndex={0} role="region" aria-label="Top endpoints, scrollable">
       <Table striped verticalSpacing={4} aria-label="Top endpoints">
         <Table.Thead>
           <Table.Tr>

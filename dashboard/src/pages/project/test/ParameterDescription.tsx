@@ -1,4 +1,4 @@
-import { Anchor, Text } from '@mantine/core';
+import { Anchor } from '@mantine/core';
 import { useState } from 'react';
 
 // Longer than this, a description shows its first sentence and a "More"
@@ -23,13 +23,5 @@ export function ParameterDescription({ text, id }: { text: string; id?: string }
         {open ? 'Less' : 'More'}
       </Anchor>
     </span>
-  );
-}
-
-export function Hint({ children }: { children: string }) {
-  return (
-    <Text size="xs" c="dimmed">
-      {children}
-    </Text>
   );
 }
