@@ -121,7 +121,7 @@ describe('OpenAPI document', () => {
 
   it('builds an example body from a referenced schema, skipping read-only fields', () => {
     const post = nth(listOperations(openapi), 1);
-    expect(exampleFromSchema(openapi, post.bodySchema)).toEqual({ email: 'user@example.com', age: 0, role: 'admin' });
+    expect(exampleFromSchema(openapi, post.bodySchema)).toEqual({ email: 'user@example.com', age: 1, role: 'admin' });
   });
 
   it('names the bearer schemes for Authorize', () => {
@@ -161,10 +161,11 @@ describe('example records', () => {
     });
   });
 
-  it('references get an id and auth bodies use the auth table', () => {
-    expect(exampleRecord({ name: 'posts', columns: [{ name: 'author_id', type: 'integer', references: { table: 'users' } }] })).toEqual({
-      author_id: 1,
-    });
+  it('references get the id of an existing record and auth bodies use the auth table', () => {
+    const posts = { name: 'posts', columns: [{ name: 'author_id', type: 'integer', references: { table: 'users' } }] };
+    expect(exampleRecord(posts, 0, { users: 7 })).toEqual({ author_id: 7 });
+    // Nothing to point at: an optional reference is left out rather than invented.
+    expect(exampleRecord(posts)).toEqual({});
     expect(exampleAuthBody({ tables: [users] }, 'login')).toEqual({ email: 'user1@example.com', password: 'correct-horse-battery' });
     expect(exampleAuthBody({ tables: [] }, 'login')).toBeUndefined();
   });

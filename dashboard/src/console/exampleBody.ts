@@ -1,6 +1,6 @@
 // The body the Test console starts an operation with.
 import type { SchemaDocument } from '../schema/document';
-import { exampleAuthBody, exampleRecord } from './exampleRecord';
+import { exampleAuthBody, exampleRecordWithHints, type ExampleHint, type ExampleOptions } from './exampleRecord';
 import { exampleFromSchema, tableOfPath, type ConsoleOperation, type OpenApiDocument } from './openapi';
 
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -9,24 +9,59 @@ export function takesBody(operation: ConsoleOperation): boolean {
   return BODY_METHODS.includes(operation.method) || operation.bodySchema !== undefined;
 }
 
-/** Pretty JSON for the operation's body: from the project schema first, then the OpenAPI document. */
-export function exampleBody(operation: ConsoleOperation, schema: SchemaDocument | undefined, openapi: OpenApiDocument): string {
-  if (!takesBody(operation)) return '';
-  const value = fromSchema(operation, schema) ?? operation.bodyExample ?? exampleFromSchema(openapi, operation.bodySchema) ?? {};
-  return JSON.stringify(value, null, 2);
+export interface ExampleBody {
+  /** Pretty JSON, or '' for an operation without a body. */
+  text: string;
+  /** Fields the example could not fill with a valid value, and what to put there. */
+  hints: ExampleHint[];
 }
 
-function fromSchema(operation: ConsoleOperation, schema: SchemaDocument | undefined): unknown {
+/** The operation's example body: from the project schema first, then the OpenAPI document. */
+export function exampleBodyWithHints(
+  operation: ConsoleOperation,
+  schema: SchemaDocument | undefined,
+  openapi: OpenApiDocument,
+  options: ExampleOptions = {},
+): ExampleBody {
+  if (!takesBody(operation)) return { text: '', hints: [] };
+  const own = fromSchema(operation, schema, options);
+  const value = own?.value ?? operation.bodyExample ?? exampleFromSchema(openapi, operation.bodySchema) ?? {};
+  return { text: JSON.stringify(value, null, 2), hints: own?.hints ?? [] };
+}
+
+/** Pretty JSON for the operation's body. */
+export function exampleBody(operation: ConsoleOperation, schema: SchemaDocument | undefined, openapi: OpenApiDocument, options: ExampleOptions = {}): string {
+  return exampleBodyWithHints(operation, schema, openapi, options).text;
+}
+
+/** The tables the operation's example refers to, whose ids it would like. */
+export function referencedTables(operation: ConsoleOperation, schema: SchemaDocument | undefined): string[] {
+  const table = schema?.tables.find((t) => t.name === tableOfPath(operation.path));
+  if (!table || !takesBody(operation)) return [];
+  return [...new Set(table.columns.flatMap((c) => (c.references ? [c.references.table] : [])))];
+}
+
+function fromSchema(operation: ConsoleOperation, schema: SchemaDocument | undefined, options: ExampleOptions): { value: unknown; hints: ExampleHint[] } | undefined {
   if (!schema) return undefined;
-  if (operation.path === '/auth/register') return exampleAuthBody(schema, 'register');
-  if (operation.path === '/auth/login') return exampleAuthBody(schema, 'login');
-  if (operation.path === '/auth/refresh' || operation.path === '/auth/logout') return { refresh_token: '' };
+  const plain = (value: unknown) => (value === undefined ? undefined : { value, hints: [] });
+  if (operation.path === '/auth/register') {
+    const table = schema.tables.find((t) => t.auth);
+    return table ? toBody(exampleRecordWithHints(table, options)) : undefined;
+  }
+  if (operation.path === '/auth/login') return plain(exampleAuthBody(schema, 'login'));
+  if (operation.path === '/auth/refresh' || operation.path === '/auth/logout') return plain({ refresh_token: '' });
   const tableName = tableOfPath(operation.path);
   const table = schema.tables.find((t) => t.name === tableName);
   if (!table) return undefined;
-  const record = exampleRecord(table);
-  if (operation.method !== 'PATCH') return record;
-  // A partial update: one field is enough to show the shape.
-  const first = Object.keys(record).find((k) => !/password/.test(k));
-  return first ? { [first]: record[first] } : {};
+  const { record, hints } = exampleRecordWithHints(table, options);
+  if (operation.method !== 'PATCH') return { value: record, hints };
+  // A partial update: one field is enough to show the shape; prefer one
+  // the example could fill.
+  const unfilled = new Set(hints.map((h) => h.field));
+  const first = Object.keys(record).find((k) => !/password/.test(k) && !unfilled.has(k));
+  return { value: first ? { [first]: record[first] } : {}, hints: [] };
+}
+
+function toBody(example: { record: Record<string, unknown>; hints: ExampleHint[] }) {
+  return { value: example.record, hints: example.hints };
 }

@@ -1,74 +1,207 @@
-// Example request bodies built from the project's schema document, so the
-// Test console and Data forms start from values the API will accept.
+// Example request bodies built from the published schema's column rules
+// (the same rules the OpenAPI document publishes and the server checks),
+// so the Test console and Data forms start from values the API accepts.
 import type { SchemaColumn, SchemaDocument, SchemaTable } from '../schema/document';
+import { browserRegExp, stringMatching } from './patternExample';
 
 /** The body field a column takes: `password` for a `password_hash` column (CONTRACT 5). */
 export function bodyFieldName(column: SchemaColumn): string {
   return column.type === 'password' && column.name.endsWith('_hash') ? column.name.slice(0, -5) : column.name;
 }
 
-export function exampleValue(column: SchemaColumn, seed = 1): unknown {
-  if (column.default !== undefined) return column.default;
-  if (column.references) return column.type === 'uuid' ? '00000000-0000-4000-8000-000000000001' : 1;
-  const min = column.min ?? 0;
+export interface ExampleOptions {
+  /**
+   * 0 gives the plainest example; another number varies the values of
+   * unique columns, so a second create with a fresh example does not
+   * collide with the first.
+   */
+  seed?: number;
+  /** An id of an existing record per referenced table, when one exists. */
+  referenceIds?: Record<string, unknown>;
+}
+
+/** A value, or no value and a hint for the user saying what to fill in. */
+export type ColumnExample = { value: unknown; hint?: undefined } | { value: null; hint: string };
+
+// The server's e-mail shape (schema.emailRe) and its bound on the length.
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+const EMAIL_MAX = 254;
+const MIN_PASSWORD_LENGTH = 8;
+
+/** The example for one column, from its type and rules. */
+export function columnExample(column: SchemaColumn, options: ExampleOptions = {}): ColumnExample {
+  const seed = column.unique ? (options.seed ?? 0) : 0;
+  if (column.references) {
+    const id = options.referenceIds?.[column.references.table];
+    if (id !== undefined && id !== null) return { value: id };
+    return { value: null, hint: `${column.references.table} has no records yet: create one first, then put its id here.` };
+  }
+  // A default passes the rules; a unique column's default would collide.
+  if (column.default !== undefined && column.default !== null && !column.unique) return { value: column.default };
   switch (column.type) {
     case 'integer':
-      return Math.max(min, Math.min(column.max ?? 30, 30));
+      return numeric(column, seed, true);
     case 'number':
-      return Math.max(min, 1.5);
-    case 'decimal':
+      return numeric(column, seed, false);
+    case 'decimal': {
       // A string: the API keeps every digit of a decimal sent as one.
-      return String(Math.max(min, 9.99));
+      const n = numeric(column, seed, false);
+      return n.hint === undefined ? { value: decimalText(n.value as number) } : n;
+    }
     case 'boolean':
-      return true;
+      return { value: seed % 2 === 0 };
     case 'timestamp':
-      return '2025-01-01T12:00:00Z';
+      return { value: new Date(Date.UTC(2026, 0, 31, 12, 0, 0) + seed * 1000).toISOString().replace('.000Z', 'Z') };
     case 'date':
-      return '2025-01-01';
-    case 'email':
-      return `user${seed}@example.com`;
-    case 'url':
-      return 'https://example.com';
+      return { value: new Date(Date.UTC(2026, 0, 31) + (seed % 3650) * 86_400_000).toISOString().slice(0, 10) };
     case 'uuid':
-      return '00000000-0000-4000-8000-000000000000';
-    case 'enum':
-      return column.values?.[0] ?? '';
+      return { value: seed ? uuidFromSeed(seed) : '00000000-0000-4000-8000-000000000000' };
+    case 'enum': {
+      const values = column.values ?? [];
+      if (values.length === 0) return { value: null, hint: 'This enum has no values.' };
+      return { value: values[seed % values.length] };
+    }
     case 'json':
-      return { key: 'value' };
+      return { value: seed ? { key: 'value', n: seed } : { key: 'value' } };
+    case 'email':
+      return textual(column, seed ? `user${seed}@example.com` : 'user1@example.com', seed, (s) => EMAIL_SHAPE.test(s) && s.length <= EMAIL_MAX && s === s.toLowerCase(), 0, {
+        before: `user${seed || 1}`,
+        after: '@example.com',
+      });
+    case 'url':
+      return textual(column, seed ? `https://example.com/${seed}` : 'https://example.com/', seed, (s) => /^https?:\/\/[^\s/?#]+/i.test(s), 0, {
+        before: 'https://example.com/',
+        after: '',
+      });
     case 'password':
-      return 'correct-horse-battery';
+      return textual(column, 'correct-horse-battery', seed, undefined, MIN_PASSWORD_LENGTH);
     default:
-      return textExample(column);
+      return textual(column, `Example ${column.name.replace(/_/g, ' ')}${seed ? ` ${seed}` : ''}`, seed, (s) => !/[<>&]/.test(s));
   }
 }
 
-function textExample(column: SchemaColumn): string {
-  const base = `Example ${column.name.replace(/_/g, ' ')}`;
-  const max = column.max_length ?? 200;
-  const min = column.min_length ?? 0;
-  const text = base.length < min ? base.padEnd(min, 'x') : base;
-  return text.slice(0, Math.max(max, 1));
+/** Kept for callers that want the value only (a hint's field gets null). */
+export function exampleValue(column: SchemaColumn, seed = 0): unknown {
+  return columnExample(column, { seed }).value;
 }
 
-/** A create body for a table: every user column by its body field name. */
-export function exampleRecord(table: SchemaTable, seed = 1): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const column of table.columns) {
-    if (column.type === 'passthrough') continue;
-    out[bodyFieldName(column)] = exampleValue(column, seed);
+/**
+ * A number within min and max: 30 for integers and 9.99 otherwise when
+ * allowed, else the bound nearest to it; unique columns step up from there
+ * while they stay within the bounds.
+ */
+function numeric(column: SchemaColumn, seed: number, integer: boolean): ColumnExample {
+  let low = column.min ?? -Infinity;
+  let high = column.max ?? Infinity;
+  if (integer) {
+    low = Math.ceil(low);
+    high = Math.floor(high);
+  }
+  if (low > high) return { value: null, hint: `No ${integer ? 'integer' : 'number'} lies between ${column.min} and ${column.max}.` };
+  const preferred = integer ? 30 : 9.99;
+  let value = Math.min(Math.max(preferred, low), high);
+  if (seed) {
+    // Step up from the preferred value, wrapping within the bounds.
+    const step = integer ? 1 : 0.01;
+    const slots = Number.isFinite(high - low) ? Math.floor((high - low) / step) + 1 : 1_000_000_000;
+    value += (seed % slots) * step;
+    if (value > high) value -= slots * step;
+    if (!integer) value = Math.round(value * 100) / 100;
+    value = Math.min(Math.max(value, low), high);
+  }
+  return { value };
+}
+
+/** The shortest text that gives back the same number, without an exponent. */
+function decimalText(n: number): string {
+  const text = String(n);
+  if (!/e/i.test(text)) return text;
+  return n.toFixed(Math.min(100, Math.max(0, -Math.floor(Math.log10(Math.abs(n))) + 15))).replace(/\.?0+$/, '');
+}
+
+function uuidFromSeed(seed: number): string {
+  const hex = (seed >>> 0).toString(16).padStart(12, '0').slice(-12);
+  return `00000000-0000-4000-8000-${hex}`;
+}
+
+/**
+ * A string column: the base example when it passes the column's lengths,
+ * pattern and type shape; else one made from the pattern; else a hint.
+ */
+function textual(column: SchemaColumn, base: string, seed: number, shape?: (s: string) => boolean, defaultMin = 0, around?: { before: string; after: string }): ColumnExample {
+  const min = column.min_length ?? defaultMin;
+  const max = column.type === 'email' ? Math.min(column.max_length ?? EMAIL_MAX, EMAIL_MAX) : column.max_length;
+  const pattern = column.pattern ? browserRegExp(column.pattern) : undefined;
+  if (column.pattern && !pattern) return { value: null, hint: `Fill in a value matching the pattern ${column.pattern}.` };
+  const passes = (s: string) => {
+    const length = [...s].length;
+    return length >= min && (max === undefined || length <= max) && (!pattern || pattern.test(s)) && (shape?.(s) ?? true);
+  };
+  if (!column.pattern) {
+    const fitted = fitLength(base, min, max);
+    if (passes(fitted)) return { value: fitted };
+  } else if (passes(base)) return { value: base };
+  if (column.pattern) {
+    const made = stringMatching(column.pattern, { minLength: min, maxLength: max, seed, accept: shape, around });
+    if (made !== undefined) return { value: made };
+    return { value: null, hint: `Fill in a value matching the pattern ${column.pattern}${lengthWords(min, max)}.` };
+  }
+  return { value: null, hint: `Fill in a value${lengthWords(min, max)}.` };
+}
+
+/** Pads or cuts the text to the lengths, keeping a unique suffix at the end. */
+function fitLength(text: string, min: number, max: number | undefined): string {
+  let out = text.length < min ? text + 'x'.repeat(min - text.length) : text;
+  if (max !== undefined && out.length > max) {
+    const suffix = /\s\d+$/.exec(out)?.[0].trim() ?? '';
+    out = suffix && suffix.length < max ? out.slice(0, max - suffix.length) + suffix : out.slice(0, Math.max(max, 0));
   }
   return out;
 }
 
+function lengthWords(min: number, max: number | undefined): string {
+  if (min > 0 && max !== undefined) return `, ${min} to ${max} characters`;
+  if (min > 0) return `, at least ${min} characters`;
+  if (max !== undefined) return `, at most ${max} characters`;
+  return '';
+}
+
+/** The hints of a table's example: the fields the user has to fill in. */
+export interface ExampleHint {
+  field: string;
+  hint: string;
+}
+
+/** A create body for a table, every user column by its body field name, and the fields left to the user. */
+export function exampleRecordWithHints(table: SchemaTable, options: ExampleOptions = {}): { record: Record<string, unknown>; hints: ExampleHint[] } {
+  const record: Record<string, unknown> = {};
+  const hints: ExampleHint[] = [];
+  for (const column of table.columns) {
+    if (column.type === 'passthrough') continue;
+    const example = columnExample(column, options);
+    // An optional reference with nothing to point at is left out: null is
+    // its value anyway, and the body stays valid.
+    if (example.hint !== undefined && column.references && !column.required) continue;
+    record[bodyFieldName(column)] = example.value;
+    if (example.hint !== undefined) hints.push({ field: bodyFieldName(column), hint: example.hint });
+  }
+  return { record, hints };
+}
+
+/** A create body for a table: every user column by its body field name. */
+export function exampleRecord(table: SchemaTable, seed = 0, referenceIds?: Record<string, unknown>): Record<string, unknown> {
+  return exampleRecordWithHints(table, { seed, referenceIds }).record;
+}
+
 /** A body for register or login on the auth table. */
-export function exampleAuthBody(doc: SchemaDocument, operation: 'register' | 'login'): Record<string, unknown> | undefined {
+export function exampleAuthBody(doc: SchemaDocument, operation: 'register' | 'login', options: ExampleOptions = {}): Record<string, unknown> | undefined {
   const table = doc.tables.find((t) => t.auth);
   if (!table) return undefined;
-  if (operation === 'register') return exampleRecord(table);
+  if (operation === 'register') return exampleRecordWithHints(table, options).record;
   const email = table.columns.find((c) => c.type === 'email');
   const password = table.columns.find((c) => c.type === 'password');
   return {
-    [email ? bodyFieldName(email) : 'email']: email ? exampleValue(email) : 'user1@example.com',
+    [email ? bodyFieldName(email) : 'email']: email ? columnExample(email).value : 'user1@example.com',
     [password ? bodyFieldName(password) : 'password']: 'correct-horse-battery',
   };
 }

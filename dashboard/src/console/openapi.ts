@@ -1,5 +1,6 @@
 // Just enough of an OpenAPI 3.1 document to list a project's operations,
 // their parameters and request bodies for the Test console.
+import { stringMatching } from './patternExample';
 
 export interface OpenApiSchema {
   $ref?: string;
@@ -18,6 +19,11 @@ export interface OpenApiSchema {
   oneOf?: OpenApiSchema[];
   anyOf?: OpenApiSchema[];
   minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  description?: string;
 }
 
 export interface OpenApiParameter {
@@ -157,9 +163,9 @@ export function exampleFromSchema(doc: OpenApiDocument, schema: OpenApiSchema | 
     case 'array':
       return [exampleFromSchema(doc, s.items, depth + 1)];
     case 'integer':
-      return s.minimum ?? 1;
+      return Math.min(Math.max(1, Math.ceil(s.minimum ?? -Infinity)), Math.floor(s.maximum ?? Infinity));
     case 'number':
-      return s.minimum ?? 1.5;
+      return Math.min(Math.max(1.5, s.minimum ?? -Infinity), s.maximum ?? Infinity);
     case 'boolean':
       return true;
     case 'string':
@@ -169,7 +175,8 @@ export function exampleFromSchema(doc: OpenApiDocument, schema: OpenApiSchema | 
       if (s.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
       if (s.format === 'uri') return 'https://example.com';
       if (s.format === 'password') return 'correct-horse-battery';
-      return 'string';
+      if (s.pattern) return stringMatching(s.pattern, { minLength: s.minLength, maxLength: s.maxLength }) ?? '';
+      return 'string'.padEnd(s.minLength ?? 0, 'x').slice(0, s.maxLength ?? Infinity);
     default:
       return s.properties ? exampleFromSchema(doc, { ...s, type: 'object' }, depth) : undefined;
   }

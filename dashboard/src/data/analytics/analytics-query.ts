@@ -13,8 +13,9 @@ export function getAnalytics(projectId: string, range: AnalyticsRange, signal?: 
   return apiRequest<Analytics>(`/api/projects/${encodeURIComponent(projectId)}/analytics?${query}`, { signal });
 }
 
-export function useAnalyticsQuery(projectId: string, range: AnalyticsRange) {
+export function useAnalyticsQuery(projectId: string, range: AnalyticsRange, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: analyticsKeys.range(projectId, range),
     queryFn: ({ signal }) => getAnalytics(projectId, range, signal),
     placeholderData: keepPreviousData,

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { apiRequest } from '../../api/client';
+import { apiEnvelope } from '../../api/client';
+import type { SchemaMeta } from '../../api/types';
 import type { SchemaDocument } from '../../schema/document';
 import { schemaKeys } from './keys';
 import { schemaPath } from './paths';
@@ -9,8 +10,10 @@ export interface SchemaSaveVariables {
   document: SchemaDocument;
 }
 
-export function saveSchema({ projectId, document }: SchemaSaveVariables): Promise<unknown> {
-  return apiRequest(schemaPath(projectId), { method: 'PUT', body: document });
+/** Saves the draft; the answer's meta says whether it is valid and, if not, its problems. */
+export async function saveSchema({ projectId, document }: SchemaSaveVariables): Promise<SchemaMeta | undefined> {
+  const envelope = await apiEnvelope<unknown>(schemaPath(projectId), { method: 'PUT', body: document });
+  return envelope.meta as SchemaMeta | undefined;
 }
 
 export function useSchemaSaveMutation() {

@@ -1,5 +1,5 @@
 import { Alert, Button, Group, Stack, TextInput } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { isApiError } from '../../api/client';
 import type { Project } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -26,6 +26,13 @@ export function CreateProjectForm({ onCreated, onCancel, blockedByPlan }: Create
   const [url, setUrl] = useState('');
   const [schema, setSchema] = useState('public');
   const [touched, setTouched] = useState(false);
+  const nameInput = useRef<HTMLInputElement>(null);
+  // The field appears after the engines load, when the dialog has already
+  // placed its focus (on its close button): move it to the name.
+  const loaded = Boolean(engines.data);
+  useEffect(() => {
+    if (loaded) nameInput.current?.focus();
+  }, [loaded]);
 
   useEffect(() => {
     if (engine || !engines.data) return;
@@ -76,6 +83,7 @@ export function CreateProjectForm({ onCreated, onCancel, blockedByPlan }: Create
           value={name}
           onChange={(e) => setName(e.currentTarget.value)}
           error={fieldError(localErrors.name, 'name')}
+          ref={nameInput}
           data-autofocus
         />
         <EngineCards engines={engines.data} value={engine} onChange={setEngine} error={details.engine} />

@@ -14,11 +14,12 @@ export function EngineCards({ engines, value, onChange, error }: EngineCardsProp
     <Radio.Group label="Database engine" value={value} onChange={onChange} error={error} required>
       <SimpleGrid cols={{ base: 1, sm: 2 }} mt="xs">
         {engines.map((engine) => (
-          <Radio.Card key={engine.name} value={engine.name} disabled={!engine.available} p="md" radius="md" aria-label={engine.label}>
+          // Cards of one row share its height and start at the same line.
+          <Radio.Card key={engine.name} value={engine.name} disabled={!engine.available} p="md" radius="md" aria-label={engine.label} h="100%" style={{ display: 'flex', alignItems: 'flex-start' }}>
             <Group wrap="nowrap" align="flex-start">
               <Radio.Indicator disabled={!engine.available} />
-              <Stack gap={4}>
-                <Group gap="xs">
+              <Stack gap={4} style={{ minWidth: 0 }}>
+                <Group gap="xs" wrap="wrap">
                   <Text fw={600}>{engine.label}</Text>
                   {engine.recommended && (
                     <Badge size="sm" color={tones.success} variant="filled">

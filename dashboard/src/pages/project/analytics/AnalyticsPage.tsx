@@ -1,5 +1,6 @@
 import { Grid, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { IconChartLine } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { isApiError } from '../../../api/client';
 import type { Analytics, AnalyticsRange } from '../../../api/types';
@@ -8,8 +9,10 @@ import { ErrorAlert } from '../../../components/ErrorAlert';
 import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
 import { TimeSeriesChart, type ChartSeries } from '../../../components/TimeSeriesChart';
-import { useAnalyticsQuery } from '../../../data/analytics/analytics-query';
+import { getAnalytics, useAnalyticsQuery } from '../../../data/analytics/analytics-query';
+import { analyticsKeys } from '../../../data/analytics/keys';
 import { useProjectId } from '../useProjectId';
+import { EMPTY_RANGE, smallestRangeShowing } from './initialRange';
 import { SummaryCards } from './SummaryCards';
 import { TopEndpointsTable } from './TopEndpointsTable';
 import { UsageMeter } from './UsageMeter';
@@ -23,8 +26,20 @@ const RANGES: { value: AnalyticsRange; label: string }[] = [
 
 export function AnalyticsPage() {
   const projectId = useProjectId();
-  const [range, setRange] = useState<AnalyticsRange>('24h');
-  const analytics = useAnalyticsQuery(projectId, range);
+  // The page opens on the smallest range that shows every request
+  // (initialRange.ts); the user's choice after that.
+  const [chosen, setChosen] = useState<AnalyticsRange | null>(null);
+  const opening = useQuery({
+    queryKey: [...analyticsKeys.all(projectId), 'opening-range'],
+    queryFn: ({ signal }) => smallestRangeShowing(async (r) => (await getAnalytics(projectId, r, signal)).summary.total_requests),
+    enabled: chosen === null,
+    staleTime: Infinity,
+    retry: false,
+  });
+  const range = chosen ?? opening.data ?? null;
+  const setRange = setChosen;
+  const analytics = useAnalyticsQuery(projectId, range ?? EMPTY_RANGE, range !== null || Boolean(opening.error));
+  const deciding = range === null && !opening.error;
   const missing = isApiError(analytics.error) && (analytics.error.status === 404 || analytics.error.status === 405 || analytics.error.status === 501);
 
   return (
@@ -32,16 +47,16 @@ export function AnalyticsPage() {
       <PageHeader
         title="Analytics"
         description="Your customers' requests to the generated API: volume by status, latency, busiest endpoints and this hour's plan usage. Your own requests from this dashboard are counted apart."
-        actions={<SegmentedControl aria-label="Time range" data={RANGES} value={range} onChange={(v) => setRange(v as AnalyticsRange)} />}
+        actions={<SegmentedControl aria-label="Time range" data={RANGES} value={range ?? ''} onChange={(v) => setRange(v as AnalyticsRange)} disabled={deciding} />}
       />
-      {analytics.isPending && <LoadingState label="Loading analytics…" />}
+      {(analytics.isPending || deciding) && !analytics.error && !opening.error && <LoadingState label="Loading analytics…" />}
       {missing && (
         <EmptyState title="No analytics yet" icon={<IconChartLine size={26} />}>
           Usage appears here once the API has answered requests made with an API key or an end-user token.
         </EmptyState>
       )}
       {analytics.error && !missing ? <ErrorAlert error={analytics.error} title="Analytics could not be loaded" /> : null}
-      {analytics.data && <AnalyticsBody analytics={analytics.data} />}
+      {analytics.data && !deciding && <AnalyticsBody analytics={analytics.data} />}
     </Stack>
   );
 }

@@ -1,7 +1,7 @@
 import { Accordion, Alert, Anchor, Button, Group, List, Paper, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconInfoCircle, IconRefresh, IconRocket } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { isApiError } from '../../../api/client';
 import type { GenerateResult } from '../../../api/types';
 import { EmptyState } from '../../../components/EmptyState';
@@ -10,9 +10,11 @@ import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useGenerateMutation } from '../../../data/schema/generate-mutation';
 import { useChangePlanQuery } from '../../../data/schema/schema-plan-query';
+import { useDraftSchemaQuery } from '../../../data/schema/schema-query';
 import { useSchemaVersionsQuery } from '../../../data/schema/schema-versions-query';
 import { attachFindings, currentViolations, describeViolation, lockedTableName, pathOf, violationsOf } from '../../../evolution/plan';
 import { tones } from '../../../tones';
+import { ProblemsPanel } from '../schema/ProblemsPanel';
 import { useProjectId } from '../useProjectId';
 import { ChangeList, terminated } from './ChangeList';
 import { DestructiveConfirm } from './DestructiveConfirm';
@@ -25,6 +27,8 @@ export function GeneratePage() {
   // show before anyone presses it.
   const plan = useChangePlanQuery(projectId, { check: true });
   const generate = useGenerateMutation();
+  const draft = useDraftSchemaQuery(projectId);
+  const navigate = useNavigate();
   const [confirmed, setConfirmed] = useState(false);
   const [result, setResult] = useState<GenerateResult | null>(null);
   // The newest version's index builds, when they are still under way or
@@ -77,20 +81,30 @@ export function GeneratePage() {
       {result && <GenerateResultPanel result={result} projectId={projectId} />}
       {!result && unfinishedBuilds && <IndexBuildsPanel projectId={projectId} version={unfinishedBuilds.version} initial={unfinishedBuilds.indexes} />}
       {plan.isPending && <LoadingState label="Working out what will change and checking the existing rows…" />}
-      {plan.error && (
-        <>
-          <ErrorAlert error={plan.error} title="The change plan could not be made" />
-          {isApiError(plan.error, 'VALIDATION_ERROR') && (
-            <Text size="sm">
-              Fix the schema in the{' '}
-              <Anchor component={Link} to={`/projects/${projectId}/schema`}>
-                builder
-              </Anchor>{' '}
-              first.
-            </Text>
-          )}
-        </>
-      )}
+      {plan.error &&
+        (isApiError(plan.error, 'VALIDATION_ERROR') && Object.keys(plan.error.details).length > 0 ? (
+          // The same words as the builder ("table books › column publisher_id"),
+          // each a link to the field in the builder.
+          <ProblemsPanel
+            problems={plan.error.details}
+            document={draft.data ?? { tables: [] }}
+            fromServer
+            onSelectPath={(path) => void navigate(`/projects/${projectId}/schema?problem=${encodeURIComponent(path)}`)}
+          />
+        ) : (
+          <>
+            <ErrorAlert error={plan.error} title="The change plan could not be made" />
+            {isApiError(plan.error, 'VALIDATION_ERROR') && (
+              <Text size="sm">
+                Fix the schema in the{' '}
+                <Anchor component={Link} to={`/projects/${projectId}/schema`}>
+                  builder
+                </Anchor>{' '}
+                first.
+              </Text>
+            )}
+          </>
+        ))}
       {plan.data && changes.length === 0 && !result && (
         <Paper withBorder p="lg">
           <EmptyState

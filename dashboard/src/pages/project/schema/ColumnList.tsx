@@ -37,15 +37,15 @@ export function ColumnList({ table, tableIndex, tables, problems, dispatch }: Co
           )}
           {systemColumns.map((c) => (
             <Group key={c.name} justify="space-between" wrap="nowrap" gap="xs">
-              <Group gap={6} wrap="nowrap">
+              <Group gap={6} wrap="nowrap" style={{ flexShrink: 0 }}>
                 <Text size="sm" className="mono">
                   {c.name}
                 </Text>
-                <Badge size="xs" variant="outline" color="gray.8">
+                <Badge size="xs" variant="outline" color="gray.8" style={{ flexShrink: 0, overflow: 'visible' }}>
                   system
                 </Badge>
               </Group>
-              <Text size="xs" c="dimmed" truncate="end" visibleFrom="sm">
+              <Text size="xs" c="dimmed" truncate="end" visibleFrom="sm" style={{ minWidth: 0 }} title={`${c.type} · ${c.note}`}>
                 {c.type} · {c.note}
               </Text>
             </Group>

@@ -6,6 +6,7 @@ import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../buil
 import { COLUMN_TYPES, TYPE_LABELS } from '../../../schema/document';
 import { ColumnConstraints, CONSTRAINT_FIELDS } from './ColumnConstraints';
 import { tones } from '../../../tones';
+import layout from './SchemaPage.module.css';
 
 interface ColumnRowProps {
   column: DraftColumn;
@@ -37,8 +38,8 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
   const options = typeOptions.some((o) => o.value === column.type) ? typeOptions : [...typeOptions, { value: column.type, label: column.type }];
 
   return (
-    <Paper withBorder p="xs" data-testid={`column-${column.name}`} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
-      <Group gap={6} wrap="wrap" align="flex-start">
+    <Paper withBorder p="xs" data-testid={`column-${column.name}`} data-path={path} style={hiddenProblems.length ? { borderColor: 'var(--mantine-color-red-8)' } : undefined}>
+      <div className={layout.columnRow}>
         <ActionIcon
           variant="subtle"
           color="gray.8"
@@ -55,7 +56,7 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
           value={column.name}
           onChange={(e) => dispatch({ type: 'renameColumn', tableKey, columnKey, name: e.currentTarget.value })}
           error={problemAt(problems, `${path}.name`)}
-          style={{ flex: '1 1 150px', minWidth: 0 }}
+          className={layout.columnName}
           size="sm"
           autoComplete="off"
           spellCheck={false}
@@ -67,7 +68,8 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
           onChange={(e) => dispatch({ type: 'setColumnType', tableKey, columnKey, columnType: e.currentTarget.value })}
           error={problemAt(problems, `${path}.type`)}
           size="sm"
-          w={130}
+          w={118}
+          style={{ flexShrink: 0 }}
         />
         <ActionIcon
           variant="subtle"
@@ -98,7 +100,7 @@ function EditableColumnRow({ column, index, count, table, tables, path, problems
         >
           <IconTrash size={16} />
         </ActionIcon>
-      </Group>
+      </div>
       <ColumnSummary column={column} />
       {hiddenProblems.length > 0 && (
         <List size="xs" c={tones.danger} mt={4} ml={34}>
@@ -123,7 +125,7 @@ function ReadOnlyColumnRow({ column, index, count, table, path, problems, dispat
   const label = column.name || `column ${index + 1}`;
   const rowProblems = unclaimedProblems(problems, path, []);
   return (
-    <Paper withBorder p="xs" bg="gray.0" data-testid={`column-${column.name}`} data-readonly="true">
+    <Paper withBorder p="xs" bg="gray.0" data-testid={`column-${column.name}`} data-readonly="true" data-path={path}>
       <Group gap={6} wrap="nowrap" justify="space-between" align="flex-start">
         <Group gap={6} wrap="wrap" style={{ minWidth: 0 }}>
           {passthrough ? <IconLock size={14} aria-hidden /> : <IconKey size={14} aria-hidden />}

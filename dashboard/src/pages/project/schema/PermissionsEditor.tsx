@@ -31,7 +31,8 @@ export function PermissionsEditor({ table, tableIndex, tables, problems, dispatc
   );
 
   return (
-    <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm">
+    // One column: the editor pane is narrow, and two cut the options' text.
+    <SimpleGrid cols={1} spacing="sm">
       {OPERATIONS.map((op) => (
         <NativeSelect
           key={op}

@@ -7,11 +7,12 @@ interface ProblemsPanelProps {
   problems: SchemaProblems;
   document: SchemaDocument;
   fromServer: boolean;
-  onSelectTable: (index: number) => void;
+  /** Takes the user to the field of a problem path. */
+  onSelectPath: (path: string) => void;
 }
 
-/** Every problem of the document in words, each leading to its table. */
-export function ProblemsPanel({ problems, document, fromServer, onSelectTable }: ProblemsPanelProps) {
+/** Every problem of the document in words, each leading to its field. */
+export function ProblemsPanel({ problems, document, fromServer, onSelectPath }: ProblemsPanelProps) {
   const entries = Object.entries(problems);
   if (entries.length === 0) return null;
   return (
@@ -27,7 +28,7 @@ export function ProblemsPanel({ problems, document, fromServer, onSelectTable }:
           return (
             <List.Item key={path}>
               {tableIndex !== undefined ? (
-                <Anchor component="button" type="button" size="sm" onClick={() => onSelectTable(Number(tableIndex))}>
+                <Anchor component="button" type="button" size="sm" onClick={() => onSelectPath(path)}>
                   {describePath(document, path)}
                 </Anchor>
               ) : (

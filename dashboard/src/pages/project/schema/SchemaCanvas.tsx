@@ -1,5 +1,6 @@
 import {
   Background,
+  ControlButton,
   Controls,
   MarkerType,
   MiniMap,
@@ -8,16 +9,29 @@ import {
   useReactFlow,
   type Connection,
   type Edge,
+  type FitViewOptions,
   type Node,
   type NodeChange,
 } from '@xyflow/react';
 import { useMediaQuery } from '@mantine/hooks';
+import { IconMap } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useState, type Dispatch } from 'react';
 import type { BuilderAction, DraftTable } from '../../../builder/state';
 import { layoutTables } from '../../../builder/layout';
 import { TableNode, type TableNodeData } from './TableNode';
 
 const nodeTypes = { table: TableNode };
+
+/** Diagrams with more tables than this open with the overview (minimap) shown. */
+const MINIMAP_FROM_TABLES = 6;
+
+/**
+ * Fitting leaves room for the controls (bottom left) and, when shown, the
+ * overview (200px wide, bottom right), so neither covers a table.
+ */
+function fitViewOptions(withMap: boolean): FitViewOptions {
+  return { padding: { top: '24px', bottom: '24px', left: '56px', right: withMap ? '236px' : '24px' }, maxZoom: 1 };
+}
 
 interface SchemaCanvasProps {
   tables: DraftTable[];
@@ -39,13 +53,19 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
   const [nodes, setNodes] = useState<TableFlowNode[]>([]);
   const { fitView } = useReactFlow();
   const roomy = useMediaQuery('(min-width: 62em)');
+  // The overview helps on large diagrams; on small ones it only covers
+  // tables (issue 20 item 5), so it starts hidden there, a button away.
+  const [mapChoice, setMapChoice] = useState<boolean | null>(null);
+  const showMap = roomy && (mapChoice ?? tables.length > MINIMAP_FROM_TABLES);
+
+  const fitOptions = useMemo(() => fitViewOptions(showMap), [showMap]);
 
   // Bring every table into view when one appears or goes (after React Flow
-  // has measured the nodes).
+  // has measured the nodes), and clear of the overview when it opens.
   useEffect(() => {
-    const timer = window.setTimeout(() => void fitView({ padding: 0.2, maxZoom: 1, duration: 150 }), 60);
+    const timer = window.setTimeout(() => void fitView({ ...fitOptions, duration: 150 }), 60);
     return () => window.clearTimeout(timer);
-  }, [tables.length, fitView]);
+  }, [tables.length, fitView, fitOptions]);
 
   useEffect(() => {
     setNodes((previous) => {
@@ -118,14 +138,20 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
       onConnect={onConnect}
       deleteKeyCode={null}
       fitView
-      fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
+      fitViewOptions={fitOptions}
       minZoom={0.25}
       proOptions={{ hideAttribution: true }}
       aria-label="Entity-relationship diagram of the schema"
     >
       <Background gap={20} />
-      <Controls showInteractive={false} />
-      {roomy && <MiniMap pannable zoomable ariaLabel="Overview of the diagram" />}
+      <Controls showInteractive={false} fitViewOptions={fitOptions}>
+        {roomy && (
+          <ControlButton onClick={() => setMapChoice(!showMap)} aria-label={showMap ? 'Hide the overview' : 'Show the overview'} title={showMap ? 'Hide the overview' : 'Show the overview'}>
+            <IconMap size={14} />
+          </ControlButton>
+        )}
+      </Controls>
+      {showMap && <MiniMap pannable zoomable ariaLabel="Overview of the diagram" />}
     </ReactFlow>
   );
 }

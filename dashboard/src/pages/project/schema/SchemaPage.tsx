@@ -3,8 +3,8 @@ import { useHotkeys } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { IconCheck, IconDeviceFloppy, IconHistory, IconPlus, IconRocket, IconShieldCheck } from '@tabler/icons-react';
 import { ReactFlowProvider } from '@xyflow/react';
-import { useMemo, useState } from 'react';
-import { Link, useOutletContext } from 'react-router';
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useOutletContext, useSearchParams } from 'react-router';
 import { describeError, isApiError } from '../../../api/client';
 import type { DraftWithMeta, Project } from '../../../api/types';
 import { hasUnpublishedChanges, loadedDocumentJson, selectedTable } from '../../../builder/state';
@@ -19,6 +19,7 @@ import classes from './SchemaPage.module.css';
 import { DeleteTableModal } from './DeleteTableModal';
 import { DraftReplacedNotice, type DraftReplacement } from './DraftReplacedNotice';
 import { ExternalSourceBanner } from './ExternalSourceBanner';
+import { focusProblemField } from './focusProblem';
 import { JsonSchemaEditor } from './JsonSchemaEditor';
 import { ProblemsPanel } from './ProblemsPanel';
 import { SchemaFileButtons } from './SchemaFileButtons';
@@ -67,9 +68,19 @@ export function SchemaPage() {
     save.mutate(
       { projectId, document: sent },
       {
-        onSuccess: () => {
+        onSuccess: (meta) => {
           dispatch({ type: 'markSaved', document: sent });
-          notifications.show({ color: 'teal', title: 'Schema saved', message: 'Generate to publish it to the API.' });
+          const saved = meta?.problems ?? {};
+          const count = Object.keys(saved).length;
+          if (meta?.valid === false || count > 0) {
+            // Saved as work in progress: say so, not "saved" in green.
+            server.adopt(saved, sentJson);
+            notifications.show({
+              color: tones.warning,
+              title: `Saved with ${count} ${count === 1 ? 'problem' : 'problems'}`,
+              message: 'The draft is kept, but it cannot be generated until the problems listed above are fixed.',
+            });
+          } else notifications.show({ color: 'teal', title: 'Schema saved', message: 'Generate to publish it to the API.' });
         },
         onError: (error) => {
           if (isApiError(error, 'VALIDATION_ERROR') && Object.keys(error.details).length) server.adopt(error.details, sentJson);
@@ -81,6 +92,28 @@ export function SchemaPage() {
   };
 
   useHotkeys([['mod+S', saveDraft]], []);
+
+  // A problem link selects its table, then scrolls to and focuses its field.
+  const goToProblem = (path: string) => {
+    const index = /^tables\[(\d+)\]/.exec(path)?.[1];
+    if (index === undefined) return;
+    dispatch({ type: 'selectTableAt', index: Number(index) });
+    setView('diagram');
+    focusProblemField(path);
+  };
+
+  // The Generate page links here with ?problem=<path>.
+  const [searchParams, setSearchParams] = useSearchParams();
+  const linkedProblem = searchParams.get('problem');
+  useEffect(() => {
+    if (builder.loading || !linkedProblem) return;
+    goToProblem(linkedProblem);
+    setSearchParams((params) => {
+      params.delete('problem');
+      return params;
+    }, { replace: true });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per link
+  }, [builder.loading, linkedProblem]);
 
   // An upload or a reset saved a new draft: the builder shows it, and the
   // server's verdict on it (meta.problems) marks the fields it concerns.
@@ -107,46 +140,48 @@ export function SchemaPage() {
   return (
     <Stack gap="sm" className={classes.page}>
       <UnsavedChangesGuard dirty={dirty} />
-      <Group justify="space-between" wrap="wrap" gap="xs">
-        <Group gap="sm">
-          <Title order={1} size="h2">
-            Schema
-          </Title>
-          <SaveStateBadges dirty={dirty} unpublished={unpublished} />
-        </Group>
-        <Group gap="xs">
-          <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable' })}>
-            Add table
-          </Button>
-          <Tooltip label="Ask the server to check the schema">
-            <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checking}>
-              Validate
+      <div className={classes.toolbar}>
+        <Group justify="space-between" wrap="wrap" gap="xs">
+          <Group gap="sm">
+            <Title order={1} size="h2">
+              Schema
+            </Title>
+            <SaveStateBadges dirty={dirty} unpublished={unpublished} neverGenerated={state.published === null && !builder.publishedError} />
+          </Group>
+          <Group gap="xs">
+            <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable' })}>
+              Add table
             </Button>
-          </Tooltip>
-          <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
-            Save
-          </Button>
-          {!dirty && unpublished && (
-            <Button component={Link} to="../generate" relative="path" leftSection={<IconRocket size={16} />}>
-              Generate
+            <Tooltip label="Ask the server to check the schema">
+              <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checking}>
+                Validate
+              </Button>
+            </Tooltip>
+            <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
+              Save
             </Button>
-          )}
+            {!dirty && unpublished && (
+              <Button component={Link} to="../generate" relative="path" leftSection={<IconRocket size={16} />}>
+                Generate
+              </Button>
+            )}
+          </Group>
         </Group>
-      </Group>
-      <Group gap="xs" wrap="wrap" aria-label="Schema file and versions" role="group">
-        <SchemaFileButtons
-          projectId={projectId}
-          current={document}
-          dirty={dirty}
-          onUploaded={(saved, filename) => {
-            showReplacedDraft(saved, `Uploaded ${filename}`);
-            notifications.show({ color: 'teal', title: 'Schema uploaded', message: `${filename} is now the draft.` });
-          }}
-        />
-        <Button variant="default" leftSection={<IconHistory size={16} />} onClick={() => setHistoryOpen(true)}>
-          Version history
-        </Button>
-      </Group>
+        <Group gap="xs" wrap="wrap" aria-label="Schema file and versions" role="group">
+          <SchemaFileButtons
+            projectId={projectId}
+            current={document}
+            dirty={dirty}
+            onUploaded={(saved, filename) => {
+              showReplacedDraft(saved, `Uploaded ${filename}`);
+              notifications.show({ color: 'teal', title: 'Schema uploaded', message: `${filename} is now the draft.` });
+            }}
+          />
+          <Button variant="default" leftSection={<IconHistory size={16} />} onClick={() => setHistoryOpen(true)}>
+            Version history
+          </Button>
+        </Group>
+      </div>
       {project?.engine === 'postgres_external' && <ExternalSourceBanner project={project} />}
       {replacement && (
         <DraftReplacedNotice
@@ -166,7 +201,7 @@ export function SchemaPage() {
         problems={problems}
         document={document}
         fromServer={Boolean(server.verdict)}
-        onSelectTable={(i) => dispatch({ type: 'selectTable', tableKey: state.tables[i]?.key ?? null })}
+        onSelectPath={goToProblem}
       />
       {server.verdict && Object.keys(server.verdict.problems).length === 0 && state.tables.length > 0 && (
         <Text size="sm" c={tones.success} role="status">
@@ -263,7 +298,7 @@ export function SchemaPage() {
   );
 }
 
-function SaveStateBadges({ dirty, unpublished }: { dirty: boolean; unpublished: boolean }) {
+function SaveStateBadges({ dirty, unpublished, neverGenerated }: { dirty: boolean; unpublished: boolean; neverGenerated: boolean }) {
   return (
     <Group gap={6} aria-live="polite">
       {dirty ? (
@@ -275,7 +310,8 @@ function SaveStateBadges({ dirty, unpublished }: { dirty: boolean; unpublished: 
           Saved
         </Badge>
       )}
-      {unpublished ? (
+      {/* A project never generated has nothing published, even with an empty draft. */}
+      {unpublished || neverGenerated ? (
         <Badge color={tones.warning} variant="outline">
           {dirty ? 'Not generated yet' : 'Saved, not generated yet'}
         </Badge>

@@ -27,7 +27,7 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
   const authProblem = problemAt(problems, `${at}.auth`);
 
   return (
-    <Stack gap="md" aria-label={`Table ${table.name}`}>
+    <Stack gap="md" aria-label={`Table ${table.name}`} data-path={at}>
       <Group justify="space-between" align="flex-end" wrap="nowrap">
         <TextInput
           label="Table name"

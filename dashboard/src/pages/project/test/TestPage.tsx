@@ -1,8 +1,9 @@
 import { json } from '@codemirror/lang-json';
-import { Anchor, Button, CopyButton, Grid, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Collapse, CopyButton, Grid, Group, List, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { IconCopy, IconSend } from '@tabler/icons-react';
-import CodeMirror from '@uiw/react-codemirror';
-import { useEffect, useMemo, useState } from 'react';
+import CodeMirror, { EditorView } from '@uiw/react-codemirror';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { isApiError } from '../../../api/client';
 import { generatedUrl, sendGenerated, type GeneratedResponse } from '../../../api/generated';
@@ -14,17 +15,21 @@ import { MethodBadge } from '../../../components/MethodBadge';
 import { PageHeader } from '../../../components/PageHeader';
 import { extraQueryParameters, newConsoleRequest, requestPath, requestQuery, type ConsoleRequest } from '../../../console/consoleRequest';
 import { curlCommand } from '../../../console/curl';
-import { exampleBody, takesBody } from '../../../console/exampleBody';
+import { exampleBodyWithHints, referencedTables, takesBody } from '../../../console/exampleBody';
 import { readHistory, withEntry, writeHistory, type HistoryEntry } from '../../../console/history';
+import { existingIds } from '../../../console/referenceIds';
 import { listOperations, pathParameterNames, tableOfPath, type ConsoleOperation } from '../../../console/openapi';
 import { useOpenApiQuery } from '../../../data/openapi/openapi-query';
 import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
 import { useKeyVault } from '../../../lib/keyVault';
 import { relationNamesOf, SYSTEM_COLUMNS } from '../../../schema/document';
+import { tones } from '../../../tones';
 import { useProjectId } from '../useProjectId';
 import { HistoryList } from './HistoryList';
 import { ListHelpersForm } from './ListHelpersForm';
+import { ParameterDescription } from './ParameterDescription';
 import { ResponseView } from './ResponseView';
+import classes from './TestPage.module.css';
 
 export function TestPage() {
   const projectId = useProjectId();
@@ -70,27 +75,46 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
   const [response, setResponse] = useState<GeneratedResponse | null>(null);
   const [sendError, setSendError] = useState<unknown>(null);
   const [sending, setSending] = useState(false);
+  const responseRef = useRef<HTMLDivElement>(null);
 
   const initialId = operations.find((o) => o.id === searchParams.get('op'))?.id ?? operations.find((o) => o.isList)?.id ?? operations[0].id;
   const [request, setRequest] = useState<ConsoleRequest>(() => newConsoleRequest(initialId));
   const operation = operations.find((o) => o.id === request.operationId) ?? operations[0];
+  const credential = tokenOverride.trim() || key?.secret;
 
-  // A new operation starts with the schema's example body.
+  // Unique columns get values of their own each time an example is made,
+  // so sending two examples in a row does not collide.
+  const [seed, setSeed] = useState(freshSeed);
+  const referenced = useMemo(() => referencedTables(operation, schema), [operation, schema]);
+  const referenceIds = useQuery({
+    queryKey: ['test-console', projectId, 'reference-ids', referenced, credential ?? ''],
+    queryFn: () => existingIds(projectId, referenced, credential),
+    enabled: referenced.length > 0,
+    staleTime: 10_000,
+  });
+  const example = useMemo(
+    () => exampleBodyWithHints(operation, schema, openapi, { seed, referenceIds: referenceIds.data }),
+    [operation, schema, openapi, seed, referenceIds.data],
+  );
+  // The body follows the example until the user edits it: a new operation,
+  // the schema or the referenced ids arriving all renew it.
+  const [edited, setEdited] = useState(false);
   useEffect(() => {
-    setRequest((r) => (r.body === '' && takesBody(operation) ? { ...r, body: exampleBody(operation, schema, openapi) } : r));
-  }, [operation, schema, openapi]);
+    if (!edited) setRequest((r) => (r.body === example.text ? r : { ...r, body: example.text }));
+  }, [example.text, edited]);
 
   const table = schema?.tables.find((t) => t.name === tableOfPath(operation.path));
   const columns = table ? [...SYSTEM_COLUMNS, ...table.columns.filter((c) => c.type !== 'password').map((c) => c.name)] : [...SYSTEM_COLUMNS];
   const relations = table && schema ? relationNamesOf(schema, table.name) : [];
-  const credential = tokenOverride.trim() || key?.secret;
   const url = generatedUrl(projectId, requestPath(operation, request), requestQuery(operation, request));
   const bodyText = takesBody(operation) ? request.body : '';
 
   const chooseOperation = (id: string) => {
     const next = operations.find((o) => o.id === id);
     if (!next) return;
-    setRequest({ ...newConsoleRequest(id), body: exampleBody(next, schema, openapi) });
+    setRequest(newConsoleRequest(id));
+    setEdited(false);
+    setSeed(freshSeed());
     setResponse(null);
   };
 
@@ -120,6 +144,8 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
       const next = withEntry(history, entry);
       setHistory(next);
       writeHistory(projectId, next);
+      // On narrow screens the answer is below the form: bring it into view.
+      requestAnimationFrame(() => responseRef.current?.scrollIntoView({ block: 'nearest' }));
     } catch (error) {
       setSendError(error);
     } finally {
@@ -137,9 +163,11 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
     return [...byTag].map(([group, items]) => ({ group: group || 'other', items }));
   }, [operations]);
 
+  const hasParameters = pathParameterNames(operation.path).length > 0 || extraQueryParameters(operation).length > 0 || operation.isList;
+
   return (
     <Grid gutter="md">
-      <Grid.Col span={{ base: 12, lg: 8 }}>
+      <Grid.Col span={{ base: 12, lg: 7 }}>
         <Stack gap="md">
           <Paper withBorder p="md">
             <Stack gap="sm">
@@ -155,51 +183,72 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
             </Stack>
           </Paper>
 
-          <Paper withBorder p="md">
-            <Stack gap="sm">
-              <Title order={2} size="h5">
-                Parameters
-              </Title>
-              <PathAndExtraParams operation={operation} request={request} onChange={setRequest} />
-              {operation.isList && (
-                <ListHelpersForm value={request.helpers} onChange={(helpers) => setRequest({ ...request, helpers })} columns={columns} relations={relations} />
-              )}
-              {!operation.isList && pathParameterNames(operation.path).length === 0 && extraQueryParameters(operation).length === 0 && (
-                <Text size="sm" c="dimmed">
-                  This operation takes no parameters.
-                </Text>
-              )}
-            </Stack>
-          </Paper>
-
           {takesBody(operation) && (
             <Paper withBorder p="md">
               <Group justify="space-between" mb="xs">
                 <Title order={2} size="h5" id="body-label">
                   JSON body
                 </Title>
-                <Button size="compact-sm" variant="subtle" onClick={() => setRequest({ ...request, body: exampleBody(operation, schema, openapi) })}>
+                <Button
+                  size="compact-sm"
+                  variant="subtle"
+                  onClick={() => {
+                    setEdited(false);
+                    setSeed(freshSeed());
+                  }}
+                >
                   Reset to example
                 </Button>
               </Group>
               <CodeMirror
                 value={request.body}
-                onChange={(body) => setRequest((r) => ({ ...r, body }))}
-                extensions={[json()]}
-                minHeight="140px"
+                onChange={(body) => {
+                  setEdited(true);
+                  setRequest((r) => ({ ...r, body }));
+                }}
+                extensions={bodyEditorExtensions}
+                minHeight="120px"
                 maxHeight="360px"
                 aria-labelledby="body-label"
                 data-testid="request-body"
                 style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 8, overflow: 'hidden' }}
               />
+              {example.hints.length > 0 && !edited && (
+                <Alert color={tones.warning} variant="light" mt="xs" title="Fill in before sending" data-testid="example-hints">
+                  <List size="sm">
+                    {example.hints.map((h) => (
+                      <List.Item key={h.field}>
+                        <Code>{h.field}</Code>: {h.hint}
+                      </List.Item>
+                    ))}
+                  </List>
+                </Alert>
+              )}
             </Paper>
           )}
 
-          <Paper withBorder p="md">
+          {hasParameters ? (
+            <Paper withBorder p="md">
+              <Stack gap="sm">
+                <Title order={2} size="h5">
+                  Parameters
+                </Title>
+                <PathAndExtraParams key={operation.id} operation={operation} request={request} onChange={setRequest} />
+                {operation.isList && (
+                  <ListHelpersForm value={request.helpers} onChange={(helpers) => setRequest({ ...request, helpers })} columns={columns} relations={relations} />
+                )}
+              </Stack>
+            </Paper>
+          ) : null}
+        </Stack>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, lg: 5 }}>
+        <Stack gap="md" className={classes.side}>
+          <Paper withBorder p="md" aria-label="Request">
             <Stack gap="xs">
               <Group gap="xs" wrap="nowrap">
                 <MethodBadge method={operation.method} />
-                <Text className="mono" size="sm" style={{ wordBreak: 'break-all' }} data-testid="request-url">
+                <Text className="mono" size="sm" style={{ wordBreak: 'break-all' }} data-testid="request-url" lineClamp={3}>
                   {url}
                 </Text>
               </Group>
@@ -222,30 +271,46 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
               </Group>
             </Stack>
           </Paper>
-          {sendError ? <ErrorAlert error={sendError} title="The request could not be sent" /> : null}
-          {response && <ResponseView response={response} />}
+          <div ref={responseRef}>
+            {sendError ? <ErrorAlert error={sendError} title="The request could not be sent" /> : null}
+            {response ? (
+              <ResponseView response={response} />
+            ) : (
+              <Text size="sm" c="dimmed" ta="center" py="sm">
+                The response appears here.
+              </Text>
+            )}
+          </div>
+          <Paper withBorder p="md" component="section" aria-labelledby="history-title">
+            <Title order={2} size="h5" id="history-title" mb="xs">
+              History
+            </Title>
+            <HistoryList
+              entries={history}
+              onPick={(entry) => {
+                if (entry.request && operations.some((o) => o.id === entry.request!.operationId)) {
+                  setRequest(entry.request);
+                  setEdited(true);
+                } else chooseOperation(entry.operationId);
+              }}
+              onClear={() => {
+                setHistory([]);
+                writeHistory(projectId, []);
+              }}
+            />
+          </Paper>
         </Stack>
-      </Grid.Col>
-      <Grid.Col span={{ base: 12, lg: 4 }}>
-        <Paper withBorder p="md" component="section" aria-labelledby="history-title">
-          <Title order={2} size="h5" id="history-title" mb="xs">
-            History
-          </Title>
-          <HistoryList
-            entries={history}
-            onPick={(entry) => {
-              if (entry.request && operations.some((o) => o.id === entry.request!.operationId)) setRequest(entry.request);
-              else chooseOperation(entry.operationId);
-            }}
-            onClear={() => {
-              setHistory([]);
-              writeHistory(projectId, []);
-            }}
-          />
-        </Paper>
       </Grid.Col>
     </Grid>
   );
+}
+
+// The editable element is CodeMirror's content, not its wrapper: it
+// carries the name screen readers announce.
+const bodyEditorExtensions = [json(), EditorView.contentAttributes.of({ 'aria-labelledby': 'body-label' })];
+
+function freshSeed(): number {
+  return 1 + Math.floor(Math.random() * 1_000_000);
 }
 
 interface PathAndExtraParamsProps {
@@ -256,28 +321,68 @@ interface PathAndExtraParamsProps {
 
 function PathAndExtraParams({ operation, request, onChange }: PathAndExtraParamsProps) {
   const pathNames = pathParameterNames(operation.path);
-  const extra = extraQueryParameters(operation);
-  if (pathNames.length + extra.length === 0) return null;
+  const all = extraQueryParameters(operation);
+  // Per-column filters (dozens on a wide table) matter to the by-filter
+  // operations only; they stay folded so the form keeps to what is common.
+  const filters = all.filter((name) => name.startsWith('filter['));
+  const extra = all.filter((name) => !name.startsWith('filter['));
+  const [showFilters, setShowFilters] = useState(filters.some((name) => request.extra[name]));
+  if (pathNames.length + all.length === 0) return null;
+  const input = (name: string) => <QueryParameterInput key={`query-${name}`} name={name} operation={operation} request={request} onChange={onChange} />;
   return (
-    <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-      {pathNames.map((name) => (
-        <TextInput
-          key={`path-${name}`}
-          label={`${name} (path)`}
-          required
-          value={request.pathValues[name] ?? ''}
-          onChange={(e) => onChange({ ...request, pathValues: { ...request.pathValues, [name]: e.currentTarget.value } })}
-        />
-      ))}
-      {extra.map((name) => (
-        <TextInput
-          key={`query-${name}`}
-          label={`${name} (query)`}
-          description={operation.parameters.find((p) => p.name === name)?.description}
-          value={request.extra[name] ?? ''}
-          onChange={(e) => onChange({ ...request, extra: { ...request.extra, [name]: e.currentTarget.value } })}
-        />
-      ))}
-    </SimpleGrid>
+    <Stack gap="sm">
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        {pathNames.map((name) => (
+          <TextInput
+            key={`path-${name}`}
+            label={`${name} (path)`}
+            required
+            value={request.pathValues[name] ?? ''}
+            onChange={(e) => onChange({ ...request, pathValues: { ...request.pathValues, [name]: e.currentTarget.value } })}
+          />
+        ))}
+        {extra.map(input)}
+      </SimpleGrid>
+      {filters.length > 0 && (
+        <div>
+          <Button variant="subtle" size="compact-sm" onClick={() => setShowFilters((o) => !o)} aria-expanded={showFilters}>
+            {showFilters ? 'Hide' : 'Show'} {filters.length} column filter parameters
+          </Button>
+          <Collapse in={showFilters}>
+            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" mt="xs">
+              {filters.map(input)}
+            </SimpleGrid>
+          </Collapse>
+        </div>
+      )}
+    </Stack>
+  );
+}
+
+interface QueryParameterInputProps extends PathAndExtraParamsProps {
+  name: string;
+}
+
+/** One query parameter: a select when the document lists its values (count), else a text box. */
+function QueryParameterInput({ name, operation, request, onChange }: QueryParameterInputProps) {
+  const parameter = operation.parameters.find((p) => p.name === name);
+  const description = parameter?.description ? <ParameterDescription text={parameter.description} /> : undefined;
+  const choices = parameter?.schema?.enum?.filter((v): v is string => typeof v === 'string');
+  const change = (value: string) => onChange({ ...request, extra: { ...request.extra, [name]: value } });
+  if (choices?.length) {
+    const fallback = typeof parameter?.schema?.default === 'string' ? ` (default: ${parameter.schema.default})` : ' (default)';
+    return (
+      <NativeSelect
+        key={`query-${name}`}
+        label={`${name} (query)`}
+        description={description}
+        data={[{ value: '', label: `Not sent${fallback}` }, ...choices.map((c) => ({ value: c, label: c }))]}
+        value={request.extra[name] ?? ''}
+        onChange={(e) => change(e.currentTarget.value)}
+      />
+    );
+  }
+  return (
+    <TextInput key={`query-${name}`} label={`${name} (query)`} description={description} value={request.extra[name] ?? ''} onChange={(e) => change(e.currentTarget.value)} />
   );
 }
