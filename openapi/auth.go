@@ -97,7 +97,7 @@ func authPaths(paths *orderedmap.Map[string, *v3.PathItem], auth *schema.CTable,
 	addErrors(register.Codes, tail...)
 	paths.Set("/auth/register", &v3.PathItem{Post: &v3.Operation{Tags: tags, OperationId: opRegister,
 		Summary: "Register an end user",
-		Description: "Creates a " + auth.Name + " record from the body, validated like a create of that table, and signs the user in. " +
+		Description: "Creates a record in " + auth.Name + " from the body, validated like a create of that table, and signs the user in. " +
 			"A user who is not active yet gets no tokens. A taken e-mail is 409 CONFLICT.",
 		RequestBody: jsonBody("The new user: the "+auth.Name+" table's fields.", n.Create), Security: anonymous(),
 		Responses: register}})

@@ -49,12 +49,14 @@ func (c *Cache) Size() int64 {
 	return c.size
 }
 
-func cacheKey(project string, version int, yaml bool) string {
+// cacheKey names a rendering: the project's version, and its title, so a
+// rename renders afresh (the old title's rendering ages out).
+func cacheKey(project string, version int, title string, yaml bool) string {
 	format := "json"
 	if yaml {
 		format = "yaml"
 	}
-	return project + "/" + strconv.Itoa(version) + "/" + format
+	return project + "/" + strconv.Itoa(version) + "/" + format + "/" + title
 }
 
 // get returns the document under key, rendering it with render when the

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
@@ -28,6 +29,9 @@ import (
 // Options say which project and version a document describes.
 type Options struct {
 	ProjectID string
+	// Title is the document's title, the project's name ("" for
+	// "Tablesmith API").
+	Title string
 	// Version is the published schema version (info.version).
 	Version int
 	// MaxPageSize is the largest limit the server takes (default
@@ -36,6 +40,13 @@ type Options struct {
 	// MaxBulkRows is the most records one bulk create may hold (default
 	// DefaultMaxBulkRows).
 	MaxBulkRows int
+}
+
+func (o Options) title() string {
+	if strings.TrimSpace(o.Title) == "" {
+		return "Tablesmith API"
+	}
+	return o.Title
 }
 
 func (o Options) maxBulkRows() int {
@@ -108,7 +119,7 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 
 	return &v3.Document{
 		Version: "3.1.0",
-		Info: &base.Info{Title: "Tablesmith API", Version: strconv.Itoa(o.Version),
+		Info: &base.Info{Title: o.title(), Version: strconv.Itoa(o.Version),
 			Summary:     "The generated REST API of a Tablesmith project.",
 			Description: infoDescription(o)},
 		Servers: []*v3.Server{{URL: BasePath(o.ProjectID), Description: "This project's API"}},
@@ -199,7 +210,7 @@ func (d *Document) Render() error {
 // Rendered is the JSON (yaml false) or YAML rendering, from the cache or
 // rendered now; concurrent callers share one render.
 func (d *Document) Rendered(yaml bool) (*Rendered, error) {
-	return d.cache.get(cacheKey(d.opts.ProjectID, d.opts.Version, yaml), func() (*Rendered, error) {
+	return d.cache.get(cacheKey(d.opts.ProjectID, d.opts.Version, d.opts.Title, yaml), func() (*Rendered, error) {
 		return d.render(yaml)
 	})
 }

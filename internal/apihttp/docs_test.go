@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -239,4 +240,29 @@ func mustAtoi(t *testing.T, s string) int64 {
 		t.Fatalf("not a number: %q", s)
 	}
 	return n
+}
+
+// The API document is titled with the project's name, and a rename
+// reaches it (the loaded version is dropped and loaded again).
+func TestOpenAPITitleIsTheProjectsName(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(`{"tables": [{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`)
+	title := func() any {
+		t.Helper()
+		r := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil).Must(t, 200)
+		info, _ := r.Body["info"].(map[string]any)
+		return info["title"]
+	}
+	if got := title(); got != "Test project" {
+		t.Fatalf("title %v, want the project's name", got)
+	}
+	s.Do("PATCH", "/api/projects/"+p.ID, p.Session, map[string]any{"name": "Corner shop"}).Must(t, 200)
+	deadline := time.Now().Add(5 * time.Second)
+	for title() != "Corner shop" {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a rename the title is still %v", title())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

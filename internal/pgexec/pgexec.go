@@ -150,7 +150,7 @@ func MapError(err error, t *schema.CTable, op Op) error {
 			target = c.References.Table
 		}
 		return apierr.Fields(apierr.CodeValidation, "Validation failed",
-			map[string]string{col: "references a " + target + " record that does not exist"})
+			map[string]string{col: "references a record in " + target + " that does not exist"})
 	case "23502": // not_null_violation
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{pe.Column: schema.MsgRequired})
 	case "23514": // check_violation

@@ -36,6 +36,8 @@ type Entry struct {
 	// the version so that a request reads no setting of its own; a change
 	// of the setting reloads the entry (events.ProjectChanged).
 	CORS *cors.Policy
+	// ProjectName titles the OpenAPI document; a rename reloads the entry.
+	ProjectName string
 }
 
 // Loader loads the newest published version of a project.

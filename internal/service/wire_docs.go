@@ -18,7 +18,7 @@ func (s *Service) wireDocs() error {
 	// One cache for all projects bounds what rendered documents hold.
 	cache := openapi.NewCache(openapi.DefaultCacheBytes)
 	s.renderDocs = func(e *registry.Entry) {
-		e.OpenAPI = openapi.NewIn(cache, e.Published.Compiled, openapi.Options{ProjectID: e.ProjectID, Version: e.Version, MaxPageSize: s.cfg.MaxPageSize,
+		e.OpenAPI = openapi.NewIn(cache, e.Published.Compiled, openapi.Options{ProjectID: e.ProjectID, Title: e.ProjectName, Version: e.Version, MaxPageSize: s.cfg.MaxPageSize,
 			MaxBulkRows: s.cfg.MaxBulkRows})
 	}
 	return nil

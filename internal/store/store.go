@@ -255,8 +255,21 @@ func (s *Store) Projects(ctx context.Context, accountID int64) ([]Project, error
 
 // RenameProject changes a project's display name.
 func (s *Store) RenameProject(ctx context.Context, id, name string) (Project, error) {
-	return scanProject(s.DB.QueryRowContext(ctx, `UPDATE tablesmith.projects SET name = $2, updated_at = now()
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return Project{}, err
+	}
+	defer tx.Rollback()
+	p, err := scanProject(tx.QueryRowContext(ctx, `UPDATE tablesmith.projects SET name = $2, updated_at = now()
 		WHERE id = $1 RETURNING `+projectCols, id, name))
+	if err != nil {
+		return p, err
+	}
+	// Loaded versions carry the name (the API document's title).
+	if err := events.Notify(ctx, tx, events.ProjectChanged{ProjectID: id}); err != nil {
+		return p, err
+	}
+	return p, tx.Commit()
 }
 
 // SetProjectCORS stores a project's allowed origins (already normalized;

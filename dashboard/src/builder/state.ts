@@ -33,7 +33,7 @@ export interface BuilderState {
   nextKey: number;
 }
 
-export type TableOptions = Pick<SchemaTable, 'auth' | 'id_type' | 'owner_column' | 'description'>;
+export type TableOptions = Pick<SchemaTable, 'auth' | 'id_type' | 'owner_column' | 'description' | 'junction'>;
 
 export type BuilderAction =
   | { type: 'load'; draft: SchemaDocument; published: SchemaDocument | null }

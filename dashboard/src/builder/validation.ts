@@ -75,6 +75,7 @@ export function validateDocument(doc: SchemaDocument): SchemaProblems {
       Object.assign(problems, columnProblems(doc, table, column, ci, `${at}.columns[${ci}]`));
     });
     Object.assign(problems, authProblems(table, at, authTables));
+    Object.assign(problems, junctionProblems(table, at));
     Object.assign(problems, permissionProblems(doc, table, at));
   });
   // Like the server, relation names are checked once everything else holds.
@@ -335,6 +336,19 @@ function authProblems(table: SchemaTable, at: string, authTables: string[]): Sch
   if (!table.columns.some((c) => c.type === 'password')) {
     return { [`${at}.auth`]: 'an auth table needs a column of type password' };
   }
+  return {};
+}
+
+/** A table marked junction links two tables through exactly two required references. */
+function junctionProblems(table: SchemaTable, at: string): SchemaProblems {
+  if (!table.junction) return {};
+  if (table.auth) return { [`${at}.junction`]: 'an auth table cannot be a junction' };
+  const ext = table.external;
+  const maintained = (name: string) =>
+    ext !== undefined &&
+    (name === ext.primary_key || (name === 'created_at' && ext.has_created_at) || (name === 'updated_at' && ext.has_updated_at));
+  const ends = table.columns.filter((c) => !maintained(c.name) && c.references && c.required);
+  if (ends.length !== 2) return { [`${at}.junction`]: 'a junction needs exactly two required reference columns' };
   return {};
 }
 

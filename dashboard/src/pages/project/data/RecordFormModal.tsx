@@ -46,7 +46,7 @@ export function RecordFormModal({ projectId, table, credential, record, opened, 
   };
 
   return (
-    <Modal opened={opened} onClose={onClose} title={record ? `Edit ${table.name} #${record.id}` : `New ${table.name} record`} size="lg">
+    <Modal opened={opened} onClose={onClose} title={record ? `Edit ${table.name} #${record.id}` : `New record in ${table.name}`} size="lg">
       <form onSubmit={submit} noValidate>
         <Stack gap="sm">
           {save.error ? <ErrorAlert error={save.error} title="The record was not saved" /> : null}
@@ -90,7 +90,7 @@ interface FieldInputProps {
 function FieldInput({ column, field, value, editing, error, onChange }: FieldInputProps) {
   const common = {
     label: field,
-    description: column.description ?? (column.references ? `id of a ${column.references.table} record` : undefined),
+    description: column.description ?? (column.references ? `id of a record in ${column.references.table}` : undefined),
     required: column.required && !(editing && column.type === 'password'),
     error,
   };

@@ -17,7 +17,7 @@ interface TableEditorProps {
   onDeleteRequest: () => void;
 }
 
-const TABLE_FIELDS = ['name', 'auth', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
+const TABLE_FIELDS = ['name', 'auth', 'junction', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
 
 /** Everything about one table: name, options, columns, relationships, permissions. */
 export function TableEditor({ table, tableIndex, tables, problems, dispatch, onDeleteRequest }: TableEditorProps) {
@@ -25,6 +25,7 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
   const others = unclaimedProblems(problems, at, TABLE_FIELDS);
   const tableKey = table.key;
   const authProblem = problemAt(problems, `${at}.auth`);
+  const junctionProblem = problemAt(problems, `${at}.junction`);
 
   return (
     <Stack gap="md" aria-label={`Table ${table.name}`} data-path={at}>
@@ -67,6 +68,21 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
           {authProblem && (
             <Text id={`${tableKey}-auth-problem`} size="sm" c="var(--mantine-color-error)">
               {authProblem}
+            </Text>
+          )}
+        </Stack>
+        <Stack gap={4}>
+          <Switch
+            label="Junction (many-to-many)"
+            description="Links the two tables its required references point at: each can include the other"
+            checked={Boolean(table.junction)}
+            onChange={(e) => dispatch({ type: 'setTableOptions', tableKey, options: { junction: e.currentTarget.checked || undefined } })}
+            aria-invalid={junctionProblem ? true : undefined}
+            aria-describedby={junctionProblem ? `${tableKey}-junction-problem` : undefined}
+          />
+          {junctionProblem && (
+            <Text id={`${tableKey}-junction-problem`} size="sm" c="var(--mantine-color-error)">
+              {junctionProblem}
             </Text>
           )}
         </Stack>
