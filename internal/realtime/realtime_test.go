@@ -204,6 +204,17 @@ func TestCreateUpdateAndDeleteAreStreamedAsAGetWouldShowTheRowIncludingDirectSQL
 
 	s.API(p, "POST", "/quiet", map[string]any{"title": "not watched"}).Must(t, 201)
 	st.none(t, 300*time.Millisecond)
+
+	// Five events delivered, counted per table in analytics.
+	if err := s.Svc.FlushAnalytics(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var counted int64
+	err := s.Svc.DB.QueryRow(`SELECT coalesce(sum(requests), 0) FROM tablesmith.analytics_minute
+		WHERE project_id = $1 AND table_name = 'posts' AND operation = 'event'`, p.ID).Scan(&counted)
+	if err != nil || counted != 5 {
+		t.Errorf("analytics counted %d events of posts (%v), want 5", counted, err)
+	}
 }
 
 func TestAStreamIsRefusedForATableWithoutRealtimeAndWithoutACredential(t *testing.T) {
