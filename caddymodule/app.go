@@ -73,6 +73,10 @@ type App struct {
 	// in place of request_timeout and the plan's statement_timeout.
 	// Default 5 min. Caddyfile: export_timeout.
 	ExportTimeout caddy.Duration `json:"export_timeout,omitempty"`
+	// RealtimeRetention is how long a project's change log keeps a change
+	// for realtime streams that resume (docs/realtime.md). Default 15 min.
+	// Caddyfile: realtime_retention.
+	RealtimeRetention caddy.Duration `json:"realtime_retention,omitempty"`
 
 	svc     *service.Service
 	poolKey string
@@ -91,6 +95,10 @@ type PlanConfig struct {
 	// 0: the built-in plan's of the same name, else 30 s.
 	// Caddyfile: statement_timeout.
 	StatementTimeout caddy.Duration `json:"statement_timeout,omitempty"`
+	// RealtimeStreams caps a project's concurrent realtime streams per
+	// node; -1 is unlimited, 0 no streams; unset: the built-in plan's of
+	// the same name, else 5. Caddyfile: realtime_streams.
+	RealtimeStreams *int `json:"realtime_streams,omitempty"`
 }
 
 // CaddyModule returns the module information.
@@ -125,14 +133,16 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if _, ok := set[a.DefaultPlan]; !ok {
 		return fmt.Errorf("tablesmith: default_plan %q is not a defined plan", a.DefaultPlan)
 	}
-	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String()
+	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String() +
+		"\x00" + time.Duration(a.RealtimeRetention).String()
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
 			DatabaseURL: a.DatabaseURL, RedisURL: a.RedisURL, Secret: a.Secret,
 			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxBulkRows: a.MaxBulkRows, MaxPageSize: a.MaxPageSize, MaxOpenConns: a.MaxConnections,
 			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout), ExportTimeout: time.Duration(a.ExportTimeout),
-			Logger: logger, WithoutMetering: withoutMetering(),
+			RealtimeRetention: time.Duration(a.RealtimeRetention),
+			Logger:            logger, WithoutMetering: withoutMetering(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 		})
 		if err != nil {
@@ -166,7 +176,14 @@ func (a *App) planSet() plans.Set {
 				timeout = builtin.StatementTimeout
 			}
 		}
-		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects, StatementTimeout: timeout}
+		streams := plans.DefaultRealtimeStreams
+		if builtin, ok := set[name]; ok {
+			streams = builtin.RealtimeStreams
+		}
+		if p.RealtimeStreams != nil {
+			streams = *p.RealtimeStreams
+		}
+		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects, StatementTimeout: timeout, RealtimeStreams: streams}
 	}
 	return set
 }

@@ -43,10 +43,12 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
 //	    request_timeout <duration>          # each request's deadline, both APIs (10s)
 //	    export_timeout  <duration>          # bound of one CSV/NDJSON export, instead of the above (5m)
+//	    realtime_retention <duration>       # how long changes stay resumable by realtime streams (15m)
 //	    plan <name> {
 //	        rate     <n>/hour | <n>/minute | unlimited  # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
 //	        statement_timeout <duration>    # optional; run time of one data statement (free 5s, pro 15s, else 30s)
+//	        realtime_streams <n> | unlimited # optional; concurrent realtime streams per project and node (free 5, pro 1000, else 5)
 //	    }
 //	}
 //
@@ -170,12 +172,22 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("export_timeout: %q is not a duration of at least 1s (e.g. 5m)", v)
 			}
 			a.ExportTimeout = caddy.Duration(dur)
+		case "realtime_retention":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("realtime_retention takes exactly one duration, e.g. 15m")
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur < time.Minute {
+				return d.Errf("realtime_retention: %q is not a duration of at least 1m (e.g. 15m)", v)
+			}
+			a.RealtimeRetention = caddy.Duration(dur)
 		case "plan":
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, plan)", key)
 		}
 	}
 	return nil
@@ -216,8 +228,15 @@ func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
 				return d.Errf("plan %s: statement_timeout %q is not a positive duration (e.g. 5s)", name, v)
 			}
 			p.StatementTimeout = caddy.Duration(t)
+		case "realtime_streams":
+			n, err := parseCount(v)
+			if err != nil {
+				return d.Errf("plan %s: realtime_streams %q: %v", name, v, err)
+			}
+			streams := int(n)
+			p.RealtimeStreams = &streams
 		default:
-			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout)", name, key)
+			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams)", name, key)
 		}
 	}
 	if !sawRate || !sawProjects {

@@ -24,6 +24,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		project_concurrency 3
 		project_queue_wait 500ms
 		export_timeout 15m
+		realtime_retention 30m
 		plan free {
 			rate 100/hour
 			projects 1
@@ -32,6 +33,7 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 			rate 50/minute
 			projects unlimited
 			statement_timeout 8s
+			realtime_streams 0
 		}
 	}`)
 	var a App
@@ -41,9 +43,9 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 	want := App{DatabaseURL: "{env.TABLESMITH_DATABASE_URL}", RedisURL: "redis://127.0.0.1:6379/0", Secret: "{env.TABLESMITH_SECRET}",
 		DefaultPlan: "pro", MaxBody: 2 << 20, MaxBulkRows: 500, MaxConnections: 7, MaxPageSize: 1000, PreparedStatements: 64,
 		ProjectConcurrency: 3, ProjectQueueWait: caddy.Duration(500 * time.Millisecond),
-		ExportTimeout: caddy.Duration(15 * time.Minute),
+		ExportTimeout: caddy.Duration(15 * time.Minute), RealtimeRetention: caddy.Duration(30 * time.Minute),
 		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1},
-			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second)}}}
+			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second), RealtimeStreams: new(int)}}}
 	got, _ := json.Marshal(a)
 	exp, _ := json.Marshal(want)
 	if string(got) != string(exp) {
@@ -68,6 +70,8 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 		"unknown plan key":    {"tablesmith {\nplan free {\nburst 5\n}\n}", `plan free: unknown option "burst"`},
 		"bad concurrency":     {"tablesmith {\nproject_concurrency 0\n}", `project_concurrency: "0" is not a positive number or off`},
 		"bad queue wait":      {"tablesmith {\nproject_queue_wait soon\n}", `project_queue_wait: "soon" is not a positive duration`},
+		"short retention":     {"tablesmith {\nrealtime_retention 10s\n}", `realtime_retention: "10s" is not a duration of at least 1m`},
+		"bad stream cap":      {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nrealtime_streams lots\n}\n}", `plan free: realtime_streams "lots"`},
 		"short export bound":  {"tablesmith {\nexport_timeout 10ms\n}", `export_timeout: "10ms" is not a duration of at least 1s`},
 		"bad timeout":         {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nstatement_timeout 0s\n}\n}", `plan free: statement_timeout "0s" is not a positive duration`},
 		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},

@@ -105,6 +105,7 @@ const (
 	stepUnique               // unique constraints
 	stepCheck                // CHECK constraints, NOT VALID
 	stepReference            // foreign keys (NOT VALID on tables that may hold rows)
+	stepRealtime             // change log and capture triggers, on tables under their final names
 	stepCount
 )
 
@@ -122,6 +123,8 @@ type differ struct {
 	locks   map[string]bool
 	after   []string
 	notes   []string
+	// realtimeReady is set once the plan creates the change log.
+	realtimeReady bool
 }
 
 // Diff computes the plan that turns the published document into the
@@ -233,6 +236,42 @@ func (d *differ) createTable(dt Table) {
 			d.emit(c, stepReference, d.g.ForeignKey(dt.Name, col))
 		}
 	}
+	if dt.Realtime {
+		d.realtimeOn(c, dt.Name)
+	}
+}
+
+// realtimeOn adds a table's capture triggers, after the change log they
+// write to (created once per plan, and only if missing).
+func (d *differ) realtimeOn(c *Change, table string) {
+	if !d.realtimeReady {
+		d.realtimeReady = true
+		for _, st := range d.g.RealtimeSetup() {
+			d.emit(c, stepRealtime, st)
+		}
+	}
+	for _, st := range d.g.RealtimeOn(table) {
+		d.emit(c, stepRealtime, st)
+	}
+}
+
+// realtimeChange turns a kept table's capture on or off: a metadata change
+// of the document that also creates or drops triggers.
+func (d *differ) realtimeChange(ot, nt Table) {
+	if ot.Realtime == nt.Realtime {
+		return
+	}
+	if nt.Realtime {
+		c := d.change(Change{Kind: ChangeMetadata, Table: nt.Name,
+			Description: fmt.Sprintf("turn realtime on for %s (capture triggers write its changes to the project's change log)", nt.Name)})
+		d.realtimeOn(c, nt.Name)
+		return
+	}
+	c := d.change(Change{Kind: ChangeMetadata, Table: nt.Name,
+		Description: fmt.Sprintf("turn realtime off for %s (its capture triggers are dropped)", nt.Name)})
+	for _, st := range d.g.RealtimeOff(nt.Name) {
+		d.emit(c, stepRealtime, st)
+	}
 }
 
 func (d *differ) renameTable(ot, dt Table) *Change {
@@ -302,6 +341,7 @@ func (d *differ) diffTable(ot, nt Table, rename *Change) {
 	if what := tableMetadataChanges(ot, nt); what != "" {
 		d.change(Change{Kind: ChangeMetadata, Table: nt.Name, Description: fmt.Sprintf("change %s of %s (no SQL)", what, nt.Name)})
 	}
+	d.realtimeChange(ot, nt)
 }
 
 // renameNames renames the constraints and indexes whose names derive

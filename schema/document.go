@@ -24,7 +24,10 @@ type Table struct {
 	// Junction makes the table link two others many-to-many through its
 	// two required references, even when it has columns of its own
 	// (a table whose only columns are those references is one anyway).
-	Junction bool     `json:"junction,omitempty"`
+	Junction bool `json:"junction,omitempty"`
+	// Realtime captures the table's changes for the realtime stream
+	// (docs/realtime.md): triggers write them to the project's change log.
+	Realtime bool     `json:"realtime,omitempty"`
 	Columns  []Column `json:"columns"`
 	// Position is where the builder's diagram draws the table; the server
 	// keeps it and never interprets it.

@@ -10,7 +10,7 @@ import (
 
 var nameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
-var reservedTables = map[string]bool{"auth": true, "docs": true, "openapi": true}
+var reservedTables = map[string]bool{"auth": true, "docs": true, "openapi": true, "realtime": true}
 
 // ValidName reports whether s obeys the name rules of CONTRACT 4.1.
 func ValidName(s string) bool { return nameRe.MatchString(s) }
@@ -53,6 +53,11 @@ func Validate(d Document) Problems {
 		}
 		if t.IDType != "" && t.IDType != IDInteger && t.IDType != IDUUID {
 			p.add(tp+".id_type", "must be integer or uuid")
+		}
+		if t.Realtime && t.External != nil {
+			// Capture needs triggers and a change log in the fronted
+			// database, which Tablesmith does not change (docs/realtime.md).
+			p.add(tp+".realtime", "is not available on a table of a fronted database (it would need triggers in that database)")
 		}
 		if t.Auth {
 			authTables++

@@ -72,6 +72,9 @@ type Deps struct {
 	// the plan's statement timeout (default DefaultExportTimeout, never
 	// less than Timeout); export.go.
 	ExportTimeout time.Duration
+	// LongLived reports a request that runs until the client leaves (the
+	// realtime stream): it gets no request deadline. nil: none.
+	LongLived func(*http.Request) bool
 }
 
 // DefaultTimeout is the request deadline when Deps.Timeout is zero.
@@ -193,6 +196,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		timeout = h.d.ExportTimeout
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	if h.d.LongLived != nil && h.d.LongLived(r) {
+		cancel()
+		ctx, cancel = context.WithCancel(r.Context())
+	}
 	defer cancel()
 	r = r.WithContext(ctx)
 	defer func() {

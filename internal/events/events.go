@@ -43,6 +43,20 @@ type PlanChanged struct{ AccountID int64 }
 // session, ended by a logout or a refresh-token reuse ("user:<session id>").
 type SessionEnded struct{ SessionID string }
 
+// RealtimeChanged is the change log's wake-up: every change of a
+// project's realtime tables up to Seq has committed
+// ("realtime:<project id>:<seq>"). The capture trigger sends it
+// (schema.DDL.RealtimeSetup), not Go code.
+type RealtimeChanged struct {
+	ProjectID string
+	Seq       int64
+}
+
+func (RealtimeChanged) kind() string { return "realtime" }
+func (e RealtimeChanged) value() string {
+	return e.ProjectID + ":" + strconv.FormatInt(e.Seq, 10)
+}
+
 func (ProjectChanged) kind() string { return "project" }
 func (KeyRevoked) kind() string     { return "key" }
 func (PlanChanged) kind() string    { return "plan" }
@@ -75,6 +89,13 @@ func Decode(payload string) (Event, error) {
 		e = KeyRevoked{Prefix: value}
 	case "user":
 		e = SessionEnded{SessionID: value}
+	case "realtime":
+		project, seq, ok := strings.Cut(value, ":")
+		n, err := strconv.ParseInt(seq, 10, 64)
+		if !ok || err != nil || project == "" {
+			return nil, fmt.Errorf("event %q: want realtime:<project id>:<seq>", payload)
+		}
+		e = RealtimeChanged{ProjectID: project, Seq: n}
 	case "plan":
 		id, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {

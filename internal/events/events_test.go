@@ -25,6 +25,8 @@ var wire = []struct {
 	{"key:ts_live_ab12", events.KeyRevoked{Prefix: "ts_live_ab12"}},
 	{"plan:42", events.PlanChanged{AccountID: 42}},
 	{"user:5f0c7e2a-9d1b-4c1e-8a53-0d7f5b2e9c11", events.SessionEnded{SessionID: "5f0c7e2a-9d1b-4c1e-8a53-0d7f5b2e9c11"}},
+	// Sent by the capture trigger's SQL, so it must not change either.
+	{"realtime:1a2b3c:42", events.RealtimeChanged{ProjectID: "1a2b3c", Seq: 42}},
 }
 
 func TestEncodeWritesThePayloadsOfThePreviousVersion(t *testing.T) {
@@ -54,7 +56,7 @@ func TestDecodeRoundTripsValuesWithColons(t *testing.T) {
 }
 
 func TestDecodeRefusesMalformedPayloadsAndMarksUnknownKinds(t *testing.T) {
-	for _, p := range []string{"", "project", "project:", "key:", "user:", "plan:", "plan:abc", "plan:1.5", "plan:99999999999999999999"} {
+	for _, p := range []string{"", "project", "project:", "key:", "user:", "plan:", "plan:abc", "plan:1.5", "plan:99999999999999999999", "realtime:", "realtime:p1", "realtime:p1:x", "realtime::3"} {
 		if e, err := events.Decode(p); err == nil || errors.Is(err, events.ErrUnknownKind) {
 			t.Errorf("Decode(%q) = %#v, %v; want a malformed-payload error", p, e, err)
 		}

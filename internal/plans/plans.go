@@ -17,7 +17,15 @@ type Plan struct {
 	// plan's projects (the request context's deadline, so lib/pq cancels
 	// the query in PostgreSQL). Not part of the account's JSON.
 	StatementTimeout time.Duration `json:"-"`
+	// RealtimeStreams caps a project's concurrent realtime streams (per
+	// node, docs/realtime.md): Unlimited for no cap, 0 for no streams.
+	RealtimeStreams int `json:"-"`
 }
+
+// DefaultRealtimeStreams is the stream cap of a plan that does not set
+// one (a plan a Caddyfile defines without realtime_streams): the free
+// plan's.
+const DefaultRealtimeStreams = 5
 
 // DefaultStatementTimeout is the statement timeout of a plan that does
 // not set one (a plan a Caddyfile defines without statement_timeout).
@@ -29,9 +37,9 @@ type Set map[string]Plan
 // Defaults are CONTRACT section 1's plans; a Caddyfile may redefine them.
 func Defaults() Set {
 	return Set{
-		"free":      {Name: "free", RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second},
-		"pro":       {Name: "pro", RatePerHour: 100_000, Projects: 20, StatementTimeout: 15 * time.Second},
-		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited, StatementTimeout: 30 * time.Second},
+		"free":      {Name: "free", RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: 5},
+		"pro":       {Name: "pro", RatePerHour: 100_000, Projects: 20, StatementTimeout: 15 * time.Second, RealtimeStreams: 1000},
+		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited, StatementTimeout: 30 * time.Second, RealtimeStreams: Unlimited},
 	}
 }
 
@@ -44,5 +52,5 @@ func (s Set) Get(name, fallback string) Plan {
 	if p, ok := s[fallback]; ok {
 		return p
 	}
-	return Plan{Name: name, RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second}
+	return Plan{Name: name, RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: DefaultRealtimeStreams}
 }

@@ -16,3 +16,12 @@ func TestDefaultPlansBoundEachStatementByThePlan(t *testing.T) {
 		t.Errorf("an unknown plan without a fallback: statement timeout %v, want the free plan's 5s", got)
 	}
 }
+
+func TestDefaultPlansCapRealtimeStreams(t *testing.T) {
+	set := Defaults()
+	for name, want := range map[string]int{"free": 5, "pro": 1000, "unlimited": Unlimited} {
+		if got := set[name].RealtimeStreams; got != want {
+			t.Errorf("%s: realtime streams %d, want %d", name, got, want)
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
 	"github.com/tablesmith/tablesmith/internal/publish"
+	"github.com/tablesmith/tablesmith/internal/realtime"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -91,6 +92,9 @@ type Config struct {
 	ProjectQueueWait time.Duration
 	// IndexBuilds bound the background index builds (wire_indexes.go).
 	IndexBuilds store.BuildOptions
+	// RealtimeRetention is how long a project's change log keeps a change
+	// for streams that resume (default realtime.DefaultRetention, 15 min).
+	RealtimeRetention time.Duration
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -126,6 +130,8 @@ type Service struct {
 	external *extdb.Connections
 	// Indexes builds indexes after generates (wire_indexes.go).
 	Indexes *publish.Builder
+	// Realtime serves the change streams (wire_realtime.go).
+	Realtime *realtime.Hub
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
 	starters []func(ctx context.Context) error
@@ -206,7 +212,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireRealtime} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

@@ -546,6 +546,8 @@ export interface components {
             id_type?: "integer" | "uuid";
             owner_column?: string;
             junction?: boolean;
+            /** @description Capture the table's changes for the realtime stream (GET /v1/<project>/realtime). */
+            realtime?: boolean;
             permissions?: {
                 [key: string]: "public" | "authenticated" | "owner" | "key";
             };

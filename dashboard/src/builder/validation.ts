@@ -21,7 +21,7 @@ import {
 export type SchemaProblems = Record<string, string>;
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
-export const RESERVED_TABLE_NAMES = ['auth', 'docs', 'openapi'];
+export const RESERVED_TABLE_NAMES = ['auth', 'docs', 'openapi', 'realtime'];
 
 export function nameProblem(name: string): string | undefined {
   if (name === '') return 'is required';

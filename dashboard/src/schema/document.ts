@@ -80,6 +80,8 @@ export interface SchemaTable {
   permissions?: Permissions;
   /** Links two tables many-to-many through its two required references. */
   junction?: boolean;
+  /** Captures the table's changes for the realtime stream (docs/realtime.md). */
+  realtime?: boolean;
   columns: SchemaColumn[];
   position?: Position;
   external?: { primary_key: string; has_created_at?: boolean; has_updated_at?: boolean };

@@ -1,0 +1,60 @@
+package realtime
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// Prune removes the changes older than the retention window from every
+// project's change log (in db, the managed projects' database), and
+// records the highest removed sequence number so that a resume from
+// before it is answered with a reset. Each log is pruned in one
+// statement; several nodes pruning at once remove nothing twice.
+func Prune(ctx context.Context, db *sql.DB, retention time.Duration) (removed int64, err error) {
+	rows, err := db.QueryContext(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relname = $1 AND c.relkind = 'r' AND n.nspname LIKE 'p\_%'`, schema.RealtimeLog)
+	if err != nil {
+		return 0, fmt.Errorf("find change logs: %w", err)
+	}
+	var schemas []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		schemas = append(schemas, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, s := range schemas {
+		n, err := pruneOne(ctx, db, s, retention)
+		if err != nil {
+			return removed, err
+		}
+		removed += n
+	}
+	return removed, nil
+}
+
+func pruneOne(ctx context.Context, db *sql.DB, schemaName string, retention time.Duration) (int64, error) {
+	log := logRel(schemaName)
+	state := schema.QuoteIdent(schemaName) + "." + schema.QuoteIdent(schema.RealtimeState)
+	// Sequence order is commit order (the capture's lock), so "every
+	// change up to the newest expired one" is a prefix of the log.
+	var n int64
+	err := db.QueryRowContext(ctx, `WITH cut AS (SELECT max(seq) AS seq FROM `+log+` WHERE at < clock_timestamp() - make_interval(secs => $1)),
+		gone AS (DELETE FROM `+log+` WHERE seq <= (SELECT seq FROM cut) RETURNING seq),
+		mark AS (UPDATE `+state+` SET pruned_through = (SELECT seq FROM cut) WHERE (SELECT seq FROM cut) > pruned_through RETURNING 1)
+		SELECT (SELECT count(*) FROM gone) + 0 * (SELECT count(*) FROM mark)`, retention.Seconds()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("prune the change log of %s: %w", schemaName, err)
+	}
+	return n, nil
+}

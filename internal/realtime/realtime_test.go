@@ -1,0 +1,378 @@
+package realtime_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testserver"
+)
+
+func TestMain(m *testing.M) { testpg.Main(m, "realtime") }
+
+// rtSchema has a realtime table with the columns whose rendering matters
+// (hidden password, decimal, timestamp), an owner-scoped realtime table,
+// and a table without realtime.
+const rtSchema = `{"tables": [
+	{"name": "users", "auth": true, "permissions": {"read": "key", "create": "key", "update": "key", "delete": "key"}, "columns": [
+		{"name": "email", "type": "email", "required": true, "unique": true},
+		{"name": "password_hash", "type": "password", "required": true}]},
+	{"name": "posts", "realtime": true, "columns": [
+		{"name": "title", "type": "text", "required": true},
+		{"name": "status", "type": "enum", "values": ["draft", "published"]},
+		{"name": "price", "type": "decimal"},
+		{"name": "due", "type": "timestamp"},
+		{"name": "pin", "type": "password"}]},
+	{"name": "notes", "realtime": true, "owner_column": "author_id",
+	 "permissions": {"read": "owner", "create": "owner", "update": "owner", "delete": "owner"},
+	 "columns": [
+		{"name": "title", "type": "text", "required": true},
+		{"name": "author_id", "type": "integer", "references": {"table": "users", "on_delete": "cascade"}}]},
+	{"name": "quiet", "columns": [{"name": "title", "type": "text"}]}]}`
+
+// event is one received Server-Sent Event.
+type event struct {
+	ID   int64
+	Name string
+	Data map[string]any
+}
+
+// sub is an open stream as a client reads it.
+type sub struct {
+	events chan event
+	resp   *http.Response
+	cancel context.CancelFunc
+}
+
+// open starts a stream and waits until it is connected (its first
+// comment), so that every change made after open returns is streamed.
+func open(t *testing.T, s *testserver.Server, path, token string, headers ...string) *sub {
+	t.Helper()
+	resp, cancel := get(t, s, path, token, headers...)
+	if resp.StatusCode != 200 {
+		cancel()
+		var body [512]byte
+		n, _ := resp.Body.Read(body[:])
+		t.Fatalf("GET %s: status %d, want 200: %s", path, resp.StatusCode, body[:n])
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("Content-Type %q, want text/event-stream", ct)
+	}
+	st := &sub{events: make(chan event, 64), resp: resp, cancel: cancel}
+	connected := make(chan struct{})
+	go func() {
+		defer close(st.events)
+		sc := bufio.NewScanner(resp.Body)
+		var ev event
+		ev.ID = -1
+		once := false
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, ": connected") && !once:
+				once = true
+				close(connected)
+			case strings.HasPrefix(line, "id: "):
+				ev.ID, _ = strconv.ParseInt(line[4:], 10, 64)
+			case strings.HasPrefix(line, "event: "):
+				ev.Name = line[7:]
+			case strings.HasPrefix(line, "data: "):
+				_ = json.Unmarshal([]byte(line[6:]), &ev.Data)
+			case line == "" && ev.Name != "":
+				st.events <- ev
+				ev = event{ID: -1}
+			}
+		}
+	}()
+	select {
+	case <-connected:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream did not connect")
+	}
+	t.Cleanup(func() { cancel(); resp.Body.Close() })
+	return st
+}
+
+func get(t *testing.T, s *testserver.Server, path, token string, headers ...string) (*http.Response, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+path, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return resp, cancel
+}
+
+// next returns the next event, failing after a second.
+func (st *sub) next(t *testing.T) event {
+	t.Helper()
+	select {
+	case ev, ok := <-st.events:
+		if !ok {
+			t.Fatal("the stream ended, want another event")
+		}
+		return ev
+	case <-time.After(2 * time.Second):
+		t.Fatal("no event within 2s")
+	}
+	return event{}
+}
+
+// none checks that no event arrives for a moment.
+func (st *sub) none(t *testing.T, wait time.Duration) {
+	t.Helper()
+	select {
+	case ev, ok := <-st.events:
+		if ok {
+			t.Fatalf("got event %+v, want none", ev)
+		}
+	case <-time.After(wait):
+	}
+}
+
+func record(ev event) map[string]any {
+	r, _ := ev.Data["record"].(map[string]any)
+	return r
+}
+
+func sqlIn(t *testing.T, s *testserver.Server, p *testserver.Project, stmt string) {
+	t.Helper()
+	stmt = strings.ReplaceAll(stmt, "$s", `"`+store.SchemaName(p.ID)+`"`)
+	if _, err := s.Svc.DB.ExecContext(context.Background(), stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+}
+
+func TestCreateUpdateAndDeleteAreStreamedAsAGetWouldShowTheRowIncludingDirectSQL(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
+
+	created := s.API(p, "POST", "/posts", map[string]any{"title": "hello", "status": "draft", "price": "12345678901234567890.123456789",
+		"due": "2026-03-01T10:00:00+02:00", "pin": "secret pin"}).Must(t, 201).Data()
+	id := fmt.Sprint(created["id"])
+	ev := st.next(t)
+	if ev.Name != "create" || ev.Data["table"] != "posts" || ev.ID <= 0 {
+		t.Fatalf("first event %+v, want create of posts with an id", ev)
+	}
+	got, _ := json.Marshal(record(ev))
+	want, _ := json.Marshal(s.API(p, "GET", "/posts/"+id, nil).Must(t, 200).Data())
+	if string(got) != string(want) {
+		t.Errorf("the created record streams as\n%s\nwant it as a GET shows it\n%s", got, want)
+	}
+	if _, leaked := record(ev)["pin"]; leaked {
+		t.Error("the password column was streamed")
+	}
+
+	s.API(p, "PATCH", "/posts/"+id, map[string]any{"status": "published"}).Must(t, 200)
+	up := st.next(t)
+	if up.Name != "update" || record(up)["status"] != "published" || up.ID <= ev.ID {
+		t.Errorf("after PATCH: %+v, want an update with status published and a later id than %d", up, ev.ID)
+	}
+
+	sqlIn(t, s, p, `INSERT INTO $s."posts" (title) VALUES ('from psql'), ('also from psql')`)
+	for _, title := range []string{"from psql", "also from psql"} {
+		if ev := st.next(t); ev.Name != "create" || record(ev)["title"] != title {
+			t.Errorf("direct SQL insert: %+v, want create of %q", ev, title)
+		}
+	}
+
+	s.API(p, "DELETE", "/posts/"+id, nil).Must(t, 200)
+	del := st.next(t)
+	if del.Name != "delete" || fmt.Sprint(del.Data["id"]) != id || record(del)["title"] != "hello" {
+		t.Errorf("after DELETE: %+v, want a delete with id %s and the removed record", del, id)
+	}
+
+	s.API(p, "POST", "/quiet", map[string]any{"title": "not watched"}).Must(t, 201)
+	st.none(t, 300*time.Millisecond)
+
+	// Five events delivered, counted per table in analytics.
+	if err := s.Svc.FlushAnalytics(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var counted int64
+	err := s.Svc.DB.QueryRow(`SELECT coalesce(sum(requests), 0) FROM tablesmith.analytics_minute
+		WHERE project_id = $1 AND table_name = 'posts' AND operation = 'event'`, p.ID).Scan(&counted)
+	if err != nil || counted != 5 {
+		t.Errorf("analytics counted %d events of posts (%v), want 5", counted, err)
+	}
+}
+
+func TestAStreamIsRefusedForATableWithoutRealtimeAndWithoutACredential(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	for _, c := range []struct {
+		path, token string
+		status      int
+		code        string
+	}{
+		{"/realtime?tables=quiet", p.Key, 400, "INVALID_QUERY"},
+		{"/realtime?tables=nope", p.Key, 400, "INVALID_QUERY"},
+		{"/realtime", p.Key, 400, "INVALID_QUERY"},
+		{"/realtime?tables=posts&where[notes]=" + urlQuery("title = 'x'"), p.Key, 400, "INVALID_QUERY"},
+		{"/realtime?tables=posts&where[posts]=" + urlQuery("nope = 1"), p.Key, 400, "INVALID_QUERY"},
+		{"/realtime?tables=posts", "", 401, "UNAUTHORIZED"},
+		{"/realtime?tables=posts&access_token=ts_wrong", "", 401, "UNAUTHORIZED"},
+	} {
+		r := s.Do("GET", "/v1/"+p.ID+c.path, c.token, nil)
+		if r.Status != c.status || r.ErrorCode() != c.code {
+			t.Errorf("GET %s: %d %s, want %d %s", c.path, r.Status, r.ErrorCode(), c.status, c.code)
+		}
+	}
+}
+
+func TestAnEndUserSeesOnlyTheChangesOfItsOwnRowsOfAnOwnerScopedTable(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	signUp := func(email string) (string, float64) {
+		d := s.Do("POST", "/v1/"+p.ID+"/auth/register", "", map[string]any{"email": email, "password": "correct horse battery"}).Must(t, 201).Data()
+		return d["access_token"].(string), d["user"].(map[string]any)["id"].(float64)
+	}
+	ann, annID := signUp("ann@example.com")
+	bob, bobID := signUp("bob@example.com")
+	// The token as EventSource sends it: in the query.
+	annStream := open(t, s, "/v1/"+p.ID+"/realtime?tables=notes&access_token="+ann, "")
+
+	s.Do("POST", "/v1/"+p.ID+"/notes", bob, map[string]any{"title": "bob's"}).Must(t, 201)
+	s.Do("POST", "/v1/"+p.ID+"/notes", ann, map[string]any{"title": "ann's"}).Must(t, 201)
+	s.API(p, "POST", "/notes", map[string]any{"title": "bob's by key", "author_id": bobID}).Must(t, 201)
+	ev := annStream.next(t)
+	if record(ev)["title"] != "ann's" || record(ev)["author_id"] != annID {
+		t.Errorf("ann's stream: %+v, want only ann's note", ev)
+	}
+	annStream.none(t, 300*time.Millisecond)
+}
+
+func TestAWhereConditionSelectsTheChangesStreamed(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts&where[posts]="+urlQuery("status = 'published'"), p.Key)
+	s.API(p, "POST", "/posts", map[string]any{"title": "draft", "status": "draft"}).Must(t, 201)
+	s.API(p, "POST", "/posts", map[string]any{"title": "out", "status": "published"}).Must(t, 201)
+	if ev := st.next(t); record(ev)["title"] != "out" {
+		t.Errorf("got %+v, want only the published post", ev)
+	}
+	st.none(t, 300*time.Millisecond)
+}
+
+func urlQuery(s string) string {
+	return url.QueryEscape(s)
+}
+
+func TestAStreamResumedWithLastEventIDGetsEveryMissedChangeInOrder(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	first := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
+	s.API(p, "POST", "/posts", map[string]any{"title": "seen"}).Must(t, 201)
+	last := first.next(t).ID
+	first.cancel()
+
+	for _, title := range []string{"missed 1", "missed 2", "missed 3"} {
+		s.API(p, "POST", "/posts", map[string]any{"title": title}).Must(t, 201)
+	}
+	again := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key, "Last-Event-ID", strconv.FormatInt(last, 10))
+	prev := last
+	for _, title := range []string{"missed 1", "missed 2", "missed 3"} {
+		ev := again.next(t)
+		if record(ev)["title"] != title || ev.ID <= prev {
+			t.Fatalf("resumed: %+v, want %q after id %d", ev, title, prev)
+		}
+		prev = ev.ID
+	}
+	s.API(p, "POST", "/posts", map[string]any{"title": "live"}).Must(t, 201)
+	if ev := again.next(t); record(ev)["title"] != "live" {
+		t.Errorf("after the missed changes: %+v, want the live one", ev)
+	}
+	// The query form of the id, for EventSource's first connection.
+	q := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts&last_event_id="+strconv.FormatInt(prev, 10), p.Key)
+	if ev := q.next(t); record(ev)["title"] != "live" {
+		t.Errorf("?last_event_id=%d: %+v, want the live change after it", prev, ev)
+	}
+}
+
+func TestAResumeFromBeforeTheRetentionWindowIsToldToReload(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	for _, title := range []string{"old 1", "old 2"} {
+		s.API(p, "POST", "/posts", map[string]any{"title": title}).Must(t, 201)
+	}
+	sqlIn(t, s, p, `UPDATE $s."_realtime_log" SET at = now() - interval '1 hour'`)
+	s.Svc.PruneRealtime(context.Background())
+	var left int
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM "` + store.SchemaName(p.ID) + `"."_realtime_log"`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("after pruning: %d changes left (%v), want 0", left, err)
+	}
+	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key, "Last-Event-ID", "1")
+	ev := st.next(t)
+	if ev.Name != "reset" || ev.ID < 2 {
+		t.Fatalf("resume from an expired id: %+v, want a reset event carrying the current id", ev)
+	}
+	s.API(p, "POST", "/posts", map[string]any{"title": "new"}).Must(t, 201)
+	if ev := st.next(t); ev.Name != "create" || record(ev)["title"] != "new" {
+		t.Errorf("after the reset: %+v, want the live change", ev)
+	}
+}
+
+func TestStreamsBeyondThePlansCapAreRefusedWith429(t *testing.T) {
+	set := plans.Defaults()
+	set["tiny"] = plans.Plan{Name: "tiny", RatePerHour: 1000, Projects: 5, StatementTimeout: 5 * time.Second, RealtimeStreams: 1}
+	set["none"] = plans.Plan{Name: "none", RatePerHour: 1000, Projects: 5, StatementTimeout: 5 * time.Second, RealtimeStreams: 0}
+	s := testserver.New(t, testserver.WithPlans(set, "tiny"))
+	p := s.NewProject(rtSchema)
+	first := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
+	r := s.Do("GET", "/v1/"+p.ID+"/realtime?tables=posts", p.Key, nil)
+	if r.Status != 429 || r.ErrorCode() != "RATE_LIMITED" || r.Header.Get("Retry-After") == "" {
+		t.Errorf("a second stream: %d %s Retry-After %q, want 429 RATE_LIMITED with Retry-After", r.Status, r.ErrorCode(), r.Header.Get("Retry-After"))
+	}
+	first.cancel()
+	deadline := time.Now().Add(2 * time.Second)
+	for s.Svc.Realtime.Subscribers() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key) // a closed stream frees its place
+
+	s2 := testserver.New(t, testserver.WithPlans(set, "none"))
+	p2 := s2.NewProject(rtSchema)
+	if r := s2.Do("GET", "/v1/"+p2.ID+"/realtime?tables=posts", p2.Key, nil); r.Status != 403 {
+		t.Errorf("a plan without streams: %d, want 403", r.Status)
+	}
+}
+
+func TestRevokingTheKeyEndsItsStream(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	k := s.Do("POST", "/api/projects/"+p.ID+"/keys", p.Session, map[string]any{"name": "tv", "scope": "read"}).Must(t, 201).Data()
+	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", k["key"].(string))
+	s.Do("DELETE", fmt.Sprintf("/api/projects/%s/keys/%v", p.ID, k["id"]), p.Session, nil).Must(t, 200)
+	ev := st.next(t)
+	if ev.Name != "error" || ev.Data["error"].(map[string]any)["code"] != "UNAUTHORIZED" {
+		t.Fatalf("after revoking the key: %+v, want an error event UNAUTHORIZED", ev)
+	}
+	select {
+	case _, ok := <-st.events:
+		if ok {
+			t.Error("the stream goes on after its error event")
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the stream did not end")
+	}
+}

@@ -1,0 +1,425 @@
+package realtime
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// RouteName is the path segment after the project id that opens a stream.
+const RouteName = "realtime"
+
+// Route is the generated API's route for RouteName (apihttp.Deps.Routes).
+func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route) error {
+	if len(rt.Rest) != 1 {
+		return apierr.New(apierr.CodeNotFound, "Not found: the stream is /v1/%s/realtime?tables=<table>,...", rt.ProjectID)
+	}
+	rt.Operation = "stream"
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		return apierr.New(apierr.CodeMethodNotAllowed, "The realtime stream is opened with GET")
+	}
+	takeQueryToken(r)
+	if err := h.Authenticate(r, rt); err != nil {
+		return err
+	}
+	if err := h.CountRequest(w, r, rt); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	spec, err := parseSpec(q, r.Header.Get("Last-Event-ID"))
+	if err != nil {
+		return err
+	}
+	tables, err := planTables(rt.Entry, rt.Principal, spec)
+	if err != nil {
+		return err
+	}
+	limit, err := hub.cfg.Streams(r.Context(), rt.ProjectID)
+	if err != nil {
+		return err
+	}
+	if limit == 0 {
+		return apierr.New(apierr.CodeForbidden, "The project's plan does not include realtime streams")
+	}
+	sub, err := hub.join(rt.ProjectID, limit)
+	if errors.Is(err, ErrTooManyStreams) {
+		e := apierr.New(apierr.CodeRateLimited, "The project has %d open realtime streams, the most its plan allows; close one or retry later", limit)
+		e.RetryAfter = 5 * time.Second
+		return e
+	}
+	defer hub.leave(rt.ProjectID, sub)
+
+	st := &stream{hub: hub, h: h, r: r, rt: rt, sub: sub, tables: tables, spec: spec, version: rt.Entry.Version,
+		db: rt.Entry.Tables.DB(), schemaName: rt.Entry.Published.Schema}
+	// The cursor is fixed after join, so no wake-up after it is missed.
+	head, err := logHead(r.Context(), st.db, st.schemaName)
+	if err != nil {
+		return err
+	}
+	hub.observe(rt.ProjectID, head)
+	st.cursor = head
+	reset := false
+	if spec.resume >= 0 {
+		pruned, err := prunedThrough(r.Context(), st.db, st.schemaName)
+		if err != nil {
+			return err
+		}
+		if spec.resume < pruned {
+			reset = true
+		} else {
+			st.cursor = spec.resume
+		}
+	}
+	st.w = newSSEWriter(w, rt.ProjectID)
+	if reset {
+		st.reset(spec.resume)
+	}
+	st.run(r.Context())
+	return nil
+}
+
+// takeQueryToken moves ?access_token= into the Authorization header
+// (EventSource cannot send headers) and out of the URL, which loggers
+// print; a header, when sent, wins.
+func takeQueryToken(r *http.Request) {
+	q := r.URL.Query()
+	tok := q.Get("access_token")
+	if _, ok := q["access_token"]; !ok {
+		return
+	}
+	q.Del("access_token")
+	// r.URL is shared with the request the server logs.
+	r.URL.RawQuery = q.Encode()
+	if tok != "" && r.Header.Get("Authorization") == "" {
+		r.Header.Set("Authorization", "Bearer "+tok)
+	}
+}
+
+// spec is a stream's parameters as parsed from the URL.
+type spec struct {
+	tables []string
+	where  map[string]string
+	resume int64 // Last-Event-ID, -1 when not given
+}
+
+func parseSpec(q map[string][]string, lastEventID string) (spec, error) {
+	s := spec{where: map[string]string{}, resume: -1}
+	raw := strings.TrimSpace(strings.Join(q["tables"], ","))
+	if raw == "" {
+		return s, apierr.Fields(apierr.CodeInvalidQuery, "Name the tables to watch: ?tables=<table>,<table>",
+			map[string]string{"tables": "is required"})
+	}
+	for _, name := range strings.Split(raw, ",") {
+		name = strings.TrimSpace(name)
+		if name != "" && !slices.Contains(s.tables, name) {
+			s.tables = append(s.tables, name)
+		}
+	}
+	for key, vals := range q {
+		name, ok := strings.CutPrefix(key, "where[")
+		if !ok {
+			continue
+		}
+		name, ok = strings.CutSuffix(name, "]")
+		if !ok || !slices.Contains(s.tables, name) {
+			return s, apierr.Fields(apierr.CodeInvalidQuery, "where[<table>] names a table of ?tables=",
+				map[string]string{key: "names no table of tables="})
+		}
+		if len(vals) > 1 {
+			return s, apierr.Fields(apierr.CodeInvalidQuery, "Give each where[<table>] once; combine conditions with and",
+				map[string]string{key: "is given more than once"})
+		}
+		s.where[name] = vals[0]
+	}
+	if lastEventID == "" && len(q["last_event_id"]) > 0 {
+		lastEventID = q["last_event_id"][0]
+	}
+	if lastEventID != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(lastEventID), 10, 64)
+		if err != nil || n < 0 {
+			return s, apierr.Fields(apierr.CodeInvalidQuery, "Last-Event-ID must be an event id this stream sent",
+				map[string]string{"last_event_id": "must be a non-negative integer"})
+		}
+		s.resume = n
+	}
+	return s, nil
+}
+
+// tableFeed is one watched table: its change read under the caller's
+// scope and condition.
+type tableFeed struct {
+	name string
+	read *translate.ChangeSQL
+}
+
+// planTables checks every table against the entry and the caller's read
+// rule and renders its change read.
+func planTables(entry *registry.Entry, p access.Principal, s spec) ([]tableFeed, error) {
+	var out []tableFeed
+	for _, name := range s.tables {
+		t, ok := entry.Published.Compiled.Table(name)
+		if !ok {
+			return nil, apierr.Fields(apierr.CodeInvalidQuery, fmt.Sprintf("Table %q does not exist", name),
+				map[string]string{"tables": fmt.Sprintf("%q is not a table of this project", name)})
+		}
+		if !t.Doc.Realtime {
+			return nil, apierr.Fields(apierr.CodeInvalidQuery, fmt.Sprintf("Table %q does not stream its changes; set \"realtime\": true on it and generate", name),
+				map[string]string{"tables": fmt.Sprintf("%q has realtime off", name)})
+		}
+		g, err := access.Decide(p, t, access.Read)
+		if err != nil {
+			return nil, denied(err)
+		}
+		cq, err := translate.ParseChangeFilter("where["+name+"]", s.where[name])
+		if err != nil {
+			return nil, queryError(err)
+		}
+		cq.Caller, cq.Rows = p, g.Rows
+		read, err := translate.BuildChanges(entry.Published, t, cq)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		out = append(out, tableFeed{name: name, read: read})
+	}
+	return out, nil
+}
+
+// denied maps an access refusal as the table routes do.
+func denied(err error) error {
+	var d *access.Denied
+	if !errors.As(err, &d) {
+		return err
+	}
+	if d.Unauthenticated {
+		return apierr.New(apierr.CodeUnauthorized, "%s", d.Message)
+	}
+	return apierr.New(apierr.CodeForbidden, "%s", d.Message)
+}
+
+// queryError maps translate's refusals of a condition.
+func queryError(err error) error {
+	var qe *translate.QueryError
+	if errors.As(err, &qe) {
+		return apierr.Fields(apierr.CodeInvalidQuery, qe.Error(), map[string]string{qe.Param: qe.Message})
+	}
+	var fe *translate.ForbiddenError
+	if errors.As(err, &fe) {
+		return apierr.Fields(apierr.CodeForbidden, fe.Error(), map[string]string{fe.Param: fe.Message})
+	}
+	return err
+}
+
+// stream is one open stream.
+type stream struct {
+	hub        *Hub
+	h          *apihttp.Handler
+	r          *http.Request
+	rt         *apihttp.Route
+	sub        *subscriber
+	tables     []tableFeed
+	spec       spec
+	version    int
+	db         *sql.DB
+	schemaName string
+	cursor     int64 // the last sequence number this stream has passed
+	w          *sseWriter
+}
+
+// reset tells the client that changes after its id are gone.
+func (st *stream) reset(asked int64) {
+	st.w.event(st.cursor, "reset", map[string]any{
+		"message":       fmt.Sprintf("Changes after event %d are older than the retention window; reload the data, then follow the stream from this event", asked),
+		"last_event_id": asked,
+	})
+	st.w.flush()
+}
+
+// run serves the stream until the client leaves or a check ends it.
+func (st *stream) run(ctx context.Context) {
+	heartbeat := time.NewTicker(st.hub.cfg.Heartbeat)
+	defer heartbeat.Stop()
+	recheck := time.NewTicker(st.hub.cfg.RecheckEvery)
+	defer recheck.Stop()
+	// A resume may already have changes to send.
+	signal(st.sub.wake)
+	for {
+		var err error
+		select {
+		case <-ctx.Done():
+			return
+		case <-st.sub.wake:
+			err = st.catchUp(ctx)
+		case <-heartbeat.C:
+			st.w.comment("heartbeat")
+			st.w.flush()
+		case <-st.sub.recheck:
+			err = st.recheck(ctx)
+		case <-recheck.C:
+			err = st.recheck(ctx)
+		}
+		if st.w.failed != nil || ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			st.end(err)
+			return
+		}
+	}
+}
+
+// end sends the reason the stream ends as an error event.
+func (st *stream) end(err error) {
+	e := apierr.As(err)
+	if e.Code == apierr.CodeInternal {
+		st.hub.cfg.Logger.Error("realtime stream failed", "err", err, "project", st.rt.ProjectID)
+	}
+	st.w.event(-1, "error", map[string]any{"error": map[string]any{"code": e.Code, "message": e.Message}})
+	st.w.flush()
+}
+
+// change is one row of a change read.
+type change struct {
+	seq    int64
+	op     string
+	record json.RawMessage // nil: the row is out of the subscriber's reach
+}
+
+type delivery struct {
+	change
+	table string
+}
+
+// catchUp sends every change between the cursor and the newest committed
+// one, in sequence order, in bounded batches.
+func (st *stream) catchUp(ctx context.Context) error {
+	for {
+		head := st.hub.head(st.rt.ProjectID)
+		if head <= st.cursor {
+			return nil
+		}
+		to := min(head, st.cursor+batchSize)
+		var batch []delivery
+		for _, tf := range st.tables {
+			rows, err := st.hub.read(ctx, st.db, tf, st.cursor, to)
+			if err != nil {
+				return err
+			}
+			for _, c := range rows {
+				if c.record != nil {
+					batch = append(batch, delivery{change: c, table: tf.name})
+				}
+			}
+		}
+		slices.SortFunc(batch, func(a, b delivery) int { return cmp.Compare(a.seq, b.seq) })
+		counts := map[string]int{}
+		for _, d := range batch {
+			data := map[string]any{"table": d.table, "record": d.record}
+			if d.op == "delete" {
+				var id struct {
+					ID json.RawMessage `json:"id"`
+				}
+				_ = json.Unmarshal(d.record, &id)
+				data["id"] = id.ID
+			}
+			st.w.event(d.seq, d.op, data)
+			counts[d.table]++
+		}
+		st.cursor = to
+		st.w.flush()
+		if st.w.failed != nil {
+			return nil
+		}
+		if ev := st.hub.cfg.Events; ev != nil {
+			for table, n := range counts {
+				ev(st.rt.ProjectID, table, st.rt.Principal.Kind.String(), n)
+			}
+		}
+	}
+}
+
+// read runs one table's change read for the range (from, to]; streams
+// whose read is the same statement with the same arguments share it.
+func (hub *Hub) read(ctx context.Context, db *sql.DB, tf tableFeed, from, to int64) ([]change, error) {
+	args := append(slices.Clone(tf.read.Args), tf.name, from, to)
+	key := fmt.Sprintf("%s\x00%v", tf.read.SQL, args)
+	v, err, _ := hub.reads.Do(key, func() (any, error) {
+		rows, err := db.QueryContext(ctx, tf.read.SQL, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read changes of %s: %w", tf.name, err)
+		}
+		defer rows.Close()
+		var out []change
+		for rows.Next() {
+			var c change
+			var rec []byte
+			if err := rows.Scan(&c.seq, &c.op, &rec); err != nil {
+				return nil, err
+			}
+			if rec != nil {
+				c.record = json.RawMessage(rec)
+			}
+			out = append(out, c)
+		}
+		return out, rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]change), nil
+}
+
+// recheck verifies again that the stream may go on: the credential is
+// still valid, the tables still stream and may be read, and the plan
+// still allows streams. A database that cannot answer now is not a
+// reason to end it.
+func (st *stream) recheck(ctx context.Context) error {
+	entry, err := st.hub.cfg.Registry.Get(ctx, st.rt.ProjectID)
+	if errors.Is(err, registry.ErrNotPublished) {
+		return apierr.New(apierr.CodeNotFound, "The project no longer exists")
+	}
+	if err != nil {
+		return transient(err)
+	}
+	again := &apihttp.Route{ProjectID: st.rt.ProjectID, Rest: st.rt.Rest, Entry: entry, Start: st.hub.cfg.Now()}
+	if err := st.h.Authenticate(st.r, again); err != nil {
+		return transient(err)
+	}
+	if entry.Version != st.version || again.Principal != st.rt.Principal {
+		tables, err := planTables(entry, again.Principal, st.spec)
+		if err != nil {
+			return err
+		}
+		st.tables, st.version, st.rt.Principal = tables, entry.Version, again.Principal
+	}
+	limit, err := st.hub.cfg.Streams(ctx, st.rt.ProjectID)
+	if err != nil {
+		return transient(err)
+	}
+	if limit == 0 {
+		return apierr.New(apierr.CodeForbidden, "The project's plan no longer includes realtime streams")
+	}
+	return nil
+}
+
+// transient keeps a stream open through an outage: only a refusal ends it.
+func transient(err error) error {
+	if apierr.As(err).Code == apierr.CodeUnavailable {
+		return nil
+	}
+	return err
+}
