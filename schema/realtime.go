@@ -9,21 +9,25 @@ import (
 // start with an underscore, which no table name may (ValidName), so they
 // can never meet a user's table.
 const (
-	// RealtimeLog is the change log: one row per changed row, numbered by
-	// a per-project sequence (seq), with the row's image as jsonb (the new
-	// row of a create or update, the old row of a delete).
+	// RealtimeLog is the change log: one row per changed row, in insert
+	// order (id), with the row's image as jsonb (the new row of a create or
+	// update, the old row of a delete) and, once the sequencer has seen
+	// it committed, its delivery number (seq).
 	RealtimeLog = "_realtime_log"
+	// RealtimeSeq numbers the log's changes in the order they are found
+	// committed (RealtimeSequence).
+	RealtimeSeq = "_realtime_seq"
 	// RealtimeState holds one row: the highest seq the retention cleanup
 	// has removed, so a resume from an older id is known to have missed
-	// changes (and not merely to fall in a gap of rolled-back numbers).
+	// changes (and not merely to fall in a gap of unused numbers).
 	RealtimeState = "_realtime_state"
 	// RealtimeCapture is the trigger function every realtime table calls.
 	RealtimeCapture = "_realtime_capture"
 	// RealtimeLockClass is the first key of the transaction-level advisory
-	// lock the capture takes (the second is hashtext of the schema name):
-	// writers of one project's realtime tables number their changes one
-	// transaction at a time, so seq order is commit order and a reader
-	// that has seen seq n will never later find a smaller one committed.
+	// lock the sequencer takes (the second is hashtext of the schema
+	// name), so that one numbering round of a project commits before the
+	// next starts: seq order is the order rounds commit in, and a reader
+	// that has seen seq n never later finds a smaller one.
 	RealtimeLockClass = 7431
 )
 
@@ -36,28 +40,31 @@ var realtimeTriggers = []struct{ name, event, transition string }{
 	{"_realtime_delete", "DELETE", "OLD TABLE AS _old"},
 }
 
-// RealtimeSetup creates the project's change log, its state row and the
-// capture function, or leaves them as they are. The function notifies
-// events.Channel with "realtime:<project id>:<last seq>" once per
-// statement: the wake-up every node's listener hands to its subscribers.
+// RealtimeSetup creates the project's change log, its sequence, its state
+// row and the capture function, or leaves them as they are.
+//
+// The capture only inserts into the log: a writer takes no lock and sends
+// no NOTIFY. Both were measured to cost most of a realtime table's write
+// rate (a NOTIFY serialises every notifying commit of the server on one
+// lock; numbering under a per-project lock serialises the project's
+// commits): bench/RESULTS.md, "Realtime". Numbering in commit order and
+// the wake-up are the sequencer's (RealtimeSequence), off the write path.
 func (g DDL) RealtimeSetup() []string {
 	log, state := g.table(RealtimeLog), g.table(RealtimeState)
-	project := strings.TrimPrefix(g.Schema, "p_")
 	return []string{
 		"CREATE TABLE IF NOT EXISTS " + log + ` (
-  "seq" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  "id" bigint GENERATED ALWAYS AS IDENTITY,
+  "seq" bigint UNIQUE,
   "tbl" text NOT NULL,
   "op" text NOT NULL,
   "row" jsonb NOT NULL,
   "at" timestamptz NOT NULL DEFAULT clock_timestamp()
 )`,
+		"CREATE SEQUENCE IF NOT EXISTS " + g.table(RealtimeSeq),
 		"CREATE TABLE IF NOT EXISTS " + state + ` ("pruned_through" bigint NOT NULL)`,
 		"INSERT INTO " + state + " (pruned_through) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM " + state + ")",
 		"CREATE OR REPLACE FUNCTION " + g.table(RealtimeCapture) + `() RETURNS trigger LANGUAGE plpgsql AS $fn$
-DECLARE
-  changed bigint;
 BEGIN
-  PERFORM pg_advisory_xact_lock(` + strconv.Itoa(RealtimeLockClass) + `, hashtext(TG_TABLE_SCHEMA));
   IF TG_OP = 'DELETE' THEN
     INSERT INTO ` + log + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'delete', to_jsonb(o) FROM _old o;
   ELSIF TG_OP = 'INSERT' THEN
@@ -65,15 +72,31 @@ BEGIN
   ELSE
     INSERT INTO ` + log + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'update', to_jsonb(n) FROM _new n;
   END IF;
-  GET DIAGNOSTICS changed = ROW_COUNT;
-  IF changed > 0 THEN
-    PERFORM pg_notify('tablesmith_events', 'realtime:` + project + `:' || currval(pg_get_serial_sequence('` +
-			strings.ReplaceAll(log, "'", "''") + `', 'seq')));
-  END IF;
   RETURN NULL;
 END
 $fn$`,
 	}
+}
+
+// RealtimeSequence is the sequencer's one statement: it numbers every
+// change of the log that is committed and not numbered yet, in insert
+// order, when it gets the project's sequencing lock ($1: the schema
+// name; $2: the NOTIFY channel, $3: the project id), announces the new
+// head with one NOTIFY per round that numbered anything, and selects
+// that head (NULL when it numbered nothing). A node that does not get the
+// lock numbers nothing: the holder's round will announce.
+//
+// "seq IS NULL" is checked on the updated row itself, so a round whose
+// snapshot predates the previous round's commit skips the rows that round
+// numbered instead of numbering them twice.
+func (g DDL) RealtimeSequence() string {
+	log := g.table(RealtimeLog)
+	return `WITH lock AS (SELECT pg_try_advisory_xact_lock(` + strconv.Itoa(RealtimeLockClass) + `, hashtext($1)) AS got),
+todo AS (SELECT l.tid, nextval('` + strings.ReplaceAll(g.table(RealtimeSeq), "'", "''") + `') AS n
+  FROM (SELECT ctid AS tid FROM ` + log + ` WHERE seq IS NULL AND (SELECT got FROM lock) ORDER BY id) l),
+numbered AS (UPDATE ` + log + ` c SET seq = todo.n FROM todo WHERE c.ctid = todo.tid AND c.seq IS NULL RETURNING c.seq),
+head AS (SELECT max(seq) AS h FROM numbered)
+SELECT h, CASE WHEN h IS NOT NULL THEN pg_notify($2, 'realtime:' || $3 || ':' || h) END FROM head`
 }
 
 // RealtimeOn creates table's capture triggers (after RealtimeSetup).

@@ -46,8 +46,11 @@ type Config struct {
 	// RecheckEvery is how often a stream verifies its credential, rules
 	// and plan again when no event has asked it to.
 	RecheckEvery time.Duration
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// SequenceEvery is how often the node numbers its subscribed
+	// projects' new changes (DefaultSequenceEvery).
+	SequenceEvery time.Duration
+	Logger        *slog.Logger
+	Now           func() time.Time
 }
 
 // Hub is one node's realtime state: the newest sequence number it has
@@ -84,6 +87,9 @@ func NewHub(cfg Config) *Hub {
 	}
 	if cfg.RecheckEvery <= 0 {
 		cfg.RecheckEvery = DefaultRecheckEvery
+	}
+	if cfg.SequenceEvery <= 0 {
+		cfg.SequenceEvery = DefaultSequenceEvery
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -196,6 +202,9 @@ func (h *Hub) Resync(ctx context.Context) {
 	}
 	h.Recheck()
 }
+
+// SequenceEvery is how often Sequence should run.
+func (h *Hub) SequenceEvery() time.Duration { return h.cfg.SequenceEvery }
 
 // Retention is how long the change logs keep a change.
 func (h *Hub) Retention() time.Duration { return h.cfg.Retention }

@@ -44,12 +44,18 @@ func Prune(ctx context.Context, db *sql.DB, retention time.Duration) (removed in
 }
 
 func pruneOne(ctx context.Context, db *sql.DB, schemaName string, retention time.Duration) (int64, error) {
+	// Changes nobody was watching are numbered first, so that pruning them
+	// raises the mark a late resume is checked against.
+	if _, err := sequence(ctx, db, schemaName, projectOfSchema(schemaName)); err != nil {
+		return 0, err
+	}
 	log := logRel(schemaName)
 	state := schema.QuoteIdent(schemaName) + "." + schema.QuoteIdent(schema.RealtimeState)
-	// Sequence order is commit order (the capture's lock), so "every
-	// change up to the newest expired one" is a prefix of the log.
+	// Numbers follow the order rounds commit in, so "every change up to
+	// the newest expired one" is a prefix of the numbered log; a change
+	// numbered after the cut waits for the next minute.
 	var n int64
-	err := db.QueryRowContext(ctx, `WITH cut AS (SELECT max(seq) AS seq FROM `+log+` WHERE at < clock_timestamp() - make_interval(secs => $1)),
+	err := db.QueryRowContext(ctx, `WITH cut AS (SELECT max(seq) AS seq FROM `+log+` WHERE seq IS NOT NULL AND at < clock_timestamp() - make_interval(secs => $1)),
 		gone AS (DELETE FROM `+log+` WHERE seq <= (SELECT seq FROM cut) RETURNING seq),
 		mark AS (UPDATE `+state+` SET pruned_through = (SELECT seq FROM cut) WHERE (SELECT seq FROM cut) > pruned_through RETURNING 1)
 		SELECT (SELECT count(*) FROM gone) + 0 * (SELECT count(*) FROM mark)`, retention.Seconds()).Scan(&n)

@@ -376,3 +376,38 @@ func TestRevokingTheKeyEndsItsStream(t *testing.T) {
 		t.Error("the stream did not end")
 	}
 }
+
+// Writers take no lock: a change written first and committed last is
+// numbered after the ones that committed before it, so a stream, and a
+// resume from the last id it saw, still gets it.
+func TestAChangeCommittedLateIsStillStreamedAndResumed(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
+	ctx := context.Background()
+	slow, err := s.Svc.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Rollback()
+	if _, err := slow.ExecContext(ctx, `INSERT INTO "`+store.SchemaName(p.ID)+`".posts (title) VALUES ('written first')`); err != nil {
+		t.Fatal(err)
+	}
+	sqlIn(t, s, p, `INSERT INTO $s.posts (title) VALUES ('committed first')`)
+	first := st.next(t)
+	if record(first)["title"] != "committed first" {
+		t.Fatalf("first event %+v", first)
+	}
+	if err := slow.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	late := st.next(t)
+	if record(late)["title"] != "written first" || late.ID <= first.ID {
+		t.Fatalf("the late commit: %+v after id %d", late, first.ID)
+	}
+	// A client that saw only the first event gets the late one on resume.
+	again := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key, "Last-Event-ID", strconv.FormatInt(first.ID, 10))
+	if ev := again.next(t); ev.ID != late.ID || record(ev)["title"] != "written first" {
+		t.Fatalf("resumed after %d: %+v", first.ID, ev)
+	}
+}

@@ -66,7 +66,11 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 
 	st := &stream{hub: hub, h: h, r: r, rt: rt, sub: sub, tables: tables, spec: spec, version: rt.Entry.Version,
 		db: rt.Entry.Tables.DB(), schemaName: rt.Entry.Published.Schema}
-	// The cursor is fixed after join, so no wake-up after it is missed.
+	// The cursor is fixed after join, so no wake-up after it is missed;
+	// a round first numbers what committed before the stream opened.
+	if _, err := sequence(r.Context(), st.db, st.schemaName, rt.ProjectID); err != nil {
+		return err
+	}
 	head, err := logHead(r.Context(), st.db, st.schemaName)
 	if err != nil {
 		return err

@@ -44,6 +44,8 @@ func (s *Service) wireRealtime() error {
 	})
 	s.starters = append(s.starters, func(ctx context.Context) error {
 		s.every(ctx, time.Minute, s.PruneRealtime)
+		// Changes are numbered and announced here, not by the writers.
+		s.every(ctx, hub.SequenceEvery(), hub.Sequence)
 		return nil
 	})
 	return nil
