@@ -411,3 +411,22 @@ func TestAChangeCommittedLateIsStillStreamedAndResumed(t *testing.T) {
 		t.Fatalf("resumed after %d: %+v", first.ID, ev)
 	}
 }
+
+// Three nodes on one database: a change made through node 1 reaches the
+// streams of nodes 2 and 3 (the sequencer's NOTIFY wakes them, whichever
+// node numbered the change).
+func TestAChangeThroughOneNodeReachesStreamsOnTheOthers(t *testing.T) {
+	one := testserver.New(t)
+	p := one.NewProject(rtSchema)
+	two, three := testserver.New(t), testserver.New(t)
+	var streams []*sub
+	for _, node := range []*testserver.Server{two, three} {
+		streams = append(streams, open(t, node, "/v1/"+p.ID+"/realtime?tables=posts", p.Key))
+	}
+	one.API(p, "POST", "/posts", map[string]any{"title": "from node one"}).Must(t, 201)
+	for i, st := range streams {
+		if ev := st.next(t); ev.Name != "create" || record(ev)["title"] != "from node one" {
+			t.Errorf("node %d got %+v", i+2, ev)
+		}
+	}
+}
