@@ -295,7 +295,7 @@ func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
 	params = append(params,
 		&v3.Parameter{Name: "sort", In: "query",
 			Description: "Group columns or aggregate names (count, sum_total...), comma-separated; a leading '-' sorts descending. " +
-				"The group columns sort names not end the order.",
+				"Group columns that sort does not name follow the named keys.",
 			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})},
 		paramRef(paramOrder),
 		&v3.Parameter{Name: "limit", In: "query", Description: fmt.Sprintf("Groups per page, 1 to %d.", translate.MaxAggregateLimit),

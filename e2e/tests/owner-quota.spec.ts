@@ -79,7 +79,7 @@ test('the dashboard keeps working after the plan is used up, and its traffic is 
   await openSection(page, 'Analytics');
   await page.getByText('Last hour', { exact: true }).click();
   await expect(page.getByTestId('dashboard-traffic')).toContainText('from your dashboard');
-  const topEndpoints = page.getByRole('region', { name: 'Top endpoints' });
+  const topEndpoints = page.getByRole('region', { name: 'Top endpoints', exact: true });
   await expect(topEndpoints).toContainText('/books');
   await expect(topEndpoints).not.toContainText('openapi');
   await checkPage(page, 'owner-quota-03-analytics');
