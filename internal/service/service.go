@@ -27,6 +27,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
 	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/replica"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
@@ -90,6 +91,12 @@ type Config struct {
 	ProjectQueueWait time.Duration
 	// IndexBuilds bound the background index builds (wire_indexes.go).
 	IndexBuilds store.BuildOptions
+	// ReplicaURLs are read replicas of DatabaseURL: the generated API's
+	// reads go to them (wire_replicas.go). Empty: none.
+	ReplicaURLs []string
+	// MaxReplicaLag bounds how stale a replica may be for reads by
+	// clients other than a recent writer (default replica.DefaultMaxLag).
+	MaxReplicaLag time.Duration
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -123,6 +130,8 @@ type Service struct {
 	renderDocs func(*registry.Entry)
 	// external reaches the databases that projects front (wire_external.go).
 	external *extdb.Connections
+	// replicas serve reads when replica_url is set (wire_replicas.go).
+	replicas *replica.Set
 	// Indexes builds indexes after generates (wire_indexes.go).
 	Indexes *publish.Builder
 	// starters run in Start after migrations, one per area that has
@@ -205,7 +214,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()
