@@ -24,6 +24,9 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		project_concurrency 3
 		project_queue_wait 500ms
 		export_timeout 15m
+		replica_url {env.TABLESMITH_REPLICA_URL}
+		replica_url postgres://reader@10.0.0.3:5432/tablesmith
+		max_replica_lag 500ms
 		plan free {
 			rate 100/hour
 			projects 1
@@ -42,6 +45,8 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		DefaultPlan: "pro", MaxBody: 2 << 20, MaxBulkRows: 500, MaxConnections: 7, MaxPageSize: 1000, PreparedStatements: 64,
 		ProjectConcurrency: 3, ProjectQueueWait: caddy.Duration(500 * time.Millisecond),
 		ExportTimeout: caddy.Duration(15 * time.Minute),
+		ReplicaURLs:   []string{"{env.TABLESMITH_REPLICA_URL}", "postgres://reader@10.0.0.3:5432/tablesmith"},
+		MaxReplicaLag: caddy.Duration(500 * time.Millisecond),
 		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1},
 			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second)}}}
 	got, _ := json.Marshal(a)
@@ -71,6 +76,8 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 		"short export bound":  {"tablesmith {\nexport_timeout 10ms\n}", `export_timeout: "10ms" is not a duration of at least 1s`},
 		"bad timeout":         {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nstatement_timeout 0s\n}\n}", `plan free: statement_timeout "0s" is not a positive duration`},
 		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},
+		"two replica urls":    {"tablesmith {\nreplica_url a b\n}", `replica_url takes exactly one URL`},
+		"bad replica lag":     {"tablesmith {\nmax_replica_lag 5ms\n}", `max_replica_lag: "5ms" is not a duration of at least 100ms`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

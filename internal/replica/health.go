@@ -21,7 +21,7 @@ func (s *Set) checkAll(ctx context.Context) {
 	at := s.cfg.Now()
 	pctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	var text string
-	err := s.primaryDB.QueryRowContext(pctx, currentLSN).Scan(&text)
+	err := s.sampleDB.QueryRowContext(pctx, currentLSN).Scan(&text)
 	cancel()
 	if err == nil {
 		if lsn, perr := ParseLSN(text); perr == nil {

@@ -45,6 +45,9 @@ type Config struct {
 	// Primary is the primary's data pool: reads of projects on it may go
 	// to the replicas, and writes' positions are read from it.
 	Primary *pgexec.Statements
+	// PrimaryURL, when set, gives the health checker its own connection
+	// to the primary, so that a busy data pool cannot delay its samples.
+	PrimaryURL string
 	// URLs are the replicas' PostgreSQL URLs, of the same database.
 	URLs []string
 	// MaxLag bounds the staleness of a replica that serves other clients'
@@ -71,6 +74,7 @@ type Set struct {
 	recent    *recent
 	redis     *redis.Client
 	primaryDB *sql.DB
+	sampleDB  *sql.DB // where the checker reads the primary's position
 
 	next         atomic.Uint64 // round robin among fit replicas
 	primaryReads atomic.Uint64
@@ -144,6 +148,16 @@ func New(cfg Config) (*Set, error) {
 		s.store = &redisPositions{client: s.redis, ttl: ttl}
 	} else {
 		s.store = &pgPositions{db: s.primaryDB, ttl: ttl}
+	}
+	s.sampleDB = s.primaryDB
+	if cfg.PrimaryURL != "" {
+		db, err := pgpool.Open(cfg.PrimaryURL, pgpool.Options{ConnectTimeout: checkTimeout, StatementTimeout: checkTimeout}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("database_url: %w", err)
+		}
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		s.sampleDB = db
 	}
 	// A replica that is down should fail a connection attempt fast: the
 	// read then still has time for the primary.
@@ -239,6 +253,9 @@ func (s *Set) Close() {
 }
 
 func (s *Set) closePools() {
+	if s.sampleDB != nil && s.sampleDB != s.primaryDB {
+		s.sampleDB.Close()
+	}
 	for _, r := range s.replicas {
 		r.stmts.Close()
 		r.db.Close()

@@ -14,7 +14,7 @@ func (s *Service) wireReplicas() error {
 		return nil
 	}
 	set, err := replica.New(replica.Config{
-		Primary: s.dataStmts, URLs: s.cfg.ReplicaURLs, MaxLag: s.cfg.MaxReplicaLag, RedisURL: s.cfg.RedisURL,
+		Primary: s.dataStmts, PrimaryURL: s.cfg.DatabaseURL, URLs: s.cfg.ReplicaURLs, MaxLag: s.cfg.MaxReplicaLag, RedisURL: s.cfg.RedisURL,
 		Pool: s.cfg.dataPoolOptions(), MaxOpenConns: s.cfg.MaxOpenConns, PreparedStatements: s.cfg.PreparedStatements,
 		Logger: s.log, Now: s.cfg.Now,
 	})
