@@ -49,6 +49,10 @@ type sample struct {
 type history struct {
 	samples []sample
 	keep    time.Duration
+	// fresh is how old the newest sample may be and still count as now:
+	// when the primary could not be sampled for longer, a replica that
+	// holds the newest sample is only known to be as old as that sample.
+	fresh time.Duration
 }
 
 func (h *history) add(s sample) {
@@ -63,16 +67,20 @@ func (h *history) add(s sample) {
 }
 
 // lag is how stale a replica that has replayed up to replay may be at
-// now: 0 when it holds everything the primary had at the newest sample;
-// else the time since the newest sample it does hold (an upper bound,
-// within one poll of the truth); and when it holds none of them, at
-// least the whole history. ok is false before any sample.
+// now: 0 when it holds everything the primary had at the newest sample
+// (and that sample is fresh); else the time since the newest sample it
+// does hold (an upper bound, within one poll of the truth); and when it
+// holds none of them, at least the whole history. ok is false before
+// any sample.
 func (h *history) lag(replay LSN, now time.Time) (time.Duration, bool) {
 	n := len(h.samples)
 	if n == 0 {
 		return 0, false
 	}
-	if h.samples[n-1].lsn <= replay {
+	if newest := h.samples[n-1]; newest.lsn <= replay {
+		if age := now.Sub(newest.at); age > h.fresh {
+			return age, true
+		}
 		return 0, true
 	}
 	for i := n - 2; i >= 0; i-- {

@@ -30,7 +30,7 @@ func TestLSNReadsPostgresTextAndKeepsItsOrder(t *testing.T) {
 
 func TestLagIsTheAgeOfTheNewestPrimaryPositionTheReplicaHolds(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h := history{keep: 10 * time.Second}
+	h := history{keep: 10 * time.Second, fresh: 500 * time.Millisecond}
 	if _, ok := h.lag(5, t0); ok {
 		t.Fatal("a lag before any sample")
 	}
@@ -50,6 +50,11 @@ func TestLagIsTheAgeOfTheNewestPrimaryPositionTheReplicaHolds(t *testing.T) {
 		if got, _ := h.lag(c.replay, now); got != c.want {
 			t.Errorf("lag(%d) = %s, want %s", c.replay, got, c.want)
 		}
+	}
+	// When the primary could not be sampled for a while, holding its
+	// newest sample only proves the replica is as old as that sample.
+	if got, _ := h.lag(300, t0.Add(3*time.Second)); got != 2*time.Second {
+		t.Errorf("lag against a stale newest sample = %s, want 2s", got)
 	}
 	h.add(sample{at: t0.Add(20 * time.Second), lsn: 400})
 	if len(h.samples) != 1 {

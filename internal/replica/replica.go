@@ -134,7 +134,7 @@ func New(cfg Config) (*Set, error) {
 	// fit replica has replayed it anyway.
 	ttl := cfg.MaxLag + 5*time.Second
 	s := &Set{cfg: cfg, primaryDB: cfg.Primary.DB(), recent: &recent{m: map[string]recentEntry{}, ttl: ttl},
-		hist: history{keep: max(4*cfg.MaxLag, 10*time.Second)}}
+		hist: history{keep: max(4*cfg.MaxLag, 10*time.Second), fresh: 2 * cfg.Poll}}
 	if cfg.RedisURL != "" {
 		opt, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
@@ -214,6 +214,13 @@ func (s *Set) Start(ctx context.Context) {
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.mu.Unlock()
+	if p, ok := s.store.(*pgPositions); ok {
+		// Created here rather than by the first write, so that nodes
+		// starting together do not race on it under load.
+		if err := p.ensure(ctx); err != nil {
+			s.cfg.Logger.Warn("replica: cannot create tablesmith.read_positions; reads by clients who wrote go to the primary until it exists", "err", err)
+		}
+	}
 	s.checkAll(ctx)
 	s.wg.Add(1)
 	go func() {
