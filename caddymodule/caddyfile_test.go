@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -175,5 +176,27 @@ func TestRequestTimeoutTakesADurationOfAtLeast100ms(t *testing.T) {
 				t.Fatalf("the JSON config lacks request_timeout: %s", raw)
 			}
 		})
+	}
+}
+
+// TestReplicaURLsResolvePlaceholdersAtProvision: replica URLs are {env.*}
+// placeholders in the JSON config, resolved (without I/O) when the app
+// is provisioned; one that resolves to nothing stops the load.
+func TestReplicaURLsResolvePlaceholdersAtProvision(t *testing.T) {
+	t.Setenv("TS_TEST_REPLICA_URL", "postgres://reader@127.0.0.1:3/replicated?sslmode=disable")
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	a := &App{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", ReplicaURLs: []string{"{env.TS_TEST_REPLICA_URL}"},
+		MaxReplicaLag: caddy.Duration(2 * time.Second)}
+	if err := a.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Cleanup()
+	if st, _ := a.Service().ReplicaStats(); len(st) != 1 || st[0].Name != "127.0.0.1:3/replicated" {
+		t.Fatalf("replicas of the provisioned service: %+v", st)
+	}
+	empty := &App{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", ReplicaURLs: []string{"{env.TS_TEST_UNSET_REPLICA}"}}
+	if err := empty.Provision(ctx); err == nil || !strings.Contains(err.Error(), "replica_url 1 is empty") {
+		t.Fatalf("an empty replica_url: %v", err)
 	}
 }
