@@ -101,7 +101,7 @@ func (h *Handler) exportRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 	return h.statements(w, r, rt, func(ctx context.Context) error {
 		// A replica that fails before the first byte hands the export to
 		// the primary; one that fails later breaks it off (streamExport).
-		return h.read(ctx, rt, func(q pgexec.Querier) error {
+		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
 			db := h.d.DB
 			if s, ok := q.(*pgexec.Statements); ok {
 				db = s.DB()

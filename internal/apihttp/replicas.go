@@ -12,9 +12,11 @@ import (
 // ReadRouter sends reads to read replicas (internal/replica): Deps.Replicas.
 type ReadRouter interface {
 	// Read runs f on the statements a read by scope should use: a fit
-	// replica of primary, or primary. f may run twice (on a replica that
-	// failed, then on the primary), so it only reads and answers nothing.
-	Read(ctx context.Context, primary *pgexec.Statements, scope string, f func(*pgexec.Statements) error) error
+	// replica of primary, or primary, with the context its statements
+	// must use (a replica's may be cut short). f may run twice (on a
+	// replica that failed, then on the primary), so it only reads and
+	// answers nothing.
+	Read(ctx context.Context, primary *pgexec.Statements, scope string, f func(context.Context, *pgexec.Statements) error) error
 	// Wrote records that scope's write on primary has committed; it runs
 	// before the write's answer is sent.
 	Wrote(ctx context.Context, primary *pgexec.Statements, scope string)
@@ -23,13 +25,13 @@ type ReadRouter interface {
 // read runs f, the statements of a read (get, list, aggregate, export),
 // where the read router sends it: the one place that picks a replica.
 // Writes, and the reads inside them, run on h.db(rt): the primary.
-func (h *Handler) read(ctx context.Context, rt *Route, f func(q pgexec.Querier) error) error {
+func (h *Handler) read(ctx context.Context, rt *Route, f func(ctx context.Context, q pgexec.Querier) error) error {
 	q := h.db(rt)
 	primary, ok := q.(*pgexec.Statements)
 	if h.d.Replicas == nil || !ok {
-		return f(q)
+		return f(ctx, q)
 	}
-	return h.d.Replicas.Read(ctx, primary, scopeOf(rt), func(s *pgexec.Statements) error { return f(s) })
+	return h.d.Replicas.Read(ctx, primary, scopeOf(rt), func(ctx context.Context, s *pgexec.Statements) error { return f(ctx, s) })
 }
 
 // scopeOf names the credential whose own writes a read must see: an API

@@ -146,7 +146,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	var data []byte
 	var meta translate.Meta
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		return h.read(ctx, rt, func(db pgexec.Querier) error {
+		return h.read(ctx, rt, func(ctx context.Context, db pgexec.Querier) error {
 			page, err := pgexec.ReadListPage(ctx, db, run.SQL, run.Args...)
 			if err != nil {
 				return pgexec.MapError(err, c.t, pgexec.OpRead)
@@ -327,14 +327,16 @@ func updateOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *s
 // owner is set, and maps its error as op.
 func (h *Handler) one(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, op pgexec.Op, plain, owned string, owner, id any) ([]byte, error) {
 	run := pgexec.JSON
-	on := func(ctx context.Context, rt *Route, f func(q pgexec.Querier) error) error { return f(h.db(rt)) }
+	on := func(ctx context.Context, rt *Route, f func(ctx context.Context, q pgexec.Querier) error) error {
+		return f(ctx, h.db(rt))
+	}
 	if rt.Operation == OpGet {
 		run = pgexec.ReadJSON // a read runs again if its connection broke
 		on = h.read
 	}
 	var data []byte
 	err := h.statements(w, r, rt, func(ctx context.Context) error {
-		return on(ctx, rt, func(q pgexec.Querier) error {
+		return on(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
 			var err error
 			if owner != nil {
 				data, err = run(ctx, q, owned, id, owner)

@@ -15,6 +15,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/testcluster"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testproxy"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -315,6 +316,71 @@ func TestReplicaLossAndRecovery(t *testing.T) {
 	}
 	_, toPrimary := s.Svc.ReplicaStats()
 	t.Logf("%d reads, %d of them on the primary", done.Load(), toPrimary)
+}
+
+// TestUnansweringReplicaIsOutAndItsReadsMoveToThePrimary: a replica
+// whose packets are dropped (a network partition, not a refused
+// connection) is out within 2 s, the reads already waiting on it move to
+// the primary rather than failing at their deadline, and it is back by
+// itself once the network is.
+func TestUnansweringReplicaIsOutAndItsReadsMoveToThePrimary(t *testing.T) {
+	c := testcluster.Get(t)
+	px := testproxy.Start(t, fmt.Sprintf("127.0.0.1:%d", c.ReplicaPort))
+	s := testserver.New(t, testserver.WithConfig(func(cfg *service.Config) {
+		cfg.DatabaseURL = c.PrimaryURL(testcluster.Database)
+		cfg.ReplicaURLs = []string{"postgres://postgres@" + px.Addr + "/" + testcluster.Database + "?sslmode=disable"}
+	}))
+	p := s.NewProject(notesSchema)
+	s.API(p, "POST", "/notes", map[string]any{"title": "kept"}).Must(t, 201)
+	waitFit(t, s, true, 3*time.Second)
+	time.Sleep(3 * replica.DefaultPoll)
+
+	var failed, done atomic.Int64
+	var slowest atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				start := time.Now()
+				r := s.Do("GET", "/v1/"+p.ID+"/notes", p.Key, nil)
+				if took := int64(time.Since(start)); took > slowest.Load() {
+					slowest.Store(took)
+				}
+				done.Add(1)
+				if r.Status != 200 || len(r.List()) != 1 {
+					failed.Add(1)
+					t.Errorf("read during the partition: %d %s", r.Status, r.Raw)
+				}
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	px.SetMode(testproxy.Blackhole)
+	t.Logf("out %s after the partition began", waitFit(t, s, false, 2*time.Second))
+	// Long enough that reads left waiting on the replica would show.
+	time.Sleep(4 * time.Second)
+	px.SetMode(testproxy.Forward)
+	t.Logf("back %s after it healed", waitFit(t, s, true, 2*time.Second))
+	time.Sleep(300 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Fatalf("%d of %d reads failed", failed.Load(), done.Load())
+	}
+	// Found out within ~1.75 s (a check's 1 s plus the socket's grace),
+	// then the waiting reads end within the grace and run on the primary.
+	if d := time.Duration(slowest.Load()); d > 4*time.Second {
+		t.Fatalf("the slowest read took %s: reads waited on the lost replica", d)
+	}
+	t.Logf("%d reads, the slowest %s", done.Load(), time.Duration(slowest.Load()))
 }
 
 // redisURL is the test Redis; the test skips without it unless

@@ -59,6 +59,7 @@ func (s *Set) check(ctx context.Context, r *Replica) {
 	switch {
 	case err != nil:
 		h = &health{replay: old.replay, lag: old.lag, reason: "unreachable: " + err.Error()}
+		r.declareLost()
 		if ctx.Err() != nil {
 			// Its connection may be stuck on a dead peer: dial afresh.
 			r.check.SetMaxIdleConns(0)

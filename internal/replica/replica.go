@@ -98,6 +98,34 @@ type Replica struct {
 	state atomic.Pointer[health]
 	reads atomic.Uint64
 	log   *slog.Logger
+
+	// lost ends when a health check finds the replica unreachable: the
+	// reads still waiting on it give up and go to the primary.
+	lostMu   sync.Mutex
+	lost     context.Context
+	markLost context.CancelFunc
+}
+
+// lostContext is the context that ends when the replica is next found
+// unreachable.
+func (r *Replica) lostContext() context.Context {
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	if r.lost == nil {
+		r.lost, r.markLost = context.WithCancel(context.Background())
+	}
+	return r.lost
+}
+
+// declareLost ends the reads waiting on the replica; later reads get a
+// new context.
+func (r *Replica) declareLost() {
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	if r.markLost != nil {
+		r.markLost()
+		r.lost, r.markLost = nil, nil
+	}
 }
 
 // health is a replica's state as last checked.
@@ -162,6 +190,7 @@ func New(cfg Config) (*Set, error) {
 	// A replica that is down should fail a connection attempt fast: the
 	// read then still has time for the primary.
 	opts := cfg.Pool
+	opts.EndOnCancel = true
 	opts.ConnectTimeout = min(max(opts.ConnectTimeout, 0), checkTimeout)
 	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = checkTimeout
@@ -288,9 +317,9 @@ func Scope(projectID, credential string) string {
 // table the published schema names) hands the read to the primary, so
 // the client sees no error; a lost one is out until its next good check.
 // f may run twice, so it must only read and must not answer yet.
-func (s *Set) Read(ctx context.Context, primary *pgexec.Statements, scope string, f func(*pgexec.Statements) error) error {
+func (s *Set) Read(ctx context.Context, primary *pgexec.Statements, scope string, f func(context.Context, *pgexec.Statements) error) error {
 	if primary != s.cfg.Primary || len(s.replicas) == 0 {
-		return f(primary) // a fronted database, not ours to route
+		return f(ctx, primary) // a fronted database, not ours to route
 	}
 	var pos LSN
 	if scope != "" {
@@ -299,28 +328,40 @@ func (s *Set) Read(ctx context.Context, primary *pgexec.Statements, scope string
 			// Unknown whether the client just wrote: only the primary
 			// is sure to hold its write.
 			s.primaryReads.Add(1)
-			return f(primary)
+			return f(ctx, primary)
 		}
 	}
 	r := s.pick(pos)
 	if r == nil {
 		s.primaryReads.Add(1)
-		return f(primary)
+		return f(ctx, primary)
 	}
-	err := f(r.stmts)
-	if err == nil || ctx.Err() != nil {
+	// A replica that stops answering (packets dropped, not refused) is
+	// found by its health check within ~2 s; the reads waiting on it are
+	// then cut short (pgpool's EndOnCancel) and run on the primary,
+	// instead of waiting for the request's deadline.
+	lost := r.lostContext()
+	rctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(lost, cancel)
+	err := f(rctx, r.stmts)
+	stop()
+	cancel()
+	switch {
+	case err == nil, ctx.Err() != nil:
 		r.reads.Add(1)
 		return err
-	}
-	switch fault(err) {
-	case faultNone:
-		r.reads.Add(1)
-		return err
-	case faultReplica:
-		r.markDown(err)
+	case lost.Err() != nil:
+	default:
+		switch fault(err) {
+		case faultNone:
+			r.reads.Add(1)
+			return err
+		case faultReplica:
+			r.markDown(err)
+		}
 	}
 	s.primaryReads.Add(1)
-	return f(primary)
+	return f(ctx, primary)
 }
 
 // position is scope's newest write position: the larger of this node's
