@@ -7,6 +7,7 @@ package caddymodule
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -77,6 +78,15 @@ type App struct {
 	// for realtime streams that resume (docs/realtime.md). Default 15 min.
 	// Caddyfile: realtime_retention.
 	RealtimeRetention caddy.Duration `json:"realtime_retention,omitempty"`
+	// ReplicaURLs are PostgreSQL streaming replicas of DatabaseURL: the
+	// generated API's reads go to a healthy one, writes to the primary
+	// (docs/deployment.md). Default none. Caddyfile: replica_url, once
+	// per replica.
+	ReplicaURLs []string `json:"replica_urls,omitempty"`
+	// MaxReplicaLag is how far behind the primary a replica may be and
+	// still serve reads (a client's own writes are always seen). Default
+	// 1 s. Caddyfile: max_replica_lag.
+	MaxReplicaLag caddy.Duration `json:"max_replica_lag,omitempty"`
 
 	svc     *service.Service
 	poolKey string
@@ -123,6 +133,12 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.RedisURL = repl.ReplaceKnown(a.RedisURL, "")
 	a.Secret = repl.ReplaceKnown(a.Secret, "")
 	a.DefaultPlan = repl.ReplaceKnown(a.DefaultPlan, "")
+	for i, u := range a.ReplicaURLs {
+		a.ReplicaURLs[i] = repl.ReplaceKnown(u, "")
+		if a.ReplicaURLs[i] == "" {
+			return fmt.Errorf("tablesmith: replica_url %d is empty (an unset environment variable?)", i+1)
+		}
+	}
 	if a.DefaultPlan == "" {
 		a.DefaultPlan = "free"
 	}
@@ -134,7 +150,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("tablesmith: default_plan %q is not a defined plan", a.DefaultPlan)
 	}
 	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String() +
-		"\x00" + time.Duration(a.RealtimeRetention).String()
+		"\x00" + time.Duration(a.RealtimeRetention).String() +
+		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String()
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -144,6 +161,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			RealtimeRetention: time.Duration(a.RealtimeRetention),
 			Logger:            logger, WithoutMetering: withoutMetering(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
+			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
 		})
 		if err != nil {
 			return nil, err
@@ -206,6 +224,9 @@ func (a *App) Validate() error {
 	}
 	if a.MaxPageSize != 0 && (a.MaxPageSize < translate.MaxLimit || a.MaxPageSize > service.MaxPageSizeCeiling) {
 		return fmt.Errorf("tablesmith: max_page_size must be from %d to %d", translate.MaxLimit, service.MaxPageSizeCeiling)
+	}
+	if a.MaxReplicaLag < 0 {
+		return fmt.Errorf("tablesmith: max_replica_lag must be positive")
 	}
 	if a.MaxBulkRows < 0 {
 		return fmt.Errorf("tablesmith: max_bulk_rows must be positive")

@@ -44,6 +44,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    request_timeout <duration>          # each request's deadline, both APIs (10s)
 //	    export_timeout  <duration>          # bound of one CSV/NDJSON export, instead of the above (5m)
 //	    realtime_retention <duration>       # how long changes stay resumable by realtime streams (15m)
+//	    replica_url     <postgres URL>      # optional, repeatable; a streaming replica that serves reads
+//	    max_replica_lag <duration>          # how stale a replica may be for other clients' reads (1s)
 //	    plan <name> {
 //	        rate     <n>/hour | <n>/minute | unlimited  # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
@@ -182,12 +184,28 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("realtime_retention: %q is not a duration of at least 1m (e.g. 15m)", v)
 			}
 			a.RealtimeRetention = caddy.Duration(dur)
+		case "replica_url":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("replica_url takes exactly one URL (repeat the line for more replicas)")
+			}
+			a.ReplicaURLs = append(a.ReplicaURLs, v)
+		case "max_replica_lag":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.Errf("max_replica_lag takes exactly one duration, e.g. 1s")
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur < 100*time.Millisecond {
+				return d.Errf("max_replica_lag: %q is not a duration of at least 100ms (e.g. 1s)", v)
+			}
+			a.MaxReplicaLag = caddy.Duration(dur)
 		case "plan":
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, plan)", key)
 		}
 	}
 	return nil

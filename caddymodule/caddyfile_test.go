@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -25,6 +26,9 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		project_queue_wait 500ms
 		export_timeout 15m
 		realtime_retention 30m
+		replica_url {env.TABLESMITH_REPLICA_URL}
+		replica_url postgres://reader@10.0.0.3:5432/tablesmith
+		max_replica_lag 500ms
 		plan free {
 			rate 100/hour
 			projects 1
@@ -44,6 +48,8 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		DefaultPlan: "pro", MaxBody: 2 << 20, MaxBulkRows: 500, MaxConnections: 7, MaxPageSize: 1000, PreparedStatements: 64,
 		ProjectConcurrency: 3, ProjectQueueWait: caddy.Duration(500 * time.Millisecond),
 		ExportTimeout: caddy.Duration(15 * time.Minute), RealtimeRetention: caddy.Duration(30 * time.Minute),
+		ReplicaURLs:   []string{"{env.TABLESMITH_REPLICA_URL}", "postgres://reader@10.0.0.3:5432/tablesmith"},
+		MaxReplicaLag: caddy.Duration(500 * time.Millisecond),
 		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1},
 			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second), RealtimeStreams: new(int)}}}
 	got, _ := json.Marshal(a)
@@ -75,6 +81,8 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 		"short export bound":  {"tablesmith {\nexport_timeout 10ms\n}", `export_timeout: "10ms" is not a duration of at least 1s`},
 		"bad timeout":         {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nstatement_timeout 0s\n}\n}", `plan free: statement_timeout "0s" is not a positive duration`},
 		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},
+		"two replica urls":    {"tablesmith {\nreplica_url a b\n}", `replica_url takes exactly one URL`},
+		"bad replica lag":     {"tablesmith {\nmax_replica_lag 5ms\n}", `max_replica_lag: "5ms" is not a duration of at least 100ms`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -172,5 +180,27 @@ func TestRequestTimeoutTakesADurationOfAtLeast100ms(t *testing.T) {
 				t.Fatalf("the JSON config lacks request_timeout: %s", raw)
 			}
 		})
+	}
+}
+
+// TestReplicaURLsResolvePlaceholdersAtProvision: replica URLs are {env.*}
+// placeholders in the JSON config, resolved (without I/O) when the app
+// is provisioned; one that resolves to nothing stops the load.
+func TestReplicaURLsResolvePlaceholdersAtProvision(t *testing.T) {
+	t.Setenv("TS_TEST_REPLICA_URL", "postgres://reader@127.0.0.1:3/replicated?sslmode=disable")
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	a := &App{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", ReplicaURLs: []string{"{env.TS_TEST_REPLICA_URL}"},
+		MaxReplicaLag: caddy.Duration(2 * time.Second)}
+	if err := a.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Cleanup()
+	if st, _ := a.Service().ReplicaStats(); len(st) != 1 || st[0].Name != "127.0.0.1:3/replicated" {
+		t.Fatalf("replicas of the provisioned service: %+v", st)
+	}
+	empty := &App{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", ReplicaURLs: []string{"{env.TS_TEST_UNSET_REPLICA}"}}
+	if err := empty.Provision(ctx); err == nil || !strings.Contains(err.Error(), "replica_url 1 is empty") {
+		t.Fatalf("an empty replica_url: %v", err)
 	}
 }

@@ -135,6 +135,7 @@ func registerMetrics(ctx caddy.Context, svc *service.Service) error {
 			func() uint64 { return svc.FairShareStats().TimedOut }),
 		// go_sql_* metrics of the pool: open, in use, idle, waits.
 		collectors.NewDBStatsCollector(svc.DB, "tablesmith"),
+		replicaCollector{svc},
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
@@ -145,4 +146,44 @@ func registerMetrics(ctx caddy.Context, svc *service.Service) error {
 		}
 	}
 	return nil
+}
+
+// replicaCollector reports each read replica's health and use, labelled
+// by replica (host:port/database), read when scraped; it reports nothing
+// without replica_url.
+type replicaCollector struct{ svc *service.Service }
+
+var (
+	replicaUpDesc = prometheus.NewDesc("tablesmith_replica_up",
+		"1 while the read replica serves reads (reachable, replaying, within max_replica_lag); 0 while it is out.", []string{"replica"}, nil)
+	replicaLagDesc = prometheus.NewDesc("tablesmith_replica_lag_seconds",
+		"How far the read replica's data was behind the primary at its last health check.", []string{"replica"}, nil)
+	replicaReadsDesc = prometheus.NewDesc("tablesmith_replica_reads_total",
+		"Generated-API reads the read replica served.", []string{"replica"}, nil)
+	replicaPrimaryReadsDesc = prometheus.NewDesc("tablesmith_replica_primary_reads_total",
+		"Generated-API reads that went to the primary although replicas are configured: none was fit, or none had replayed the client's own write yet, or one failed under the read.", nil, nil)
+)
+
+func (replicaCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- replicaUpDesc
+	ch <- replicaLagDesc
+	ch <- replicaReadsDesc
+	ch <- replicaPrimaryReadsDesc
+}
+
+func (c replicaCollector) Collect(ch chan<- prometheus.Metric) {
+	stats, primaryReads := c.svc.ReplicaStats()
+	if stats == nil {
+		return
+	}
+	for _, st := range stats {
+		up := 0.0
+		if st.Up {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(replicaUpDesc, prometheus.GaugeValue, up, st.Name)
+		ch <- prometheus.MustNewConstMetric(replicaLagDesc, prometheus.GaugeValue, st.Lag.Seconds(), st.Name)
+		ch <- prometheus.MustNewConstMetric(replicaReadsDesc, prometheus.CounterValue, float64(st.Reads), st.Name)
+	}
+	ch <- prometheus.MustNewConstMetric(replicaPrimaryReadsDesc, prometheus.CounterValue, float64(primaryReads))
 }

@@ -128,3 +128,43 @@ func BenchmarkObserveRequest(b *testing.B) {
 		}
 	})
 }
+
+// TestReplicaMetricsNameEachReplica: with replica_url set, each replica
+// has its up, lag and reads series; before the first health check (the
+// service here never starts) it is out.
+func TestReplicaMetricsNameEachReplica(t *testing.T) {
+	svc, err := service.New(service.Config{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable",
+		ReplicaURLs: []string{"postgres://reader:secret@127.0.0.1:2/none?sslmode=disable"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	if err := registerMetrics(ctx, svc); err != nil {
+		t.Fatal(err)
+	}
+	fams := gather(t, ctx)
+	replica := map[string]string{"replica": "127.0.0.1:2/none"}
+	if m := labelled(fams["tablesmith_replica_up"], replica); m == nil || m.GetGauge().GetValue() != 0 {
+		t.Errorf("replica_up = %v, want 0 for an unchecked replica", m)
+	}
+	if m := labelled(fams["tablesmith_replica_reads_total"], replica); m == nil || m.GetCounter().GetValue() != 0 {
+		t.Errorf("replica_reads_total = %v", m)
+	}
+	if labelled(fams["tablesmith_replica_lag_seconds"], replica) == nil || fams["tablesmith_replica_primary_reads_total"] == nil {
+		t.Error("replica_lag_seconds or replica_primary_reads_total missing")
+	}
+	if m := labelled(fams["tablesmith_replica_up"], nil); m != nil && strings.Contains(m.String(), "secret") {
+		t.Error("a replica's label shows its password")
+	}
+	// Without replicas, no replica series at all.
+	ctx2, cancel2 := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel2()
+	if err := registerMetrics(ctx2, lazyService(t)); err != nil {
+		t.Fatal(err)
+	}
+	if f := gather(t, ctx2)["tablesmith_replica_up"]; f != nil {
+		t.Errorf("replica_up without replicas: %v", f)
+	}
+}

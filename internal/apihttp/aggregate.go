@@ -58,8 +58,10 @@ func (h *Handler) aggregateRecords(w http.ResponseWriter, r *http.Request, rt *R
 	}
 	var data []byte
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		data, err = pgexec.ReadJSON(ctx, h.db(rt), as.SQL, as.Args...)
-		return pgexec.MapError(err, c.t, pgexec.OpRead)
+		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
+			data, err = pgexec.ReadJSON(ctx, q, as.SQL, as.Args...)
+			return pgexec.MapError(err, c.t, pgexec.OpRead)
+		})
 	})
 	if err != nil {
 		return err

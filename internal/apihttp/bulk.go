@@ -130,10 +130,17 @@ func (h *Handler) createMany(w http.ResponseWriter, r *http.Request, rt *Route, 
 			return pgexec.MapError(err, c.t, pgexec.OpWrite)
 		}
 		defer tx.Rollback() // no-op after Commit
-		if err := bulkInsertOn(ctx, w, r, tx, c, bc, single); err != nil {
+		// The answer waits for the commit: nothing may tell the client
+		// (or record its write position for the replicas) before it.
+		a := &answer{header: w.Header()}
+		if err := bulkInsertOn(ctx, a, r, tx, c, bc, single); err != nil {
 			return err
 		}
-		return tx.Commit()
+		if err := tx.Commit(); err != nil {
+			return pgexec.MapError(err, c.t, pgexec.OpWrite)
+		}
+		a.to(w)
+		return nil
 	})
 }
 

@@ -95,15 +95,19 @@ func (h *Handler) exportRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 	if err != nil {
 		return queryError(err)
 	}
-	db := h.d.DB
-	if s, ok := h.db(rt).(*pgexec.Statements); ok {
-		db = s.DB()
-	}
 	// The export bound (the request's deadline, set in ServeHTTP)
 	// replaces the plan's statement timeout; the fair-share slot stays.
 	rt.statementTimeout = 0
 	return h.statements(w, r, rt, func(ctx context.Context) error {
-		return streamExport(ctx, w, r, h, db, c, ex, format)
+		// A replica that fails before the first byte hands the export to
+		// the primary; one that fails later breaks it off (streamExport).
+		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
+			db := h.d.DB
+			if s, ok := q.(*pgexec.Statements); ok {
+				db = s.DB()
+			}
+			return streamExport(ctx, w, r, h, db, c, ex, format)
+		})
 	})
 }
 

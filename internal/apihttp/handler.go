@@ -75,6 +75,9 @@ type Deps struct {
 	// LongLived reports a request that runs until the client leaves (the
 	// realtime stream): it gets no request deadline. nil: none.
 	LongLived func(*http.Request) bool
+	// Replicas sends reads to read replicas and follows each credential's
+	// writes (replicas.go); nil: everything runs on the primary.
+	Replicas ReadRouter
 }
 
 // DefaultTimeout is the request deadline when Deps.Timeout is zero.
@@ -222,6 +225,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	setRequestID(sw, r)
+	h.noteWrites(sw, r, rt)
 	if err := h.serve(sw, r, rt); err != nil {
 		// The one place a request's error becomes a contract error.
 		e := apierr.As(err)
@@ -322,10 +326,14 @@ type statusWriter struct {
 	request *http.Request // for Accept-Encoding
 	code    int
 	wrote   bool
+	// beforeAnswer, when set, runs once before the status goes out
+	// (replicas.go: a write's position is recorded first).
+	beforeAnswer func(status int)
 }
 
 func (s *statusWriter) WriteHeader(code int) {
 	if !s.wrote {
+		s.answering(code)
 		s.code, s.wrote = code, true
 	}
 	s.ResponseWriter.WriteHeader(code)
@@ -333,9 +341,17 @@ func (s *statusWriter) WriteHeader(code int) {
 
 func (s *statusWriter) Write(b []byte) (int, error) {
 	if !s.wrote {
+		s.answering(http.StatusOK)
 		s.code, s.wrote = http.StatusOK, true
 	}
 	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusWriter) answering(code int) {
+	if f := s.beforeAnswer; f != nil {
+		s.beforeAnswer = nil
+		f(code)
+	}
 }
 
 // WriteBody writes a whole answer, compressed when it is big enough and

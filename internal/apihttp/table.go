@@ -146,34 +146,36 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	var data []byte
 	var meta translate.Meta
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		page, err := pgexec.ReadListPage(ctx, h.db(rt), run.SQL, run.Args...)
-		if err != nil {
-			return pgexec.MapError(err, c.t, pgexec.OpRead)
-		}
-		count := page.Count
-		data, meta = page.Data, run.Meta(count)
-		next, err := run.NextCursor(page.Next)
-		if err != nil {
-			return err
-		}
-		if known {
-			meta = meta.WithEstimatedTotal(remembered)
-			meta.NextCursor = next
-			return nil
-		}
-		defer func() { h.rememberEstimate(rt, ls, meta) }()
-		if ls.NeedsEstimate(count) {
-			stmt, args := ls.Estimate()
-			plan, err := pgexec.ReadJSON(ctx, h.db(rt), stmt, args...)
+		return h.read(ctx, rt, func(ctx context.Context, db pgexec.Querier) error {
+			page, err := pgexec.ReadListPage(ctx, db, run.SQL, run.Args...)
 			if err != nil {
 				return pgexec.MapError(err, c.t, pgexec.OpRead)
 			}
-			if meta, err = ls.EstimatedMeta(plan); err != nil {
+			count := page.Count
+			data, meta = page.Data, run.Meta(count)
+			next, err := run.NextCursor(page.Next)
+			if err != nil {
 				return err
 			}
-		}
-		meta.NextCursor = next
-		return nil
+			if known {
+				meta = meta.WithEstimatedTotal(remembered)
+				meta.NextCursor = next
+				return nil
+			}
+			defer func() { h.rememberEstimate(rt, ls, meta) }()
+			if ls.NeedsEstimate(count) {
+				stmt, args := ls.Estimate()
+				plan, err := pgexec.ReadJSON(ctx, db, stmt, args...)
+				if err != nil {
+					return pgexec.MapError(err, c.t, pgexec.OpRead)
+				}
+				if meta, err = ls.EstimatedMeta(plan); err != nil {
+					return err
+				}
+			}
+			meta.NextCursor = next
+			return nil
+		})
 	})
 	if err != nil {
 		return err
@@ -325,21 +327,27 @@ func updateOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *s
 // owner is set, and maps its error as op.
 func (h *Handler) one(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, op pgexec.Op, plain, owned string, owner, id any) ([]byte, error) {
 	run := pgexec.JSON
+	on := func(ctx context.Context, rt *Route, f func(ctx context.Context, q pgexec.Querier) error) error {
+		return f(ctx, h.db(rt))
+	}
 	if rt.Operation == OpGet {
 		run = pgexec.ReadJSON // a read runs again if its connection broke
+		on = h.read
 	}
 	var data []byte
 	err := h.statements(w, r, rt, func(ctx context.Context) error {
-		var err error
-		if owner != nil {
-			data, err = run(ctx, h.db(rt), owned, id, owner)
-		} else {
-			data, err = run(ctx, h.db(rt), plain, id)
-		}
-		if errors.Is(err, pgexec.ErrNoRow) {
-			return apierr.New(apierr.CodeNotFound, "Record not found")
-		}
-		return pgexec.MapError(err, t, op)
+		return on(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
+			var err error
+			if owner != nil {
+				data, err = run(ctx, q, owned, id, owner)
+			} else {
+				data, err = run(ctx, q, plain, id)
+			}
+			if errors.Is(err, pgexec.ErrNoRow) {
+				return apierr.New(apierr.CodeNotFound, "Record not found")
+			}
+			return pgexec.MapError(err, t, op)
+		})
 	})
 	return data, err
 }

@@ -16,6 +16,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lib/pq"
@@ -29,6 +30,12 @@ type Options struct {
 	// StatementTimeout is set as the server's statement_timeout for every
 	// connection, unless the URL sets one. 0: the server's default.
 	StatementTimeout time.Duration
+	// EndOnCancel makes a statement whose context is cancelled (not only
+	// one past its deadline) stop waiting on its socket within
+	// cancelGrace: for pools whose callers give up on a server that
+	// stopped answering and retry elsewhere (read replicas). Each
+	// statement then costs a context.AfterFunc.
+	EndOnCancel bool
 }
 
 // Apply puts the options into a driver configuration.
@@ -65,6 +72,7 @@ func Open(databaseURL string, o Options, edit func(*pq.Config)) (*sql.DB, error)
 	if err != nil {
 		return nil, err
 	}
+	c.(*connector).endOnCancel = o.EndOnCancel
 	return sql.OpenDB(c), nil
 }
 
@@ -83,7 +91,10 @@ func NewConnector(cfg pq.Config) (driver.Connector, error) {
 	return &connector{inner: inner}, nil
 }
 
-type connector struct{ inner *pq.Connector }
+type connector struct {
+	inner       *pq.Connector
+	endOnCancel bool
+}
 
 // slot receives the socket that lib/pq dials for one Connect call.
 type slot struct{ nc net.Conn }
@@ -100,7 +111,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if !ok || s.nc == nil {
 		return dc, nil
 	}
-	return &conn{pqConn: pc, nc: s.nc}, nil
+	return &conn{pqConn: pc, nc: s.nc, endOnCancel: c.endOnCancel}, nil
 }
 
 func (c *connector) Driver() driver.Driver { return c.inner.Driver() }
@@ -157,6 +168,10 @@ type conn struct {
 	pqConn
 	nc    net.Conn
 	armed time.Time
+
+	endOnCancel bool
+	stopWatch   func() bool // the previous statement's cancel watch
+	rearm       atomic.Bool // a cancel watch moved the deadline: set it again
 }
 
 // cancelGrace is how long after a context's deadline the socket itself
@@ -170,14 +185,36 @@ type conn struct {
 const cancelGrace = 500 * time.Millisecond
 
 func (c *conn) arm(ctx context.Context) {
+	if c.endOnCancel {
+		c.watch(ctx)
+	}
 	d, ok := ctx.Deadline()
 	if ok {
 		d = d.Add(cancelGrace)
 	}
-	if !d.Equal(c.armed) {
+	if c.rearm.Swap(false) || !d.Equal(c.armed) {
 		_ = c.nc.SetDeadline(d)
 		c.armed = d
 	}
+}
+
+// watch ends the socket's wait cancelGrace after ctx is cancelled, as a
+// deadline would (EndOnCancel). The watch lasts until the next statement
+// replaces it, so that the rows of a query are covered too; one that
+// fires after its statement ended only makes the next statement set its
+// deadline again.
+func (c *conn) watch(ctx context.Context) {
+	if c.stopWatch != nil {
+		c.stopWatch()
+		c.stopWatch = nil
+	}
+	if ctx.Done() == nil {
+		return
+	}
+	c.stopWatch = context.AfterFunc(ctx, func() {
+		_ = c.nc.SetDeadline(time.Now().Add(cancelGrace))
+		c.rearm.Store(true)
+	})
 }
 
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {

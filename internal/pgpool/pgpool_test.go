@@ -117,3 +117,32 @@ func TestAURLsOwnStatementTimeoutStays(t *testing.T) {
 		t.Errorf("statement_timeout = %q, want 700ms", st)
 	}
 }
+
+// TestEndOnCancelEndsACancelledStatementOnABlackholedDatabase: a read
+// replica's caller cancels a read that hangs on a replica that stopped
+// answering, to run it elsewhere; the statement must give up then, not
+// at the request's deadline.
+func TestEndOnCancelEndsACancelledStatementOnABlackholedDatabase(t *testing.T) {
+	px, dsn := proxied(t)
+	db, err := pgpool.Open(dsn, pgpool.Options{ConnectTimeout: time.Second, EndOnCancel: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var one int
+	if err := db.QueryRow(`SELECT 1`).Scan(&one); err != nil {
+		t.Fatal(err)
+	}
+	px.SetMode(testproxy.Blackhole)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	err = db.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
+	if took := time.Since(start); err == nil || took > 2*time.Second {
+		t.Fatalf("a cancelled statement on a blackholed database: err %v after %s", err, took)
+	}
+	px.SetMode(testproxy.Forward)
+	if err := db.QueryRow(`SELECT 1`).Scan(&one); err != nil {
+		t.Fatalf("after the outage: %v", err)
+	}
+}

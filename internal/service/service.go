@@ -29,6 +29,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/realtime"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/replica"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
@@ -95,6 +96,12 @@ type Config struct {
 	// RealtimeRetention is how long a project's change log keeps a change
 	// for streams that resume (default realtime.DefaultRetention, 15 min).
 	RealtimeRetention time.Duration
+	// ReplicaURLs are read replicas of DatabaseURL: the generated API's
+	// reads go to them (wire_replicas.go). Empty: none.
+	ReplicaURLs []string
+	// MaxReplicaLag bounds how stale a replica may be for reads by
+	// clients other than a recent writer (default replica.DefaultMaxLag).
+	MaxReplicaLag time.Duration
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -128,6 +135,8 @@ type Service struct {
 	renderDocs func(*registry.Entry)
 	// external reaches the databases that projects front (wire_external.go).
 	external *extdb.Connections
+	// replicas serve reads when replica_url is set (wire_replicas.go).
+	replicas *replica.Set
 	// Indexes builds indexes after generates (wire_indexes.go).
 	Indexes *publish.Builder
 	// Realtime serves the change streams (wire_realtime.go).
@@ -212,7 +221,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireRealtime} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

@@ -60,9 +60,12 @@ func WithConfig(f func(*service.Config)) Option { return Option(f) }
 // plan is the default so tests are not rate limited unless they ask.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	cfg := service.Config{DatabaseURL: testpg.URL(t), DefaultPlan: "unlimited", Secret: "test-secret", MaxOpenConns: 8}
+	cfg := service.Config{DefaultPlan: "unlimited", Secret: "test-secret", MaxOpenConns: 8}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.DatabaseURL == "" { // an option may name another server (testcluster)
+		cfg.DatabaseURL = testpg.URL(t)
 	}
 	svc, err := service.New(cfg)
 	if err != nil {
