@@ -31,6 +31,7 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
   // stays usable to turn it off, never on.
   const realtimeLocked = Boolean(table.external) && !table.realtime;
   const realtimeNoteId = `${tableKey}-realtime-note`;
+  const realtimeAboutId = `${tableKey}-realtime-about`;
 
   return (
     <Stack gap="md" aria-label={`Table ${table.name}`} data-path={at}>
@@ -60,7 +61,8 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
         </Alert>
       )}
 
-      <Group grow align="flex-start" wrap="wrap">
+      {/* One switch a line: the panel is narrow, and each explains itself. */}
+      <Stack gap="sm">
         <Stack gap={4}>
           <Switch
             label="Auth table"
@@ -95,15 +97,17 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
           <Switch
             label="Realtime"
             description={
-              table.external
-                ? 'Not available on a table of a fronted database: capture would need triggers there, and Tablesmith does not change a database it fronts'
-                : 'Clients can watch its changes live (GET /v1/<project>/realtime); each write also records the change'
+              <span id={realtimeAboutId}>
+                {table.external
+                  ? 'Not available on a table of a fronted database: capture would need triggers there, and Tablesmith does not change a database it fronts'
+                  : 'Clients can watch its changes live (GET /v1/<project>/realtime); each write also records the change'}
+              </span>
             }
             checked={Boolean(table.realtime)}
             disabled={realtimeLocked}
             onChange={(e) => dispatch({ type: 'setTableOptions', tableKey, options: { realtime: e.currentTarget.checked || undefined } })}
             aria-invalid={realtimeProblem ? true : undefined}
-            aria-describedby={realtimeProblem ? realtimeNoteId : undefined}
+            aria-describedby={realtimeProblem ? `${realtimeAboutId} ${realtimeNoteId}` : realtimeAboutId}
           />
           {realtimeProblem && (
             <Text id={realtimeNoteId} size="sm" c="var(--mantine-color-error)">
@@ -138,7 +142,7 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
             error={problemAt(problems, `${at}.id_type`)}
           />
         )}
-      </Group>
+      </Stack>
       <TextInput
         label="Description"
         description="Shown in the API docs"

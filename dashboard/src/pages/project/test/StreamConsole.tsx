@@ -73,8 +73,11 @@ export function StreamConsole({ url }: { url: string }) {
           </Group>
         </Group>
         <Text size="sm" c="dimmed" role="status" data-testid="stream-state" data-state={state}>
-          {state === 'idle' ? 'Not open. The credential is sent as ?access_token=, as a browser EventSource must.' : STATE_TEXT[state]}
-          {stopReason ? ` ${stopReason.code}: ${stopReason.message}` : ''}
+          {state === 'idle'
+            ? 'Not open. The credential is sent as ?access_token=, as a browser EventSource must.'
+            : stopReason
+              ? `Stopped. ${stopReason.code}: ${stopReason.message}`
+              : STATE_TEXT[state]}
         </Text>
         {events.length > 0 && (
           // Focusable so that keyboard users can scroll a long list.
