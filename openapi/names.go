@@ -180,7 +180,7 @@ var fixedComponentNames = []string{
 	"FilterInteger", "FilterNumber", "FilterBoolean", "FilterTimestamp", "FilterDate", "FilterUUID", filterString,
 	"AuthSession", "AuthSessionResponse", "AuthPendingUser", "AuthRegisterResponse", "LoginRequest", "RefreshRequest", "LogoutRequest", "MessageResponse",
 	schemaBulkMeta, schemaAffectedResponse, schemaAggregateMeta, schemaAggregateResponse,
-	opRegister, opLogin, opRefresh, opLogout, opMe,
+	opRegister, opLogin, opRefresh, opLogout, opMe, opRealtime,
 }
 
 // Auth operation ids.

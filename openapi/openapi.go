@@ -116,6 +116,10 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 	schemes.Set(securityBearer, &v3.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "API key or JWT",
 		Description: "API key or access token: a project API key (made in the dashboard; read or read_write scope) " +
 			"or an end-user access token from /auth/register or /auth/login, sent as `Authorization: Bearer <credential>`."})
+	if realtimePaths(paths, schemes, c) {
+		tags = append(tags, &base.Tag{Name: realtimeTag, Description: "Live changes of the tables with realtime on, " +
+			"over Server-Sent Events: one stream for all the tables a client watches."})
+	}
 
 	return &v3.Document{
 		Version: "3.1.0",

@@ -75,6 +75,11 @@ test('front an existing database: connection errors at their field, read-only co
     await expect(page.getByTestId('table-node-customers')).toContainText('text[]');
     await page.getByTestId('table-node-customers').click();
     await expect(page.getByLabel('Table name')).toHaveValue('customers');
+    // Realtime would need triggers in the fronted database: the switch says so and stays off.
+    const realtime = page.getByRole('switch', { name: /Realtime/ });
+    await expect(realtime).toBeDisabled();
+    await expect(realtime).not.toBeChecked();
+    await expect(realtime).toHaveAccessibleDescription(/Not available on a table of a fronted database/);
     const tags = page.getByTestId('column-tags');
     await expect(tags).toHaveAttribute('data-readonly', 'true');
     await expect(tags).toContainText('read-only');

@@ -71,6 +71,10 @@ export function validateDocument(doc: SchemaDocument): SchemaProblems {
     if (table.id_type !== undefined && !(ID_TYPES as readonly string[]).includes(table.id_type)) {
       problems[`${at}.id_type`] = `must be one of ${ID_TYPES.join(', ')}`;
     }
+    // Capture needs triggers in the database, and Tablesmith does not change one it fronts.
+    if (table.realtime && table.external) {
+      problems[`${at}.realtime`] = 'is not available on a table of a fronted database (it would need triggers in that database)';
+    }
     table.columns.forEach((column, ci) => {
       Object.assign(problems, columnProblems(doc, table, column, ci, `${at}.columns[${ci}]`));
     });

@@ -11,6 +11,7 @@ import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
 import { emptyListHelpers, listQueryPairs, type ColumnFilter, type SortKey } from '../../../console/listQuery';
 import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
+import { useLiveRecords } from '../../../data/records/live-records';
 import { useRecordsQuery, type RecordRow } from '../../../data/records/records-query';
 import { gridColumns } from '../../../grid/columns';
 import { filterPairs, filtersFromSearch } from '../../../grid/filters';
@@ -24,6 +25,7 @@ import { DeleteRecordModal } from './DeleteRecordModal';
 import { ExportMenu } from './ExportMenu';
 import { FilterBar } from './FilterBar';
 import { ImportModal } from './ImportModal';
+import { LiveIndicator } from './LiveIndicator';
 import { RecordFormModal } from './RecordFormModal';
 
 export function DataPage() {
@@ -112,6 +114,7 @@ function TableBrowser({ projectId, schema, tableName, initialFilters }: TableBro
     [page, limit, includes, matching],
   );
   const records = useRecordsQuery(projectId, tableName, query, key?.secret);
+  const live = useLiveRecords(projectId, tableName, key?.secret, Boolean(table.realtime));
   const canWrite = key?.scope !== 'read';
   const meta = records.data?.meta;
 
@@ -156,6 +159,7 @@ function TableBrowser({ projectId, schema, tableName, initialFilters }: TableBro
           }}
           w={220}
         />
+        <LiveIndicator live={live} tableName={tableName} />
         <Group gap="xs" ml="auto" wrap="wrap">
           <Button variant="default" leftSection={<IconFileImport size={16} aria-hidden />} onClick={() => setImporting(true)} disabled={!canWrite}>
             Import

@@ -17,7 +17,7 @@ interface TableEditorProps {
   onDeleteRequest: () => void;
 }
 
-const TABLE_FIELDS = ['name', 'auth', 'junction', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
+const TABLE_FIELDS = ['name', 'auth', 'junction', 'realtime', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
 
 /** Everything about one table: name, options, columns, relationships, permissions. */
 export function TableEditor({ table, tableIndex, tables, problems, dispatch, onDeleteRequest }: TableEditorProps) {
@@ -26,6 +26,12 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
   const tableKey = table.key;
   const authProblem = problemAt(problems, `${at}.auth`);
   const junctionProblem = problemAt(problems, `${at}.junction`);
+  const realtimeProblem = problemAt(problems, `${at}.realtime`);
+  // A fronted table may still carry the flag (an imported document): the switch
+  // stays usable to turn it off, never on.
+  const realtimeLocked = Boolean(table.external) && !table.realtime;
+  const realtimeNoteId = `${tableKey}-realtime-note`;
+  const realtimeAboutId = `${tableKey}-realtime-about`;
 
   return (
     <Stack gap="md" aria-label={`Table ${table.name}`} data-path={at}>
@@ -55,7 +61,8 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
         </Alert>
       )}
 
-      <Group grow align="flex-start" wrap="wrap">
+      {/* One switch a line: the panel is narrow, and each explains itself. */}
+      <Stack gap="sm">
         <Stack gap={4}>
           <Switch
             label="Auth table"
@@ -86,6 +93,28 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
             </Text>
           )}
         </Stack>
+        <Stack gap={4}>
+          <Switch
+            label="Realtime"
+            description={
+              <span id={realtimeAboutId}>
+                {table.external
+                  ? 'Not available on a table of a fronted database: capture would need triggers there, and Tablesmith does not change a database it fronts'
+                  : 'Clients can watch its changes live (GET /v1/<project>/realtime); each write also records the change'}
+              </span>
+            }
+            checked={Boolean(table.realtime)}
+            disabled={realtimeLocked}
+            onChange={(e) => dispatch({ type: 'setTableOptions', tableKey, options: { realtime: e.currentTarget.checked || undefined } })}
+            aria-invalid={realtimeProblem ? true : undefined}
+            aria-describedby={realtimeProblem ? `${realtimeAboutId} ${realtimeNoteId}` : realtimeAboutId}
+          />
+          {realtimeProblem && (
+            <Text id={realtimeNoteId} size="sm" c="var(--mantine-color-error)">
+              {realtimeProblem}
+            </Text>
+          )}
+        </Stack>
         {table.external ? (
           <Stack gap={2}>
             <Text size="sm" fw={500}>
@@ -113,7 +142,7 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
             error={problemAt(problems, `${at}.id_type`)}
           />
         )}
-      </Group>
+      </Stack>
       <TextInput
         label="Description"
         description="Shown in the API docs"

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { isApiError } from '../../../api/client';
 import { generatedUrl, sendGenerated, type GeneratedResponse } from '../../../api/generated';
+import { isStreamOperation, realtimeUrl } from '../../../api/realtime';
 import { EmptyState } from '../../../components/EmptyState';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { KeyPicker } from '../../../components/KeyPicker';
@@ -29,6 +30,7 @@ import { HistoryList } from './HistoryList';
 import { ListHelpersForm } from './ListHelpersForm';
 import { ParameterDescription } from './ParameterDescription';
 import { ResponseView } from './ResponseView';
+import { StreamConsole } from './StreamConsole';
 import classes from './TestPage.module.css';
 
 export function TestPage() {
@@ -78,7 +80,7 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
   const responseRef = useRef<HTMLDivElement>(null);
 
   const initialId = operations.find((o) => o.id === searchParams.get('op'))?.id ?? operations.find((o) => o.isList)?.id ?? operations[0].id;
-  const [request, setRequest] = useState<ConsoleRequest>(() => newConsoleRequest(initialId));
+  const [request, setRequest] = useState<ConsoleRequest>(() => requestFor(operations, initialId));
   const operation = operations.find((o) => o.id === request.operationId) ?? operations[0];
   const credential = tokenOverride.trim() || key?.secret;
 
@@ -108,11 +110,12 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
   const relations = table && schema ? relationNamesOf(schema, table.name) : [];
   const url = generatedUrl(projectId, requestPath(operation, request), requestQuery(operation, request));
   const bodyText = takesBody(operation) ? request.body : '';
+  const stream = isStreamOperation(operation);
 
   const chooseOperation = (id: string) => {
     const next = operations.find((o) => o.id === id);
     if (!next) return;
-    setRequest(newConsoleRequest(id));
+    setRequest(requestFor(operations, id));
     setEdited(false);
     setSeed(freshSeed());
     setResponse(null);
@@ -253,10 +256,14 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
                 </Text>
               </Group>
               <Group gap="xs">
-                <Button leftSection={<IconSend size={16} />} onClick={() => void send()} loading={sending}>
-                  Send
-                </Button>
-                <CopyButton value={curlCommand({ method: operation.method, url: `${window.location.origin}${url}`, credential, body: bodyText })}>
+                {!stream && (
+                  <Button leftSection={<IconSend size={16} />} onClick={() => void send()} loading={sending}>
+                    Send
+                  </Button>
+                )}
+                <CopyButton
+                  value={curlCommand({ method: operation.method, url: `${window.location.origin}${url}`, credential, body: bodyText, stream })}
+                >
                   {({ copied, copy }) => (
                     <Button variant="default" leftSection={<IconCopy size={16} />} onClick={copy}>
                       {copied ? 'Copied' : 'Copy as curl'}
@@ -272,8 +279,13 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
             </Stack>
           </Paper>
           <div ref={responseRef}>
+            {stream ? (
+              // The stream never ends, so it is opened (with the credential
+              // as ?access_token=, as EventSource needs) instead of sent.
+              <StreamConsole key={`${url} ${credential ?? ''}`} url={realtimeUrl(projectId, requestQuery(operation, request), credential)} />
+            ) : null}
             {sendError ? <ErrorAlert error={sendError} title="The request could not be sent" /> : null}
-            {response ? (
+            {stream ? null : response ? (
               <ResponseView response={response} />
             ) : (
               <Text size="sm" c="dimmed" ta="center" py="sm">
@@ -309,6 +321,15 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
 // carries the name screen readers announce.
 const bodyEditorExtensions = [json(), EditorView.contentAttributes.of({ 'aria-labelledby': 'body-label' })];
 
+/** A fresh request for an operation; the stream starts with all its tables named. */
+function requestFor(operations: ConsoleOperation[], id: string): ConsoleRequest {
+  const request = newConsoleRequest(id);
+  const operation = operations.find((o) => o.id === id);
+  if (!operation || !isStreamOperation(operation)) return request;
+  const tables = operation.parameters.find((p) => p.in === 'query' && p.name === 'tables')?.schema?.items?.enum ?? [];
+  return { ...request, extra: { tables: tables.filter((t): t is string => typeof t === 'string').join(',') } };
+}
+
 function freshSeed(): number {
   return 1 + Math.floor(Math.random() * 1_000_000);
 }
@@ -321,7 +342,8 @@ interface PathAndExtraParamsProps {
 
 function PathAndExtraParams({ operation, request, onChange }: PathAndExtraParamsProps) {
   const pathNames = pathParameterNames(operation.path);
-  const all = extraQueryParameters(operation);
+  // The stream's access_token is the chosen credential, never typed here.
+  const all = extraQueryParameters(operation).filter((name) => !(isStreamOperation(operation) && name === 'access_token'));
   // Per-column filters (dozens on a wide table) matter to the by-filter
   // operations only; they stay folded so the form keeps to what is common.
   const filters = all.filter((name) => name.startsWith('filter['));
