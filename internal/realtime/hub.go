@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -185,17 +186,7 @@ func (h *Hub) Recheck() {
 // have been lost: each project's head is read from its log again and
 // every subscriber is woken and rechecked.
 func (h *Hub) Resync(ctx context.Context) {
-	h.mu.Lock()
-	ids := make([]string, 0, len(h.feeds))
-	for id := range h.feeds {
-		ids = append(ids, id)
-	}
-	h.mu.Unlock()
-	for _, id := range ids {
-		entry, err := h.cfg.Registry.Get(ctx, id)
-		if err != nil {
-			continue
-		}
+	for id, entry := range h.subscribed(ctx) {
 		if seq, err := logHead(ctx, entry.Tables.DB(), entry.Published.Schema); err == nil {
 			h.Changed(id, seq)
 		}
@@ -205,6 +196,24 @@ func (h *Hub) Resync(ctx context.Context) {
 
 // SequenceEvery is how often Sequence should run.
 func (h *Hub) SequenceEvery() time.Duration { return h.cfg.SequenceEvery }
+
+// subscribed yields the projects this node has subscribers of, with their
+// loaded versions (projects that fail to load are left out).
+func (h *Hub) subscribed(ctx context.Context) iter.Seq2[string, *registry.Entry] {
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.feeds))
+	for id := range h.feeds {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	return func(yield func(string, *registry.Entry) bool) {
+		for _, id := range ids {
+			if entry, err := h.cfg.Registry.Get(ctx, id); err == nil && !yield(id, entry) {
+				return
+			}
+		}
+	}
+}
 
 // Retention is how long the change logs keep a change.
 func (h *Hub) Retention() time.Duration { return h.cfg.Retention }

@@ -35,17 +35,7 @@ func sequence(ctx context.Context, db *sql.DB, schemaName, projectID string) (in
 // subscribers of, and wakes them when it numbered changes (the round's
 // NOTIFY wakes the other nodes' subscribers).
 func (h *Hub) Sequence(ctx context.Context) {
-	h.mu.Lock()
-	ids := make([]string, 0, len(h.feeds))
-	for id := range h.feeds {
-		ids = append(ids, id)
-	}
-	h.mu.Unlock()
-	for _, id := range ids {
-		entry, err := h.cfg.Registry.Get(ctx, id)
-		if err != nil {
-			continue
-		}
+	for id, entry := range h.subscribed(ctx) {
 		head, err := sequence(ctx, entry.Tables.DB(), entry.Published.Schema, id)
 		if err != nil {
 			if ctx.Err() == nil {

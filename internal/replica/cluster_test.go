@@ -1,15 +1,11 @@
 package replica_test
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/tablesmith/tablesmith/internal/replica"
 	"github.com/tablesmith/tablesmith/internal/service"
@@ -389,27 +385,4 @@ func TestUnansweringReplicaIsOutAndItsReadsMoveToThePrimary(t *testing.T) {
 	t.Logf("%d reads, the slowest %s", done.Load(), time.Duration(slowest.Load()))
 }
 
-// redisURL is the test Redis; the test skips without it unless
-// TABLESMITH_TEST_REQUIRE_ALL=1.
-func redisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("TABLESMITH_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := redis.NewClient(opt)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := cl.Ping(ctx).Err(); err != nil {
-		if testpg.RequireAll() {
-			t.Fatalf("Redis is required (TABLESMITH_TEST_REQUIRE_ALL=1) but not reachable at %s: %v", u, err)
-		}
-		t.Skipf("Redis not reachable at %s (%v)", u, err)
-	}
-	return u
-}
+func redisURL(t testing.TB) string { return testpg.RedisURL(t) }
