@@ -9,10 +9,14 @@ import (
 // start with an underscore, which no table name may (ValidName), so they
 // can never meet a user's table.
 const (
-	// RealtimeLog is the change log: one row per changed row, in insert
-	// order (id), with the row's image as jsonb (the new row of a create or
-	// update, the old row of a delete) and, once the sequencer has seen
-	// it committed, its delivery number (seq).
+	// RealtimePending is where the capture writes: one row per changed
+	// row, in insert order (id), with the row's image as jsonb (the new row
+	// of a create or update, the old row of a delete). It has no index, so
+	// a write pays for one heap insert; the sequencer empties it.
+	RealtimePending = "_realtime_pending"
+	// RealtimeLog is the numbered change log streams read: the changes the
+	// sequencer moved out of RealtimePending, keyed by their delivery
+	// number (seq).
 	RealtimeLog = "_realtime_log"
 	// RealtimeSeq numbers the log's changes in the order they are found
 	// committed (RealtimeSequence).
@@ -40,25 +44,33 @@ var realtimeTriggers = []struct{ name, event, transition string }{
 	{"_realtime_delete", "DELETE", "OLD TABLE AS _old"},
 }
 
-// RealtimeSetup creates the project's change log, its sequence, its state
-// row and the capture function, or leaves them as they are.
+// RealtimeSetup creates the project's pending changes, change log, its
+// sequence, its state row and the capture function, or leaves them as
+// they are.
 //
-// The capture only inserts into the log: a writer takes no lock and sends
+// The capture only inserts into the pending table: a writer takes no lock,
+// maintains no index and sends
 // no NOTIFY. Both were measured to cost most of a realtime table's write
 // rate (a NOTIFY serialises every notifying commit of the server on one
 // lock; numbering under a per-project lock serialises the project's
 // commits): bench/RESULTS.md, "Realtime". Numbering in commit order and
 // the wake-up are the sequencer's (RealtimeSequence), off the write path.
 func (g DDL) RealtimeSetup() []string {
-	log, state := g.table(RealtimeLog), g.table(RealtimeState)
+	pending, log, state := g.table(RealtimePending), g.table(RealtimeLog), g.table(RealtimeState)
 	return []string{
-		"CREATE TABLE IF NOT EXISTS " + log + ` (
+		"CREATE TABLE IF NOT EXISTS " + pending + ` (
   "id" bigint GENERATED ALWAYS AS IDENTITY,
-  "seq" bigint UNIQUE,
   "tbl" text NOT NULL,
   "op" text NOT NULL,
   "row" jsonb NOT NULL,
   "at" timestamptz NOT NULL DEFAULT clock_timestamp()
+)`,
+		"CREATE TABLE IF NOT EXISTS " + log + ` (
+  "seq" bigint PRIMARY KEY,
+  "tbl" text NOT NULL,
+  "op" text NOT NULL,
+  "row" jsonb NOT NULL,
+  "at" timestamptz NOT NULL
 )`,
 		"CREATE SEQUENCE IF NOT EXISTS " + g.table(RealtimeSeq),
 		"CREATE TABLE IF NOT EXISTS " + state + ` ("pruned_through" bigint NOT NULL)`,
@@ -66,11 +78,11 @@ func (g DDL) RealtimeSetup() []string {
 		"CREATE OR REPLACE FUNCTION " + g.table(RealtimeCapture) + `() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_OP = 'DELETE' THEN
-    INSERT INTO ` + log + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'delete', to_jsonb(o) FROM _old o;
+    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'delete', to_jsonb(o) FROM _old o;
   ELSIF TG_OP = 'INSERT' THEN
-    INSERT INTO ` + log + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'create', to_jsonb(n) FROM _new n;
+    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'create', to_jsonb(n) FROM _new n;
   ELSE
-    INSERT INTO ` + log + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'update', to_jsonb(n) FROM _new n;
+    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'update', to_jsonb(n) FROM _new n;
   END IF;
   RETURN NULL;
 END
@@ -78,23 +90,21 @@ $fn$`,
 	}
 }
 
-// RealtimeSequence is the sequencer's one statement: it numbers every
-// change of the log that is committed and not numbered yet, in insert
-// order, when it gets the project's sequencing lock ($1: the schema
-// name; $2: the NOTIFY channel, $3: the project id), announces the new
-// head with one NOTIFY per round that numbered anything, and selects
-// that head (NULL when it numbered nothing). A node that does not get the
-// lock numbers nothing: the holder's round will announce.
+// RealtimeSequence is the sequencer's one statement: when it gets the
+// project's sequencing lock ($1: the schema name) it moves every committed
+// pending change into the log, numbered in insert order, announces the
+// new head with one NOTIFY per round that moved anything ($2: the
+// channel, $3: the project id), and selects that head (NULL when it moved
+// nothing). A node that does not get the lock moves nothing: the holder's
+// round will announce.
 //
-// "seq IS NULL" is checked on the updated row itself, so a round whose
-// snapshot predates the previous round's commit skips the rows that round
-// numbered instead of numbering them twice.
+// A round whose snapshot predates the previous round's commit finds the
+// rows that round moved already deleted, and skips them.
 func (g DDL) RealtimeSequence() string {
-	log := g.table(RealtimeLog)
 	return `WITH lock AS (SELECT pg_try_advisory_xact_lock(` + strconv.Itoa(RealtimeLockClass) + `, hashtext($1)) AS got),
-todo AS (SELECT l.tid, nextval('` + strings.ReplaceAll(g.table(RealtimeSeq), "'", "''") + `') AS n
-  FROM (SELECT ctid AS tid FROM ` + log + ` WHERE seq IS NULL AND (SELECT got FROM lock) ORDER BY id) l),
-numbered AS (UPDATE ` + log + ` c SET seq = todo.n FROM todo WHERE c.ctid = todo.tid AND c.seq IS NULL RETURNING c.seq),
+moved AS (DELETE FROM ` + g.table(RealtimePending) + ` WHERE (SELECT got FROM lock) RETURNING id, tbl, op, "row", at),
+numbered AS (INSERT INTO ` + g.table(RealtimeLog) + ` (seq, tbl, op, "row", at)
+  SELECT nextval('` + strings.ReplaceAll(g.table(RealtimeSeq), "'", "''") + `'), tbl, op, "row", at FROM (SELECT * FROM moved ORDER BY id) m RETURNING seq),
 head AS (SELECT max(seq) AS h FROM numbered)
 SELECT h, CASE WHEN h IS NOT NULL THEN pg_notify($2, 'realtime:' || $3 || ':' || h) END FROM head`
 }

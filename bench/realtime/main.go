@@ -99,7 +99,7 @@ func main() {
 	close(stop)
 	last := <-numbered
 	var unnumbered int64
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+q+`."_realtime_log" WHERE seq IS NULL`).Scan(&unnumbered); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+q+`."_realtime_pending"`).Scan(&unnumbered); err != nil {
 		log.Fatal(err)
 	}
 	p, l := median(tps["plain"]), median(tps["live"])

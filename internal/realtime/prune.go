@@ -55,7 +55,7 @@ func pruneOne(ctx context.Context, db *sql.DB, schemaName string, retention time
 	// the newest expired one" is a prefix of the numbered log; a change
 	// numbered after the cut waits for the next minute.
 	var n int64
-	err := db.QueryRowContext(ctx, `WITH cut AS (SELECT max(seq) AS seq FROM `+log+` WHERE seq IS NOT NULL AND at < clock_timestamp() - make_interval(secs => $1)),
+	err := db.QueryRowContext(ctx, `WITH cut AS (SELECT max(seq) AS seq FROM `+log+` WHERE at < clock_timestamp() - make_interval(secs => $1)),
 		gone AS (DELETE FROM `+log+` WHERE seq <= (SELECT seq FROM cut) RETURNING seq),
 		mark AS (UPDATE `+state+` SET pruned_through = (SELECT seq FROM cut) WHERE (SELECT seq FROM cut) > pruned_through RETURNING 1)
 		SELECT (SELECT count(*) FROM gone) + 0 * (SELECT count(*) FROM mark)`, retention.Seconds()).Scan(&n)

@@ -315,6 +315,9 @@ func TestAResumeFromBeforeTheRetentionWindowIsToldToReload(t *testing.T) {
 	for _, title := range []string{"old 1", "old 2"} {
 		s.API(p, "POST", "/posts", map[string]any{"title": title}).Must(t, 201)
 	}
+	// Unwatched, the changes still wait to be numbered: age them there
+	// (and in the log, had a sequencer run); pruning numbers, then drops.
+	sqlIn(t, s, p, `UPDATE $s."_realtime_pending" SET at = now() - interval '1 hour'`)
 	sqlIn(t, s, p, `UPDATE $s."_realtime_log" SET at = now() - interval '1 hour'`)
 	s.Svc.PruneRealtime(context.Background())
 	var left int
