@@ -195,7 +195,7 @@ func TestReplicaURLsResolvePlaceholdersAtProvision(t *testing.T) {
 	if err := a.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer a.Cleanup()
+	defer func() { _ = a.Cleanup() }()
 	if st, _ := a.Service().ReplicaStats(); len(st) != 1 || st[0].Name != "127.0.0.1:3/replicated" {
 		t.Fatalf("replicas of the provisioned service: %+v", st)
 	}

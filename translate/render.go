@@ -187,16 +187,6 @@ func (r *renderer) correlate(rel *schema.Relation, junction *TableSQL, through a
 	return s + "))"
 }
 
-func visible(t *schema.CTable) []*schema.CColumn {
-	var out []*schema.CColumn
-	for _, c := range t.Columns {
-		if !c.Hidden {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // columns renders the output columns from alias.
 func columns(cols []*schema.CColumn, alias string) string {
 	parts := make([]string, len(cols))

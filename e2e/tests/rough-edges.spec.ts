@@ -285,6 +285,20 @@ test('Test page: count is a select, descriptions fold, Send and the response in 
     await checkPage(page, 'rough-test-1440');
   });
 
+  await test.step('the bulk, by-filter and aggregate operations are in the tester and answer', async () => {
+    const labels = await page.getByLabel('Operation').locator('option').allTextContents();
+    for (const op of ['GET /books/aggregate', 'PATCH /books', 'DELETE /books']) {
+      expect(labels.some((l) => l.startsWith(`${op} `)), `${op} is offered`).toBe(true);
+    }
+    await page.getByLabel('Operation').selectOption('GET /books/aggregate');
+    const count = page.getByLabel('count (query)');
+    if ((await count.evaluate((el) => el.tagName)) === 'SELECT') await count.selectOption('*');
+    else await count.fill('*');
+    await expect(page.getByTestId('request-url')).toContainText('/books/aggregate?count=');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect(page.getByTestId('response-status')).toContainText('200');
+  });
+
   await test.step('at 390x844 the answer is brought into view after Send', async () => {
     await page.setViewportSize(narrow);
     await page.getByLabel('Operation').selectOption('GET /books');
