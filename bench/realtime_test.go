@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,4 +116,73 @@ func heapAndStacks() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc + m.StackInuse
+}
+
+// TestRealtimeWriteCostThroughTheAPI compares creates/s through the
+// generated API (8 clients, keep-alive, in-process server on the local
+// PostgreSQL) of a realtime table and of the same table without realtime,
+// in alternating rounds, with a stream open on the realtime table so the
+// sequencer runs as it does in use. Run:
+//
+//	go test -tags bench -run TestRealtimeWriteCostThroughTheAPI -v ./bench/
+func TestRealtimeWriteCostThroughTheAPI(t *testing.T) {
+	const clients, rounds = 8, 3
+	const d = 8 * time.Second
+	s := testserver.New(t)
+	p := s.NewProject(`{"tables": [
+		{"name": "plain", "columns": [{"name": "title", "type": "text", "required": true}, {"name": "n", "type": "integer"}]},
+		{"name": "live", "realtime": true, "columns": [{"name": "title", "type": "text", "required": true}, {"name": "n", "type": "integer"}]}]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/v1/"+p.ID+"/realtime?tables=live", nil)
+	req.Header.Set("Authorization", "Bearer "+p.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stream: %v %v", err, resp)
+	}
+	go func() { // drain the stream
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+		}
+	}()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	body := []byte(`{"title": "a title of some length", "n": 42}`)
+	rate := func(table string) float64 {
+		var n sync.WaitGroup
+		var created atomic.Int64
+		stop := time.Now().Add(d)
+		for c := 0; c < clients; c++ {
+			n.Add(1)
+			go func() {
+				defer n.Done()
+				for time.Now().Before(stop) {
+					r, _ := http.NewRequest("POST", s.URL+"/v1/"+p.ID+"/"+table, strings.NewReader(string(body)))
+					r.Header.Set("Authorization", "Bearer "+p.Key)
+					r.Header.Set("Content-Type", "application/json")
+					res, err := client.Do(r)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					res.Body.Close()
+					if res.StatusCode == 201 {
+						created.Add(1)
+					}
+				}
+			}()
+		}
+		n.Wait()
+		return float64(created.Load()) / d.Seconds()
+	}
+	var plain, live []float64
+	for r := 0; r < rounds; r++ {
+		plain = append(plain, rate("plain"))
+		live = append(live, rate("live"))
+		t.Logf("round %d: plain %.0f creates/s, realtime %.0f creates/s", r+1, plain[r], live[r])
+	}
+	slices.Sort(plain)
+	slices.Sort(live)
+	pm, lm := plain[len(plain)/2], live[len(live)/2]
+	t.Logf("median: plain %.0f/s, realtime %.0f/s, ratio %.2f (target >= 0.85)", pm, lm, lm/pm)
 }
