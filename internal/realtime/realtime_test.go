@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
@@ -432,4 +433,38 @@ func TestAChangeThroughOneNodeReachesStreamsOnTheOthers(t *testing.T) {
 			t.Errorf("node %d got %+v", i+2, ev)
 		}
 	}
+}
+
+// An end user's logout and a plan that no longer includes streams end
+// the streams they opened, within the recheck's bound (5 s).
+func TestALogoutAndAPlanWithoutStreamsEndTheStream(t *testing.T) {
+	set := plans.Defaults()
+	set["nostream"] = plans.Plan{Name: "nostream", RatePerHour: plans.Unlimited, Projects: plans.Unlimited, RealtimeStreams: 0}
+	set["pro"] = plans.Plan{Name: "pro", RatePerHour: plans.Unlimited, Projects: plans.Unlimited, RealtimeStreams: plans.Unlimited}
+	s := testserver.New(t, testserver.WithPlans(set, "pro"))
+	p := s.NewProject(rtSchema)
+	ended := func(st *sub, code string) {
+		t.Helper()
+		select {
+		case ev, ok := <-st.events:
+			if !ok || ev.Name != "error" || ev.Data["error"].(map[string]any)["code"] != code {
+				t.Fatalf("got %+v (open %v), want an error event %s", ev, ok, code)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the stream was not ended within 5 s")
+		}
+	}
+
+	d := s.Do("POST", "/v1/"+p.ID+"/auth/register", "", map[string]any{"email": "cy@example.com", "password": "correct horse battery"}).Must(t, 201).Data()
+	token := d["access_token"].(string)
+	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=notes", token)
+	s.Do("POST", "/v1/"+p.ID+"/auth/logout", token, "").Must(t, 200)
+	ended(st, "UNAUTHORIZED")
+
+	st = open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
+	me := s.Do("GET", "/api/account", p.Session, nil).Must(t, 200).Data()
+	if _, err := ratelimit.ChangePlan(context.Background(), s.Svc.DB, me["email"].(string), "nostream"); err != nil {
+		t.Fatal(err)
+	}
+	ended(st, "FORBIDDEN")
 }
