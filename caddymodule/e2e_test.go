@@ -276,6 +276,7 @@ func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 
 	// Requests keep flowing while the config reloads.
 	var failures, served atomic.Int64
+	var firstFailure atomic.Pointer[string]
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -292,6 +293,11 @@ func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 			res, err := http.DefaultClient.Do(req)
 			if err != nil || res.StatusCode != 200 {
 				failures.Add(1)
+				why := fmt.Sprint(err)
+				if res != nil {
+					why = res.Status
+				}
+				firstFailure.CompareAndSwap(nil, &why)
 			} else {
 				served.Add(1)
 			}
@@ -310,7 +316,11 @@ func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	if n := failures.Load(); n > 0 || served.Load() < 10 {
-		t.Fatalf("%d requests failed and %d succeeded around the reload", n, served.Load())
+		why := ""
+		if f := firstFailure.Load(); f != nil {
+			why = " (first: " + *f + ")"
+		}
+		t.Fatalf("%d requests failed%s and %d succeeded around the reload", n, why, served.Load())
 	}
 	if after := activeService(t); after != before {
 		t.Fatal("the reload opened a new service (and database pool) instead of reusing it")
