@@ -334,6 +334,18 @@ test('the Data page edits, links, sorts, filters, selects, imports and exports r
     await page.getByRole('button', { name: 'Clear the selection' }).click();
   });
 
+  await test.step('the record form picks a reference by searching the referenced table', async () => {
+    await page.getByRole('button', { name: 'New record' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New record in books' });
+    await dialog.getByRole('textbox', { name: 'title' }).fill('Omega');
+    await dialog.getByRole('textbox', { name: 'author_id' }).fill('hopper');
+    await page.getByRole('option', { name: `#${f.authors.grace} · Grace Hopper` }).click();
+    await dialog.getByRole('button', { name: 'Create record' }).click();
+    await expect(dialog).toBeHidden();
+    const [omega] = await listFromApi(request, f, 'books', '&filter[title]=Omega');
+    expect(omega?.author_id).toBe(f.authors.grace);
+  });
+
   await test.step('the page works on a phone', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(grid(page)).toBeVisible();

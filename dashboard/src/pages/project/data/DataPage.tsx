@@ -238,6 +238,7 @@ function TableBrowser({ projectId, schema, tableName, initialFilters }: TableBro
       <RecordFormModal
         projectId={projectId}
         table={table}
+        tables={schema.tables}
         credential={key.secret}
         record={editing === 'new' ? undefined : editing}
         opened={editing !== undefined}

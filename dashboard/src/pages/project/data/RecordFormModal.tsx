@@ -7,10 +7,14 @@ import { editableColumns, formToBody, initialFormValues, type FormValues } from 
 import { useRecordSaveMutation } from '../../../data/records/record-save-mutation';
 import type { RecordRow } from '../../../data/records/records-query';
 import type { SchemaColumn, SchemaTable } from '../../../schema/document';
+import { labelColumns } from '../../../grid/columns';
+import { ReferencePicker } from './ReferencePicker';
 
 interface RecordFormModalProps {
   projectId: string;
   table: SchemaTable;
+  /** Every published table, for the reference pickers' targets. */
+  tables: SchemaTable[];
   credential: string;
   /** The record to edit; undefined to create one. */
   record: RecordRow | undefined;
@@ -18,7 +22,7 @@ interface RecordFormModalProps {
   onClose: () => void;
 }
 
-export function RecordFormModal({ projectId, table, credential, record, opened, onClose }: RecordFormModalProps) {
+export function RecordFormModal({ projectId, table, tables, credential, record, opened, onClose }: RecordFormModalProps) {
   const [values, setValues] = useState<FormValues>({});
   const [original, setOriginal] = useState<FormValues | undefined>();
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
@@ -52,6 +56,27 @@ export function RecordFormModal({ projectId, table, credential, record, opened, 
           {save.error ? <ErrorAlert error={save.error} title="The record was not saved" /> : null}
           {editableColumns(table).map((column) => {
             const field = bodyFieldName(column);
+            const error = localErrors[field] ?? serverErrors[field] ?? serverErrors[column.name];
+            if (column.references) {
+              const targetTable = tables.find((t) => t.name === column.references?.table);
+              const picked = values[field] ?? '';
+              return (
+                <ReferencePicker
+                  key={field}
+                  projectId={projectId}
+                  credential={credential}
+                  target={{ table: column.references.table, textColumns: labelColumns(targetTable), idIsInteger: (targetTable?.id_type ?? 'integer') === 'integer' }}
+                  targetTable={targetTable}
+                  label={field}
+                  value={picked === '' ? null : picked}
+                  required={Boolean(column.required)}
+                  error={error}
+                  field={{ description: column.description ?? `a record in ${column.references.table}` }}
+                  onPick={(id) => setValues((current) => ({ ...current, [field]: id === null ? '' : String(id) }))}
+                  onCancel={() => undefined}
+                />
+              );
+            }
             return (
               <FieldInput
                 key={field}
@@ -59,7 +84,7 @@ export function RecordFormModal({ projectId, table, credential, record, opened, 
                 field={field}
                 value={values[field] ?? ''}
                 editing={Boolean(record)}
-                error={localErrors[field] ?? serverErrors[field] ?? serverErrors[column.name]}
+                error={error}
                 onChange={(v) => setValues((current) => ({ ...current, [field]: v }))}
               />
             );

@@ -17,13 +17,16 @@ interface ReferencePickerProps {
   error?: string;
   onPick: (id: string | number | null) => void;
   onCancel: () => void;
+  /** A form field (labelled, closed until used) rather than a cell's editor. */
+  field?: { description?: string };
 }
 
 /**
- * A foreign-key cell's editor: searches the referenced table as the user
- * types (its text columns, or the id) and picks one of its records.
+ * A foreign-key cell's editor, or a record form's field: searches the
+ * referenced table as the user types (its text columns, or the id) and
+ * picks one of its records.
  */
-export function ReferencePicker({ projectId, credential, target, targetTable, label, value, currentLabel, required, error, onPick, onCancel }: ReferencePickerProps) {
+export function ReferencePicker({ projectId, credential, target, targetTable, label, value, currentLabel, required, error, onPick, onCancel, field }: ReferencePickerProps) {
   const [term, setTerm] = useState('');
   const [debounced] = useDebouncedValue(term, 250);
   const options = useReferenceOptionsQuery(projectId, target, debounced, credential);
@@ -34,7 +37,10 @@ export function ReferencePicker({ projectId, credential, target, targetTable, la
   }, [options.data, targetTable, value, currentLabel]);
   return (
     <Select
-      aria-label={label}
+      aria-label={field ? undefined : label}
+      label={field ? label : undefined}
+      description={field?.description}
+      withAsterisk={field ? required : undefined}
       placeholder={`Search ${target.table}`}
       data={data}
       value={value === null ? null : String(value)}
@@ -45,9 +51,9 @@ export function ReferencePicker({ projectId, credential, target, targetTable, la
       filter={({ options: all }) => all}
       nothingFoundMessage={options.isFetching ? 'Searching…' : `No ${target.table} match`}
       clearable={!required}
-      defaultDropdownOpened
-      autoFocus
-      size="xs"
+      defaultDropdownOpened={!field}
+      autoFocus={!field}
+      size={field ? 'sm' : 'xs'}
       error={error}
       comboboxProps={{ withinPortal: true }}
       onChange={(picked) => {
@@ -56,7 +62,7 @@ export function ReferencePicker({ projectId, credential, target, targetTable, la
         onPick(row ? row.id : picked);
       }}
       // Leaving without a pick keeps the value; a refusal stays shown until Escape.
-      onBlur={() => !error && onCancel()}
+      onBlur={() => !field && !error && onCancel()}
       onKeyDown={(e) => {
         if (e.key === 'Escape') {
           e.stopPropagation();
