@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The whole topology on one machine, to try it: a PostgreSQL primary and a
+# streaming replica (private, under .data/cluster/), Redis, three Caddy
+# nodes with Tablesmith (ports 8081-8083, each with the replica for reads)
+# and a Caddy load balancer on http://localhost:8080 that health-checks the
+# nodes on /api/ready. Ctrl-C stops everything it started; the data stays
+# in .data/cluster/ for the next run (rm -rf .data/cluster to start over).
+# docs/deployment.md describes the same on real machines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+base=$PWD/.data/cluster
+mkdir -p "$base"
+bindir=""
+for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r) /usr/local/pgsql/bin; do
+	if [ -x "$d/initdb" ] && [ -x "$d/pg_basebackup" ]; then bindir=$d; break; fi
+done
+[ -n "$bindir" ] || { echo "cluster: needs the PostgreSQL server binaries (apt-get install postgresql)" >&2; exit 1; }
+command -v redis-server >/dev/null || { echo "cluster: needs redis-server (apt-get install redis-server)" >&2; exit 1; }
+as_owner=()
+if [ "$(id -u)" = 0 ]; then
+	as_owner=(runuser -u postgres --)
+	chown postgres "$base"
+fi
+primary_port=${TABLESMITH_CLUSTER_PRIMARY_PORT:-54401}
+replica_port=${TABLESMITH_CLUSTER_REPLICA_PORT:-54402}
+redis_port=${TABLESMITH_CLUSTER_REDIS_PORT:-56379}
+pg() { "${as_owner[@]}" "$bindir/$@"; }
+
+pids=()
+stop() {
+	echo "cluster: stopping" >&2
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	pg pg_ctl -D "$base/replica" -m fast -w stop >/dev/null 2>&1 || true
+	pg pg_ctl -D "$base/primary" -m fast -w stop >/dev/null 2>&1 || true
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+if [ ! -f "$base/primary/PG_VERSION" ]; then
+	echo "cluster: initialising the primary in $base/primary" >&2
+	pg initdb -D "$base/primary" -U postgres --auth=trust --encoding=UTF8 >/dev/null
+fi
+pg pg_ctl -D "$base/primary" status >/dev/null 2>&1 ||
+	pg pg_ctl -D "$base/primary" -l "$base/primary.log" -w -o "-p $primary_port -k $base -c listen_addresses=127.0.0.1" start >/dev/null
+"$bindir/psql" -h 127.0.0.1 -p "$primary_port" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'tablesmith'" postgres | grep -q 1 ||
+	"$bindir/psql" -h 127.0.0.1 -p "$primary_port" -U postgres -qc "CREATE DATABASE tablesmith" postgres
+if [ ! -f "$base/replica/PG_VERSION" ]; then
+	echo "cluster: copying the replica from the primary (pg_basebackup -R)" >&2
+	pg pg_basebackup -h 127.0.0.1 -p "$primary_port" -U postgres -D "$base/replica" -R --checkpoint=fast
+fi
+pg pg_ctl -D "$base/replica" status >/dev/null 2>&1 ||
+	pg pg_ctl -D "$base/replica" -l "$base/replica.log" -w -o "-p $replica_port -k $base -c listen_addresses=127.0.0.1" start >/dev/null
+
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no >"$base/redis.log" 2>&1 &
+pids+=($!)
+
+make -s caddy dashboard
+# The nodes' Caddyfile: Caddyfile.example with the replica line switched on.
+sed -e 's|# replica_url {env.TABLESMITH_REPLICA_URL}|replica_url {env.TABLESMITH_REPLICA_URL}|' Caddyfile.example >"$base/Caddyfile.node"
+secret=${TABLESMITH_SECRET:-cluster-demo-secret-change-me}
+for n in 1 2 3; do
+	mkdir -p "$base/node$n"
+	TABLESMITH_ADDR="http://localhost:808$n" TABLESMITH_CADDY_ADMIN=off TABLESMITH_SECRET="$secret" \
+		TABLESMITH_DATABASE_URL="postgres://postgres@127.0.0.1:$primary_port/tablesmith?sslmode=disable" \
+		TABLESMITH_REPLICA_URL="postgres://postgres@127.0.0.1:$replica_port/tablesmith?sslmode=disable" \
+		TABLESMITH_REDIS_URL="redis://127.0.0.1:$redis_port/0" TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" \
+		XDG_DATA_HOME="$base/node$n" XDG_CONFIG_HOME="$base/node$n" \
+		./caddy run --config "$base/Caddyfile.node" --adapter caddyfile >"$base/node$n.log" 2>&1 &
+	pids+=($!)
+done
+cat >"$base/Caddyfile.lb" <<LB
+{
+	admin off
+}
+http://localhost:8080 {
+	reverse_proxy localhost:8081 localhost:8082 localhost:8083 {
+		lb_policy round_robin
+		health_uri /api/ready
+		health_interval 2s
+		# Realtime streams stay open: no response timeout, flush at once.
+		flush_interval -1
+	}
+}
+LB
+XDG_DATA_HOME="$base/lb" XDG_CONFIG_HOME="$base/lb" ./caddy run --config "$base/Caddyfile.lb" --adapter caddyfile >"$base/lb.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 60); do curl -sf http://localhost:8080/api/ready >/dev/null && break; sleep 0.5; done
+curl -sf http://localhost:8080/api/ready >/dev/null || { echo "cluster: the load balancer does not answer; logs in $base" >&2; exit 1; }
+cat >&2 <<MSG
+cluster: Tablesmith on http://localhost:8080 (load balancer) over nodes :8081 :8082 :8083,
+  PostgreSQL primary :$primary_port and streaming replica :$replica_port (reads), Redis :$redis_port.
+  Logs in $base/*.log. Ctrl-C stops everything.
+MSG
+wait
