@@ -320,7 +320,7 @@ test('the Data page edits, links, sorts, filters, selects, imports and exports r
     await page.getByRole('checkbox', { name: `Select record ${f.books.Epsilon}` }).check();
     await expect(page.getByRole('region', { name: 'Selection' })).toContainText('2 selected');
     await page.getByRole('button', { name: 'Delete selected' }).click();
-    const confirm = page.getByRole('dialog', { name: 'Delete 2 books records?' });
+    const confirm = page.getByRole('dialog', { name: 'Delete 2 records from books?' });
     await confirm.getByRole('button', { name: 'Delete 2 records' }).click();
     await expect(confirm).toBeHidden();
     await expect(grid(page).locator('tbody tr')).toHaveCount(3);

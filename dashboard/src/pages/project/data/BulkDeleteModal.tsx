@@ -27,7 +27,7 @@ export function BulkDeleteModal({ projectId, tableName, schema, credential, ids,
   };
   const noun = ids.length === 1 ? 'record' : 'records';
   return (
-    <Modal opened={opened} onClose={close} title={`Delete ${ids.length} ${tableName} ${noun}?`}>
+    <Modal opened={opened} onClose={close} title={`Delete ${ids.length} ${noun} from ${tableName}?`}>
       <Stack gap="sm">
         <Text size="sm">
           These {noun} are deleted for good, in one request: {ids.map((id) => `#${id}`).join(', ')}.
@@ -36,8 +36,8 @@ export function BulkDeleteModal({ projectId, tableName, schema, credential, ids,
           <List size="sm">
             {dependents.map((d) => (
               <List.Item key={`${d.table}.${d.column}`}>
-                {d.action === 'cascade' && `${d.table} records that reference them through ${d.column} are deleted too`}
-                {d.action === 'set_null' && `${d.table} records that reference them keep existing with ${d.column} cleared`}
+                {d.action === 'cascade' && `records in ${d.table} that reference them through ${d.column} are deleted too`}
+                {d.action === 'set_null' && `records in ${d.table} that reference them keep existing with ${d.column} cleared`}
                 {d.action === 'restrict' && `the delete is refused, and nothing is deleted, while ${d.table} records reference them through ${d.column}`}
               </List.Item>
             ))}
