@@ -24,14 +24,14 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, rt *Route, t *sc
 	}
 	g, err := access.Decide(rt.Principal, t, a)
 	if err != nil {
-		return access.Grant{}, deniedError(err)
+		return access.Grant{}, DeniedError(err)
 	}
 	return g, nil
 }
 
-// deniedError maps an access refusal to the contract: 401 when another
+// DeniedError maps an access refusal to the contract: 401 when another
 // credential could help, 403 when the credential is not enough.
-func deniedError(err error) error {
+func DeniedError(err error) error {
 	var d *access.Denied
 	if !errors.As(err, &d) {
 		return err

@@ -201,7 +201,7 @@ func upsertOf(r *http.Request, rt *Route, c *tableCall) (*translate.Upsert, erro
 	}
 	g, err := access.Decide(rt.Principal, c.t, access.Update)
 	if err != nil {
-		return nil, deniedError(err)
+		return nil, DeniedError(err)
 	}
 	return &translate.Upsert{Column: col, Rows: g.Rows}, nil
 }

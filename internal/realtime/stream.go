@@ -187,7 +187,7 @@ func planTables(entry *registry.Entry, p access.Principal, s spec) ([]tableFeed,
 		}
 		g, err := access.Decide(p, t, access.Read)
 		if err != nil {
-			return nil, denied(err)
+			return nil, apihttp.DeniedError(err)
 		}
 		cq, err := translate.ParseChangeFilter("where["+name+"]", s.where[name])
 		if err != nil {
@@ -201,18 +201,6 @@ func planTables(entry *registry.Entry, p access.Principal, s spec) ([]tableFeed,
 		out = append(out, tableFeed{name: name, read: read})
 	}
 	return out, nil
-}
-
-// denied maps an access refusal as the table routes do.
-func denied(err error) error {
-	var d *access.Denied
-	if !errors.As(err, &d) {
-		return err
-	}
-	if d.Unauthenticated {
-		return apierr.New(apierr.CodeUnauthorized, "%s", d.Message)
-	}
-	return apierr.New(apierr.CodeForbidden, "%s", d.Message)
 }
 
 // queryError maps translate's refusals of a condition.
