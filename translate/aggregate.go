@@ -349,11 +349,5 @@ type AggregateMeta struct {
 
 // AppendJSON appends the meta object as JSON, without reflection.
 func (m AggregateMeta) AppendJSON(b []byte) []byte {
-	b = append(b, `{"page":`...)
-	b = strconv.AppendInt(b, int64(m.Page), 10)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, int64(m.Limit), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(m.Offset), 10)
-	return append(b, '}')
+	return append(appendPagePosition(b, m.Page, m.Limit, m.Offset), '}')
 }

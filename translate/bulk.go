@@ -36,14 +36,7 @@ func (s *TableSQL) BulkInsert(cols []*schema.CColumn, up *Upsert) string {
 	var b strings.Builder
 	b.WriteString("WITH _w AS (INSERT INTO " + s.Rel + " AS t")
 	if len(cols) > 0 {
-		b.WriteString(" (")
-		for i, c := range cols {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(c.Ident)
-		}
-		b.WriteString(")")
+		b.WriteString(" (" + identList(cols) + ")")
 	}
 	b.WriteString(" SELECT ")
 	for i, c := range cols {

@@ -169,15 +169,21 @@ func (l *ListSQL) Meta(count sql.NullInt64) Meta {
 	return m
 }
 
+// appendPagePosition opens a meta object with its page, limit and offset,
+// the keys every paged answer's meta starts with.
+func appendPagePosition(b []byte, page, limit, offset int) []byte {
+	b = append(b, `{"page":`...)
+	b = strconv.AppendInt(b, int64(page), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	b = append(b, `,"offset":`...)
+	return strconv.AppendInt(b, int64(offset), 10)
+}
+
 // AppendJSON appends the meta object as JSON, the bytes json.Marshal
 // writes, without reflection (the envelope uses it on every list).
 func (m Meta) AppendJSON(b []byte) []byte {
-	b = append(b, `{"page":`...)
-	b = strconv.AppendInt(b, int64(m.Page), 10)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, int64(m.Limit), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(m.Offset), 10)
+	b = appendPagePosition(b, m.Page, m.Limit, m.Offset)
 	if m.Total != nil {
 		b = append(b, `,"total":`...)
 		b = strconv.AppendInt(b, *m.Total, 10)

@@ -99,14 +99,7 @@ func (s *TableSQL) Insert(cols []*schema.CColumn) string {
 	if len(cols) == 0 {
 		b.WriteString(" DEFAULT VALUES")
 	} else {
-		b.WriteString(" (")
-		for i, c := range cols {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(c.Ident)
-		}
-		b.WriteString(") VALUES (")
+		b.WriteString(" (" + identList(cols) + ") VALUES (")
 		for i := range cols {
 			if i > 0 {
 				b.WriteString(", ")

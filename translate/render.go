@@ -187,6 +187,15 @@ func (r *renderer) correlate(rel *schema.Relation, junction *TableSQL, through a
 	return s + "))"
 }
 
+// identList is cols' quoted names, comma-separated: an INSERT's column list.
+func identList(cols []*schema.CColumn) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Ident
+	}
+	return strings.Join(names, ", ")
+}
+
 // columns renders the output columns from alias.
 func columns(cols []*schema.CColumn, alias string) string {
 	parts := make([]string, len(cols))

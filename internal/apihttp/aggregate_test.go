@@ -133,12 +133,10 @@ func TestAggregateCountsOnlyTheCallersRows(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(membersSchema)
-	execIn(t, s, p,
-		`INSERT INTO $s.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
-		`INSERT INTO $s.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
+	execIn(t, s, p, append(membersSeed,
 		`INSERT INTO $s.boards (name) VALUES ('main')`,
 		`INSERT INTO $s.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3)`,
-	)
+	)...)
 	srv, _ := countedAPI(t, s, p, membersSchema)
 	base := "/v1/" + p.ID
 	for _, c := range []struct {

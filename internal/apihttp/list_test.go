@@ -818,6 +818,13 @@ func TestListIncludeRunsOneStatementWhateverThePageSize(t *testing.T) {
 	}
 }
 
+// membersSeed are the two members of membersSchema and their three notes
+// (one-a and one-b of member 1, two-a of member 2).
+var membersSeed = []string{
+	`INSERT INTO $s.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
+	`INSERT INTO $s.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
+}
+
 // membersSchema has an auth table and one table per read rule.
 const membersSchema = `{"tables": [
 	{"name": "members", "auth": true, "columns": [
@@ -840,13 +847,11 @@ func TestListIncludeAppliesTheReadRuleOfEveryEmbeddedTable(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(membersSchema)
-	execIn(t, s, p,
-		`INSERT INTO $s.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
-		`INSERT INTO $s.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
+	execIn(t, s, p, append(membersSeed,
 		`INSERT INTO $s.boards (name) VALUES ('main')`,
 		`INSERT INTO $s.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3)`,
 		`INSERT INTO $s.audits (what, board_id) VALUES ('created', 1)`,
-	)
+	)...)
 	srv, _ := countedAPI(t, s, p, membersSchema)
 	base := "/v1/" + p.ID
 	list := func(body map[string]any) []map[string]any {

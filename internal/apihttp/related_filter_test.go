@@ -57,13 +57,11 @@ func TestRelatedFiltersApplyTheRelatedTablesReadRuleAndOwnerScope(t *testing.T) 
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(membersSchema)
-	execIn(t, s, p,
-		`INSERT INTO $s.members (email, password_hash) VALUES ('one@example.com', 'x'), ('two@example.com', 'x')`,
-		`INSERT INTO $s.notes (text, member_id) VALUES ('one-a', 1), ('one-b', 1), ('two-a', 2)`,
+	execIn(t, s, p, append(membersSeed,
 		`INSERT INTO $s.boards (name) VALUES ('main'), ('side')`,
 		`INSERT INTO $s.pins (label, board_id, note_id) VALUES ('p1', 1, 1), ('p2', 1, 3), ('p3', 2, 2)`,
 		`INSERT INTO $s.audits (what, board_id) VALUES ('created', 1)`,
-	)
+	)...)
 	srv, _ := countedAPI(t, s, p, membersSchema)
 	base := "/v1/" + p.ID
 	for _, c := range []struct {

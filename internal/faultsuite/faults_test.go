@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -269,10 +268,7 @@ func TestASlowDatabaseIsServedWhileItAnswersWithinTheDeadlineAnd503PastIt(t *tes
 }
 
 func TestRedisThatFailsLeavesTheLimitToEachNodeWithinBoundedTime(t *testing.T) {
-	u := os.Getenv("TABLESMITH_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
+	u := testpg.RedisURL(t)
 	opt, err := redis.ParseURL(u)
 	if err != nil {
 		t.Fatal(err)
