@@ -35,11 +35,15 @@ func (h *Handler) read(ctx context.Context, rt *Route, f func(ctx context.Contex
 }
 
 // scopeOf names the credential whose own writes a read must see: an API
-// key or an end user, within the project. An anonymous caller has none.
+// key, an end user or the owner's dashboard (its Data page reads back
+// the cell it just saved), within the project. An anonymous caller has
+// none.
 func scopeOf(rt *Route) string {
 	switch p := rt.Principal; p.Kind {
 	case access.APIKey:
 		return rt.ProjectID + "/key:" + p.KeyPrefix
+	case access.Dashboard:
+		return rt.ProjectID + "/dashboard"
 	case access.EndUser:
 		return rt.ProjectID + "/user:" + fmt.Sprint(p.UserID)
 	}

@@ -112,6 +112,11 @@ func TestReadYourWritesAcrossNodes(t *testing.T) {
 				if r := b.Do("GET", path, other, nil); r.Status == 404 {
 					stale++
 				}
+				// The owner's dashboard reads back what it just saved, too.
+				saved := a.Do("POST", "/v1/"+p.ID+"/notes", p.Session, map[string]any{"title": fmt.Sprint("d", i)}).Must(t, 201)
+				if r := b.Do("GET", fmt.Sprintf("/v1/%s/notes/%v", p.ID, saved.Data()["id"]), p.Session, nil); r.Status != 200 {
+					t.Fatalf("write %d: the dashboard's read on the other node answered %d: %s", i, r.Status, r.Raw)
+				}
 			}
 			// Proof that the replica lagged and served the other client:
 			// without read-your-writes the writer would have missed these.
