@@ -49,12 +49,12 @@ func (h *Handler) aggregateRecords(w http.ResponseWriter, r *http.Request, rt *R
 	}
 	q, err := translate.ParseAggregate(r.URL.Query())
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	q.List.Caller, q.List.Rows = rt.Principal, c.grant.Rows
 	as, err := translate.BuildAggregate(c.pub, c.t, q)
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	var data []byte
 	err = h.statements(w, r, rt, func(ctx context.Context) error {

@@ -437,7 +437,7 @@ func (h *Handler) updateByFilter(w http.ResponseWriter, r *http.Request, rt *Rou
 	}
 	ws, err := translate.BuildFilterUpdate(c.pub, c.t, fw, res.Columns, res.Values)
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	return h.runFilterWrite(w, r, rt, c, fw, ws, pgexec.OpWrite, "updated")
 }
@@ -456,7 +456,7 @@ func (h *Handler) deleteByFilter(w http.ResponseWriter, r *http.Request, rt *Rou
 	}
 	ws, err := translate.BuildFilterDelete(c.pub, c.t, fw)
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	return h.runFilterWrite(w, r, rt, c, fw, ws, pgexec.OpDelete, "deleted")
 }
@@ -464,7 +464,7 @@ func (h *Handler) deleteByFilter(w http.ResponseWriter, r *http.Request, rt *Rou
 func (h *Handler) filterWriteQuery(r *http.Request, rt *Route, c *tableCall) (*translate.FilterWriteQuery, error) {
 	fw, err := translate.ParseFilterWrite(r.URL.Query())
 	if err != nil {
-		return nil, queryError(err)
+		return nil, PlannerError(err)
 	}
 	fw.Caller, fw.Rows = rt.Principal, c.grant.Rows
 	return fw, nil

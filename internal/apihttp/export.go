@@ -88,12 +88,12 @@ func (h *Handler) exportRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 	}
 	q, err := translate.ParseList(vals)
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	q.Caller, q.Rows = rt.Principal, c.grant.Rows
 	ex, err := translate.BuildExport(c.pub, c.t, q, format)
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	// The export bound (the request's deadline, set in ServeHTTP)
 	// replaces the plan's statement timeout; the fair-share slot stays.

@@ -135,12 +135,12 @@ func tableOperation(w http.ResponseWriter, method string, item bool) (string, er
 func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
 	q, err := translate.ParseListUpTo(r.URL.Query(), h.d.MaxPageSize)
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	q.Caller, q.Rows = rt.Principal, c.grant.Rows
 	ls, err := translate.BuildList(c.pub, c.t, q)
 	if err != nil {
-		return queryError(err)
+		return PlannerError(err)
 	}
 	run, remembered, known := h.rememberedEstimate(rt, q, ls)
 	var data []byte
@@ -487,10 +487,10 @@ func jsonValue(v any) any {
 	return v
 }
 
-// queryError maps the list planner's errors to the contract: a bad
+// PlannerError maps the list planner's errors to the contract: a bad
 // parameter is INVALID_QUERY, an include the caller may not read FORBIDDEN;
 // both name the parameter in details.
-func queryError(err error) error {
+func PlannerError(err error) error {
 	var qe *translate.QueryError
 	if errors.As(err, &qe) {
 		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+qe.Param+": "+qe.Message, map[string]string{qe.Param: qe.Message})

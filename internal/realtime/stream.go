@@ -191,29 +191,16 @@ func planTables(entry *registry.Entry, p access.Principal, s spec) ([]tableFeed,
 		}
 		cq, err := translate.ParseChangeFilter("where["+name+"]", s.where[name])
 		if err != nil {
-			return nil, queryError(err)
+			return nil, apihttp.PlannerError(err)
 		}
 		cq.Caller, cq.Rows = p, g.Rows
 		read, err := translate.BuildChanges(entry.Published, t, cq)
 		if err != nil {
-			return nil, queryError(err)
+			return nil, apihttp.PlannerError(err)
 		}
 		out = append(out, tableFeed{name: name, read: read})
 	}
 	return out, nil
-}
-
-// queryError maps translate's refusals of a condition.
-func queryError(err error) error {
-	var qe *translate.QueryError
-	if errors.As(err, &qe) {
-		return apierr.Fields(apierr.CodeInvalidQuery, qe.Error(), map[string]string{qe.Param: qe.Message})
-	}
-	var fe *translate.ForbiddenError
-	if errors.As(err, &fe) {
-		return apierr.Fields(apierr.CodeForbidden, fe.Error(), map[string]string{fe.Param: fe.Message})
-	}
-	return err
 }
 
 // stream is one open stream.
