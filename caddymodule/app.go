@@ -14,6 +14,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
@@ -87,9 +88,28 @@ type App struct {
 	// still serve reads (a client's own writes are always seen). Default
 	// 1 s. Caddyfile: max_replica_lag.
 	MaxReplicaLag caddy.Duration `json:"max_replica_lag,omitempty"`
+	// DataServers are PostgreSQL servers that hold managed projects'
+	// tables (docs/deployment.md, "Data servers"): once any is set, each
+	// new project is placed on the one with the fewest projects, and the
+	// control schema stays on DatabaseURL. Caddyfile: one
+	// data_server <name> { url ...; replica_url ... } block each.
+	DataServers []DataServerConfig `json:"data_servers,omitempty"`
 
 	svc     *service.Service
 	poolKey string
+}
+
+// DataServerConfig is one data server.
+type DataServerConfig struct {
+	// Name identifies the server in the control schema's placements and
+	// in move-project; letters, digits, '-' and '_'. "default" is
+	// database_url's.
+	Name string `json:"name"`
+	// URL is the server's PostgreSQL URL. Caddyfile: url.
+	URL string `json:"url"`
+	// ReplicaURLs are streaming replicas of URL for its projects' reads.
+	// Caddyfile: replica_url, once per replica.
+	ReplicaURLs []string `json:"replica_urls,omitempty"`
 }
 
 // PlanConfig is one plan's limits; -1 means unlimited.
@@ -139,6 +159,10 @@ func (a *App) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("tablesmith: replica_url %d is empty (an unset environment variable?)", i+1)
 		}
 	}
+	servers, serversKey, err := a.dataServers(repl)
+	if err != nil {
+		return err
+	}
 	if a.DefaultPlan == "" {
 		a.DefaultPlan = "free"
 	}
@@ -151,7 +175,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String() +
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
-		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String()
+		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -162,6 +186,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			Logger:            logger, WithoutMetering: withoutMetering(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
+			DataServers: servers,
 		})
 		if err != nil {
 			return nil, err
@@ -270,3 +295,47 @@ var (
 	_ caddy.Validator    = (*App)(nil)
 	_ caddy.CleanerUpper = (*App)(nil)
 )
+
+// dataServers resolves the data servers' placeholders and checks them;
+// key identifies them in the shared service's key.
+func (a *App) dataServers(repl *caddy.Replacer) ([]service.DataServer, string, error) {
+	var out []service.DataServer
+	var key strings.Builder
+	seen := map[string]bool{}
+	for _, ds := range a.DataServers {
+		if !validServerName(ds.Name) || ds.Name == store.DefaultServer {
+			return nil, "", fmt.Errorf("tablesmith: data_server %q: a name is letters, digits, '-' and '_', and not %q", ds.Name, store.DefaultServer)
+		}
+		if seen[ds.Name] {
+			return nil, "", fmt.Errorf("tablesmith: data_server %s is defined twice", ds.Name)
+		}
+		seen[ds.Name] = true
+		s := service.DataServer{Name: ds.Name, URL: repl.ReplaceKnown(ds.URL, "")}
+		if s.URL == "" {
+			return nil, "", fmt.Errorf("tablesmith: data_server %s: url is empty (an unset environment variable?)", ds.Name)
+		}
+		for i, u := range ds.ReplicaURLs {
+			u = repl.ReplaceKnown(u, "")
+			if u == "" {
+				return nil, "", fmt.Errorf("tablesmith: data_server %s: replica_url %d is empty (an unset environment variable?)", ds.Name, i+1)
+			}
+			s.ReplicaURLs = append(s.ReplicaURLs, u)
+		}
+		out = append(out, s)
+		fmt.Fprintf(&key, "%s\x01%s\x01%s\x02", s.Name, s.URL, strings.Join(s.ReplicaURLs, "\x01"))
+	}
+	return out, key.String(), nil
+}
+
+// validServerName accepts letters, digits, '-' and '_', 1 to 63 of them.
+func validServerName(name string) bool {
+	if name == "" || len(name) > 63 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}

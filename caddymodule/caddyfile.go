@@ -46,6 +46,10 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    realtime_retention <duration>       # how long changes stay resumable by realtime streams (15m)
 //	    replica_url     <postgres URL>      # optional, repeatable; a streaming replica that serves reads
 //	    max_replica_lag <duration>          # how stale a replica may be for other clients' reads (1s)
+//	    data_server <name> {                # optional, repeatable; a server for new projects' tables
+//	        url         <postgres URL>
+//	        replica_url <postgres URL>      # optional, repeatable
+//	    }
 //	    plan <name> {
 //	        rate     <n>/hour | <n>/minute | unlimited  # generated-API requests per project
 //	        projects <n> | unlimited        # projects per account
@@ -204,10 +208,42 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := a.unmarshalPlan(d); err != nil {
 				return err
 			}
+		case "data_server":
+			if err := a.unmarshalDataServer(d); err != nil {
+				return err
+			}
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, plan)", key)
+			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, data_server, plan)", key)
 		}
 	}
+	return nil
+}
+
+func (a *App) unmarshalDataServer(d *caddyfile.Dispenser) error {
+	var name string
+	if !d.AllArgs(&name) {
+		return d.Errf("data_server takes a name and a block: data_server <name> { url ... }")
+	}
+	ds := DataServerConfig{Name: name}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.Errf("data_server %s: %s takes exactly one URL", name, key)
+		}
+		switch key {
+		case "url":
+			ds.URL = v
+		case "replica_url":
+			ds.ReplicaURLs = append(ds.ReplicaURLs, v)
+		default:
+			return d.Errf("data_server %s: unknown option %q (known: url, replica_url)", name, key)
+		}
+	}
+	if ds.URL == "" {
+		return d.Errf("data_server %s needs a url", name)
+	}
+	a.DataServers = append(a.DataServers, ds)
 	return nil
 }
 

@@ -46,7 +46,7 @@ func newProject(t *testing.T, db *sql.DB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := st.CreateProject(ctx, acc.ID, "P", store.EngineManaged, nil, nil, -1)
+	p, err := st.CreateProject(ctx, acc.ID, "P", store.EngineManaged, nil, nil, -1, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,11 +60,11 @@ type Deps struct {
 	// Gate bounds how many data statements one project runs at once on
 	// this node (fair share of the data pool); nil: no bound.
 	Gate *fairshare.Gate
-	// Idempotency is the managed projects' data pool, whose database
-	// holds tablesmith.idempotency_keys: writes with an Idempotency-Key
-	// are honoured for projects whose tables are on it (idempotency.go);
-	// nil answers the header 400.
-	Idempotency *sql.DB
+	// Idempotency says whether a project's pool is a managed projects'
+	// data pool, whose database holds tablesmith.idempotency_keys: writes
+	// with an Idempotency-Key are honoured for projects whose tables are
+	// on one (idempotency.go); nil answers the header 400.
+	Idempotency func(*sql.DB) bool
 	// Timeout bounds each request (default DefaultTimeout): statements
 	// and waits for a connection end with it and the request answers 503.
 	Timeout time.Duration

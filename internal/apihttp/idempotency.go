@@ -64,7 +64,7 @@ func (h *Handler) idempotencyOf(r *http.Request, rt *Route) (*idempotency, error
 	}
 	// The record is written in the write's own transaction, which only
 	// reaches the control schema on the managed projects' data pool.
-	if h.d.Idempotency == nil || rt.Entry.Tables == nil || rt.Entry.Tables.DB() != h.d.Idempotency {
+	if h.d.Idempotency == nil || rt.Entry.Tables == nil || !h.d.Idempotency(rt.Entry.Tables.DB()) {
 		return nil, apierr.Fields(apierr.CodeValidation, "Idempotency-Key is not available for projects that front an existing database",
 			map[string]string{headerIdempotencyKey: "not available for fronted databases"})
 	}

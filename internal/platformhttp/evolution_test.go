@@ -59,7 +59,7 @@ func (e *evo) indexesBuilt() {
 		if n == 0 {
 			// The builder holds the schema's after-commit turn until its
 			// builds and the Finish after them are done.
-			turn, err := e.s.Svc.Store.TakeFinishTurn(context.Background(), e.ns)
+			turn, err := e.s.Svc.Store.TakeFinishTurn(context.Background(), e.p.ID)
 			if err != nil {
 				e.t.Fatal(err)
 			}
@@ -957,7 +957,7 @@ func TestFinishRebuildsAnIndexThatAFailedConcurrentBuildLeftInvalid(t *testing.T
 	e.has(cat, "a_x_sort", "INVALID")
 	e.has(cat, "a_y_not_null", "NOT VALID")
 
-	steps, err := e.s.Svc.Store.Finish(context.Background(), "p_"+e.p.ID, publish.DDL(e.p.ID, false).WantedIndexes(mustDoc(t, `{"tables": [{"name": "a", "columns": [{"name": "x", "type": "text", "index": true}, {"name": "y", "type": "integer"}]}]}`)), time.Second)
+	steps, err := e.s.Svc.Store.Finish(context.Background(), e.p.ID, publish.DDL(e.p.ID, false).WantedIndexes(mustDoc(t, `{"tables": [{"name": "a", "columns": [{"name": "x", "type": "text", "index": true}, {"name": "y", "type": "integer"}]}]}`)), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,9 @@ type Deps struct {
 	External *extdb.Connections
 	// LoginThrottle limits failed logins (zero: the end-user defaults).
 	LoginThrottle loginthrottle.Limits
+	// PlaceProject picks the data server of a new managed project (nil
+	// or "": database_url).
+	PlaceProject func(ctx context.Context) (string, error)
 	// BuildIndexes starts this node's index builder after a generate;
 	// nil: builds wait for a builder's poll.
 	BuildIndexes func()

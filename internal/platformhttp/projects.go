@@ -139,7 +139,14 @@ func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc stor
 	}
 	cfg := h.d.Config()
 	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
-	p, err := h.d.Store.CreateProject(r.Context(), acc.ID, name, in.Engine, nil, nil, plan.Projects)
+	server := ""
+	if h.d.PlaceProject != nil {
+		var err error
+		if server, err = h.d.PlaceProject(r.Context()); err != nil {
+			return err
+		}
+	}
+	p, err := h.d.Store.CreateProject(r.Context(), acc.ID, name, in.Engine, nil, nil, plan.Projects, server)
 	if errors.Is(err, store.ErrLimit) {
 		return planLimitError(acc.Plan, plan.Projects)
 	}

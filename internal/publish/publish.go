@@ -155,7 +155,7 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 	// version's background index builds cannot start first and hold its
 	// tables (nil: a build of an earlier version runs, and the builder
 	// does this work once it is done).
-	turn, err := st.TakeFinishTurn(ctx, store.SchemaName(p.ID))
+	turn, err := st.TakeFinishTurn(ctx, p.ID)
 	if err != nil {
 		return Result{}, err
 	}
@@ -208,7 +208,7 @@ func managed(p store.Project) error {
 func finish(ctx context.Context, st *store.Store, projectID string, opt Options) ([]store.FinishStep, error) {
 	fctx, cancel := finishContext(ctx, opt)
 	defer cancel()
-	return st.Finish(fctx, store.SchemaName(projectID), nil, opt.LockTimeout)
+	return st.Finish(fctx, projectID, nil, opt.LockTimeout)
 }
 
 // finishIn is finish in a turn already taken.

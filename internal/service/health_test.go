@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/testcluster"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
-func TestMain(m *testing.M) { testpg.Main(m, "service") }
+func TestMain(m *testing.M) { testpg.Main(m, "service", testcluster.Stop) }
 
 func TestHealthAndReadyAnswer200OnAStartedNodeEveryTime(t *testing.T) {
 	s := testserver.New(t)

@@ -102,6 +102,10 @@ type Config struct {
 	// MaxReplicaLag bounds how stale a replica may be for reads by
 	// clients other than a recent writer (default replica.DefaultMaxLag).
 	MaxReplicaLag time.Duration
+	// DataServers hold the managed projects created while they are
+	// configured (wire_dataservers.go); the control schema stays on
+	// DatabaseURL. Empty: every project is on DatabaseURL.
+	DataServers []DataServer
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -135,8 +139,12 @@ type Service struct {
 	renderDocs func(*registry.Entry)
 	// external reaches the databases that projects front (wire_external.go).
 	external *extdb.Connections
-	// replicas serve reads when replica_url is set (wire_replicas.go).
-	replicas *replica.Set
+	// replicas serve reads when replica_url is set (wire_replicas.go):
+	// one set per data server that has replicas.
+	replicas []*replica.Set
+	// servers are the data servers by name, database_url's under
+	// store.DefaultServer (wire_dataservers.go).
+	servers map[string]*dataServer
 	// Indexes builds indexes after generates (wire_indexes.go).
 	Indexes *publish.Builder
 	// Realtime serves the change streams (wire_realtime.go).
@@ -156,7 +164,8 @@ type Service struct {
 	startErr  error
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
-	listener  *pq.Listener
+	listenMu  sync.Mutex
+	listeners []*pq.Listener
 }
 
 // New builds a service without touching the network: sql.Open is lazy,
@@ -221,7 +230,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()
@@ -338,8 +347,12 @@ func (s *Service) flushKeyUse(ctx context.Context) {
 
 // listen follows the events channel so that a generate, a project
 // deletion or a key revocation on any node reaches this node's caches.
-func (s *Service) listen(ctx context.Context) {
-	l := pq.NewListener(s.cfg.DatabaseURL, time.Second, time.Minute, func(ev pq.ListenerEventType, err error) {
+func (s *Service) listen(ctx context.Context) { s.listenOn(ctx, s.cfg.DatabaseURL) }
+
+// listenOn follows the events channel of one database: the control
+// schema's, or a data server's (its projects' realtime wake-ups).
+func (s *Service) listenOn(ctx context.Context, databaseURL string) *pq.Listener {
+	l := pq.NewListener(databaseURL, time.Second, time.Minute, func(ev pq.ListenerEventType, err error) {
 		if ev == pq.ListenerEventReconnected {
 			// Notifications may have been missed while disconnected.
 			s.forgetAll()
@@ -348,7 +361,9 @@ func (s *Service) listen(ctx context.Context) {
 	if err := l.Listen(events.Channel); err != nil {
 		s.log.Warn("listen for cross-node events; caches follow this node only", "err", err)
 	}
-	s.listener = l
+	s.listenMu.Lock()
+	s.listeners = append(s.listeners, l)
+	s.listenMu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -367,6 +382,7 @@ func (s *Service) listen(ctx context.Context) {
 			}
 		}
 	}()
+	return l
 }
 
 // forgetAll drops every per-node cache that cross-node events keep
@@ -401,9 +417,11 @@ func (s *Service) Close() error {
 	if s.stop != nil {
 		s.stop()
 	}
-	if s.listener != nil {
-		s.listener.Close()
+	s.listenMu.Lock()
+	for _, l := range s.listeners {
+		l.Close()
 	}
+	s.listenMu.Unlock()
 	s.wg.Wait()
 	for _, c := range s.closers {
 		c()
@@ -525,6 +543,22 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 		p = store.Project{ID: projectID, Engine: store.EngineManaged, CORS: store.DefaultCORS()}
 	} else if err != nil {
 		return nil, err
+	}
+	if p.DataServer != "" {
+		// A node that stopped between a data server's commit and the
+		// control schema's left the version behind: catch up first.
+		if err := s.Store.Reconcile(ctx, projectID); err != nil {
+			return nil, err
+		}
+		if v, err = s.Store.LatestVersion(ctx, projectID); err != nil {
+			return nil, err
+		}
+		if doc, err = schema.Parse(v.Document); err != nil {
+			return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
+		}
+		if c, err = schema.Compile(doc); err != nil {
+			return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
+		}
 	}
 	schemaName, tables, err := s.projectTables(ctx, p)
 	if err != nil {

@@ -37,7 +37,11 @@ func (s *Service) wireExternal() error {
 // p is the project's row (its id alone when the row is gone).
 func (s *Service) projectTables(ctx context.Context, p store.Project) (string, *pgexec.Statements, error) {
 	if p.Engine != store.EngineExternal {
-		return store.SchemaName(p.ID), s.dataStmts, nil
+		srv, err := s.server(p.DataServer)
+		if err != nil {
+			return "", nil, err
+		}
+		return store.SchemaName(p.ID), srv.stmts, nil
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok || s.external == nil {

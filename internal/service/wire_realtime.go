@@ -54,8 +54,10 @@ func (s *Service) wireRealtime() error {
 // PruneRealtime removes the changes older than the retention window from
 // the managed projects' change logs (once a minute, off the request path).
 func (s *Service) PruneRealtime(ctx context.Context) {
-	if _, err := realtime.Prune(ctx, s.dataDB, s.Realtime.Retention()); err != nil {
-		s.log.Warn("prune realtime change logs", "err", err)
+	for _, srv := range s.dataServers() {
+		if _, err := realtime.Prune(ctx, srv.pool, s.Realtime.Retention()); err != nil {
+			s.log.Warn("prune realtime change logs", "data_server", srv.name, "err", err)
+		}
 	}
 }
 

@@ -4,41 +4,57 @@ import (
 	"context"
 
 	"github.com/tablesmith/tablesmith/internal/replica"
+	"github.com/tablesmith/tablesmith/internal/store"
 )
 
 // wireReplicas sends the generated API's reads of managed projects to
-// read replicas when replica_url is set (issue 22): without replicas
-// nothing is added to the request path.
+// read replicas (issue 22): replica_url for database_url's projects, and
+// a data_server's own replica_url lines for its projects. Without
+// replicas nothing is added to the request path.
 func (s *Service) wireReplicas() error {
-	if len(s.cfg.ReplicaURLs) == 0 {
-		return nil
+	want := map[string][]string{store.DefaultServer: s.cfg.ReplicaURLs}
+	for _, ds := range s.cfg.DataServers {
+		want[ds.Name] = ds.ReplicaURLs
 	}
-	set, err := replica.New(replica.Config{
-		Primary: s.dataStmts, PrimaryURL: s.cfg.DatabaseURL, URLs: s.cfg.ReplicaURLs, MaxLag: s.cfg.MaxReplicaLag, RedisURL: s.cfg.RedisURL,
-		Pool: s.cfg.dataPoolOptions(), MaxOpenConns: s.cfg.MaxOpenConns, PreparedStatements: s.cfg.PreparedStatements,
-		Logger: s.log, Now: s.cfg.Now,
-	})
-	if err != nil {
-		return err
+	for _, srv := range s.dataServers0() {
+		urls := want[srv.name]
+		if len(urls) == 0 {
+			continue
+		}
+		set, err := replica.New(replica.Config{
+			Primary: srv.stmts, PrimaryURL: srv.url, URLs: urls, MaxLag: s.cfg.MaxReplicaLag, RedisURL: s.cfg.RedisURL,
+			Pool: s.cfg.dataPoolOptions(), MaxOpenConns: s.cfg.MaxOpenConns, PreparedStatements: s.cfg.PreparedStatements,
+			Logger: s.log, Now: s.cfg.Now,
+		})
+		if err != nil {
+			return err
+		}
+		srv.replicas = set
+		s.replicas = append(s.replicas, set)
+		s.starters = append(s.starters, func(ctx context.Context) error {
+			set.Start(ctx)
+			return nil
+		})
+		s.closers = append(s.closers, set.Close)
 	}
-	s.replicas = set
-	s.apiDeps.Replicas = set
-	s.starters = append(s.starters, func(ctx context.Context) error {
-		set.Start(ctx)
-		return nil
-	})
-	s.closers = append(s.closers, set.Close)
+	if len(s.replicas) > 0 {
+		s.apiDeps.Replicas = replica.Router(s.replicas)
+	}
 	return nil
 }
 
 // ReplicaStats are each read replica's health and reads served, and the
 // reads that went to the primary instead; nil without replicas.
 func (s *Service) ReplicaStats() ([]replica.Stat, uint64) {
-	if s.replicas == nil {
-		return nil, 0
+	var stats []replica.Stat
+	var primary uint64
+	for _, set := range s.replicas {
+		stats = append(stats, set.Stats()...)
+		primary += set.PrimaryReads()
 	}
-	return s.replicas.Stats(), s.replicas.PrimaryReads()
+	return stats, primary
 }
 
-// Replicas is the read-replica set, nil without replicas (tests).
-func (s *Service) Replicas() *replica.Set { return s.replicas }
+// Replicas is database_url's read-replica set, nil without replicas
+// (tests).
+func (s *Service) Replicas() *replica.Set { return s.servers[store.DefaultServer].replicas }

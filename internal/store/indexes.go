@@ -114,8 +114,9 @@ func (s *Store) withIndexes(ctx context.Context, projectID string, vs []Version)
 // recordIndexBuilds, in the migration's transaction, supersedes the
 // unfinished builds of earlier versions (wanted lists every index of the
 // new document) and records the wanted indexes that are missing or
-// INVALID as pending builds of the new version.
-func recordIndexBuilds(ctx context.Context, tx *sql.Tx, projectID string, version int, wanted []schema.IndexSpec) error {
+// INVALID as pending builds of the new version. schemaQ reads the
+// project's schema (the migration's transaction on its data server).
+func recordIndexBuilds(ctx context.Context, tx *sql.Tx, schemaQ querier, projectID string, version int, wanted []schema.IndexSpec) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'superseded', updated_at = now()
 		WHERE project_id = $1 AND state IN ('pending', 'building')`, projectID); err != nil {
 		return err
@@ -123,7 +124,7 @@ func recordIndexBuilds(ctx context.Context, tx *sql.Tx, projectID string, versio
 	if len(wanted) == 0 {
 		return nil
 	}
-	valid, err := indexValidity(ctx, tx, SchemaName(projectID))
+	valid, err := indexValidity(ctx, schemaQ, SchemaName(projectID))
 	if err != nil {
 		return err
 	}
@@ -241,7 +242,17 @@ func buildLockKey(projectID string) string { return "tablesmith-index-builds:" +
 // project's build lock (an int8 advisory lock shows in pg_locks as its
 // high and low 32 bits).
 func (s *Store) cancelBuilder(ctx context.Context, projectID string) error {
-	_, err := s.DB.ExecContext(ctx, `SELECT pg_cancel_backend(l.pid) FROM pg_locks l
+	_, db, err := s.projectServer(ctx, s.DB, projectID)
+	if err != nil {
+		return err
+	}
+	return cancelBuilderOn(ctx, db, projectID)
+}
+
+// cancelBuilderOn is cancelBuilder on the data server db, where builders
+// hold the lock.
+func cancelBuilderOn(ctx context.Context, db *sql.DB, projectID string) error {
+	_, err := db.ExecContext(ctx, `SELECT pg_cancel_backend(l.pid) FROM pg_locks l
 		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
 		  AND ((l.classid::int8 << 32) | l.objid::int8) = hashtext($1)::int8`, buildLockKey(projectID))
 	return err
@@ -257,7 +268,14 @@ func (s *Store) cancelBuilder(ctx context.Context, projectID string) error {
 // reported failed with no index left behind.
 func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOptions) (claimed bool, err error) {
 	opt = opt.withDefaults()
-	conn, err := s.DB.Conn(ctx)
+	_, data, err := s.projectServer(ctx, s.DB, projectID)
+	if err != nil {
+		return false, err
+	}
+	// The lock and the builds are on the project's data server; the
+	// builds' rows are in the control schema (s.DB, the same database
+	// for a project on database_url).
+	conn, err := data.Conn(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -271,14 +289,13 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 		return true, err
 	}
 	defer restore()
-	schemaName := SchemaName(projectID)
 	// A build and a generate's after-commit work (Finish) on one table
 	// would wait on each other's locks until one gives up, so they take
 	// turns on Finish's lock. The builder holds it through its builds and
 	// then runs Finish itself before letting go: a generate that found it
 	// taken skipped its after-commit work, and it is done here; and once
 	// the lock is free with no build due, nothing is left to do.
-	turn, err := s.TakeFinishTurn(ctx, schemaName)
+	turn, err := s.TakeFinishTurn(ctx, projectID)
 	if err != nil || turn == nil {
 		return false, err // a generate is finishing: its kick comes next
 	}
@@ -300,7 +317,7 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string, opt BuildOptions) (more bool, err error) {
 	var version, attempts int
 	var name, create, drop, retire string
-	err = conn.QueryRowContext(ctx, `UPDATE tablesmith.index_builds b SET state = 'building', attempts = attempts + 1, updated_at = now()
+	err = s.DB.QueryRowContext(ctx, `UPDATE tablesmith.index_builds b SET state = 'building', attempts = attempts + 1, updated_at = now()
 			FROM (SELECT version, name FROM tablesmith.index_builds
 			      WHERE project_id = $1 AND state IN ('pending', 'building') AND next_try_at <= now()
 			      ORDER BY version, table_name, column_name, name LIMIT 1) n
@@ -327,14 +344,14 @@ func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string,
 		return false, ctx.Err()
 	}
 	if buildErr == nil {
-		_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'ready', error = '', updated_at = now()
+		_, err = s.DB.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'ready', error = '', updated_at = now()
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name)
 	} else if attempts >= opt.MaxAttempts {
-		_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'failed', error = $4, updated_at = now()
+		_, err = s.DB.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'failed', error = $4, updated_at = now()
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name, buildErr.Error())
 	} else {
 		wait := opt.Backoff << (attempts - 1)
-		_, err = conn.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'pending', error = $4, updated_at = now(),
+		_, err = s.DB.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'pending', error = $4, updated_at = now(),
 				next_try_at = now() + make_interval(secs => $5)
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name, buildErr.Error(), wait.Seconds())
 	}

@@ -102,17 +102,58 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 	if err != nil {
 		return 0, err
 	}
-	if err := migrate(ctx, tx, m); err != nil {
-		return 0, err
-	}
 	next := current + 1
+	server, data, err := s.projectServer(ctx, tx, projectID)
+	if err != nil {
+		return 0, err
+	}
+	if server == "" {
+		if err := migrate(ctx, tx, m); err != nil {
+			return 0, err
+		}
+		if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
+			return 0, err
+		}
+		if err := recordIndexBuilds(ctx, tx, tx, projectID, next, m.Indexes); err != nil {
+			return 0, err
+		}
+		return next, tx.Commit()
+	}
+	return next, publishOnServer(ctx, tx, data, projectID, next, m, doc, applied)
+}
+
+// publishOnServer runs the migration of a project on a data server in a
+// transaction there, which records the new version beside the schema
+// (data_versions), and records it in the control schema's tx too. The
+// data server commits first: if the control schema's commit then fails,
+// Reconcile copies the version over from the data server, so a schema
+// never runs ahead of the version the nodes serve it with for longer than
+// the next load of the project.
+func publishOnServer(ctx context.Context, tx *sql.Tx, data *sql.DB, projectID string, next int, m Migration, doc, applied json.RawMessage) error {
+	dtx, err := data.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer dtx.Rollback()
+	if _, err := dtx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+pq.QuoteIdentifier(SchemaName(projectID))); err != nil {
+		return fmt.Errorf("create project schema: %w", err)
+	}
+	if err := migrate(ctx, dtx, m); err != nil {
+		return err
+	}
+	if err := recordDataVersion(ctx, dtx, projectID, dataVersion{Version: next, Document: doc, Applied: applied, Indexes: m.Indexes}); err != nil {
+		return err
+	}
 	if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
-		return 0, err
+		return err
 	}
-	if err := recordIndexBuilds(ctx, tx, projectID, next, m.Indexes); err != nil {
-		return 0, err
+	if err := recordIndexBuilds(ctx, tx, dtx, projectID, next, m.Indexes); err != nil {
+		return err
 	}
-	return next, tx.Commit()
+	if err := dtx.Commit(); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // prepareMigration bounds lock waits, fixes the settings conversions
@@ -281,8 +322,8 @@ type FinishStep struct {
 //
 // It returns the steps it ran; a failed step does not stop the others.
 // Two calls for one schema do not run at once: the second returns at once.
-func (s *Store) Finish(ctx context.Context, schemaName string, wanted []schema.IndexSpec, lockTimeout time.Duration) ([]FinishStep, error) {
-	turn, err := s.TakeFinishTurn(ctx, schemaName)
+func (s *Store) Finish(ctx context.Context, projectID string, wanted []schema.IndexSpec, lockTimeout time.Duration) ([]FinishStep, error) {
+	turn, err := s.TakeFinishTurn(ctx, projectID)
 	if err != nil || turn == nil {
 		return nil, err
 	}
@@ -298,12 +339,18 @@ type FinishTurn struct {
 	restore    func()
 }
 
-// TakeFinishTurn takes the schema's turn if it is free, and returns nil
-// if another Finish or an index build has it. Generate takes it before
-// its migration commits, so the background builds of the new version
-// start only after its after-commit work.
-func (s *Store) TakeFinishTurn(ctx context.Context, schemaName string) (*FinishTurn, error) {
-	conn, err := s.DB.Conn(ctx)
+// TakeFinishTurn takes the turn at the project schema's after-commit work
+// if it is free, and returns nil if another Finish or an index build has
+// it. Generate takes it before its migration commits, so the background
+// builds of the new version start only after its after-commit work. The
+// turn's connection is to the project's data server.
+func (s *Store) TakeFinishTurn(ctx context.Context, projectID string) (*FinishTurn, error) {
+	_, data, err := s.projectServer(ctx, s.DB, projectID)
+	if err != nil {
+		return nil, err
+	}
+	schemaName := SchemaName(projectID)
+	conn, err := data.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}

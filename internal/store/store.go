@@ -27,7 +27,16 @@ var ErrStaleVersion = errors.New("the published version changed meanwhile")
 // Store reads and writes the control schema.
 type Store struct {
 	DB *sql.DB
+	// Servers opens the data servers (docs/deployment.md): the pool for
+	// schema work on the one a project's data_server names. Nil when
+	// none is configured: every project's tables are then on DB.
+	Servers func(name string) (*sql.DB, error)
 }
+
+// DefaultServer names database_url as a data server: where projects whose
+// data_server is NULL keep their tables, as every project did before
+// data servers.
+const DefaultServer = "default"
 
 // Account is a platform account.
 type Account struct {
@@ -47,9 +56,12 @@ type Project struct {
 	Engine           string          `json:"engine"`
 	Connection       json.RawMessage `json:"-"`
 	PublishedVersion int             `json:"published_version"`
-	CORS             CORS            `json:"cors"`
-	CreatedAt        time.Time       `json:"created_at"`
-	UpdatedAt        time.Time       `json:"updated_at"`
+	// DataServer is the data server that holds a managed project's
+	// tables; "" is database_url (DefaultServer).
+	DataServer string    `json:"-"`
+	CORS       CORS      `json:"cors"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // CORS is a project's cross-origin setting (internal/cors).
@@ -149,11 +161,13 @@ func (s *Store) CountProjects(ctx context.Context, accountID int64) (int, error)
 	return n, err
 }
 
-// CreateProject inserts a project and, for a managed engine, creates its
-// schema in the same transaction. maxProjects < 0 means no limit; the
-// count is checked under a lock on the account so two concurrent creates
+// CreateProject inserts a project and, for a managed engine on
+// database_url, creates its schema in the same transaction; on a data
+// server (dataServer not "") its first generate creates it, in the
+// transaction that fills it. maxProjects < 0 means no limit; the count
+// is checked under a lock on the account so two concurrent creates
 // cannot both pass it. It returns ErrLimit when the plan allows no more.
-func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine string, connection json.RawMessage, draft json.RawMessage, maxProjects int) (Project, error) {
+func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine string, connection json.RawMessage, draft json.RawMessage, maxProjects int, dataServer string) (Project, error) {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return Project{}, err
@@ -162,7 +176,10 @@ func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine
 	if err := checkProjectLimit(ctx, tx, accountID, maxProjects); err != nil {
 		return Project{}, err
 	}
-	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: engine, Connection: connection, CORS: DefaultCORS()}
+	if dataServer == DefaultServer || engine != EngineManaged {
+		dataServer = ""
+	}
+	p := Project{ID: RandomID(12), AccountID: accountID, Name: name, Engine: engine, Connection: connection, CORS: DefaultCORS(), DataServer: dataServer}
 	if len(draft) == 0 {
 		draft = json.RawMessage(`{"tables": []}`)
 	}
@@ -170,12 +187,13 @@ func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine
 	if len(connection) > 0 {
 		conn = string(connection)
 	}
-	err = tx.QueryRowContext(ctx, `INSERT INTO tablesmith.projects (id, account_id, name, engine, connection, draft)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at, updated_at`, p.ID, accountID, name, engine, conn, string(draft)).Scan(&p.CreatedAt, &p.UpdatedAt)
+	err = tx.QueryRowContext(ctx, `INSERT INTO tablesmith.projects (id, account_id, name, engine, connection, draft, data_server)
+		VALUES ($1, $2, $3, $4, $5, $6, nullif($7, '')) RETURNING created_at, updated_at`,
+		p.ID, accountID, name, engine, conn, string(draft), dataServer).Scan(&p.CreatedAt, &p.UpdatedAt)
 	if err != nil {
 		return Project{}, err
 	}
-	if engine == EngineManaged {
+	if engine == EngineManaged && dataServer == "" {
 		if _, err := tx.ExecContext(ctx, `CREATE SCHEMA `+pq.QuoteIdentifier(SchemaName(p.ID))); err != nil {
 			return Project{}, fmt.Errorf("create project schema: %w", err)
 		}
@@ -212,13 +230,13 @@ const (
 	EngineExternal = "postgres_external"
 )
 
-const projectCols = `id, account_id, name, engine, connection, published_version, cors_allowed_origins, created_at, updated_at`
+const projectCols = `id, account_id, name, engine, connection, published_version, cors_allowed_origins, coalesce(data_server, ''), created_at, updated_at`
 
 func scanProject(sc interface{ Scan(...any) error }) (Project, error) {
 	var p Project
 	var conn []byte
 	var origins []string
-	err := sc.Scan(&p.ID, &p.AccountID, &p.Name, &p.Engine, &conn, &p.PublishedVersion, pq.Array(&origins), &p.CreatedAt, &p.UpdatedAt)
+	err := sc.Scan(&p.ID, &p.AccountID, &p.Name, &p.Engine, &conn, &p.PublishedVersion, pq.Array(&origins), &p.DataServer, &p.CreatedAt, &p.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrNotFound
 	}
@@ -312,23 +330,50 @@ func (s *Store) DeleteProject(ctx context.Context, id string) error {
 	if err := unboundedTx(ctx, tx); err != nil { // dropping a large schema
 		return err
 	}
-	var engine string
-	err = tx.QueryRowContext(ctx, `DELETE FROM tablesmith.projects WHERE id = $1 RETURNING engine`, id).Scan(&engine)
+	var engine, server string
+	err = tx.QueryRowContext(ctx, `DELETE FROM tablesmith.projects WHERE id = $1 RETURNING engine, coalesce(data_server, '')`, id).Scan(&engine, &server)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
 	if err != nil {
 		return err
 	}
-	if engine == EngineManaged {
+	switch {
+	case engine == EngineManaged && server == "":
 		if _, err := tx.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+pq.QuoteIdentifier(SchemaName(id))+` CASCADE`); err != nil {
 			return fmt.Errorf("drop project schema: %w", err)
 		}
+	case engine == EngineManaged:
+		// Its schema is on another server: the drop is listed here, in
+		// the deletion's transaction, runs right after, and is retried
+		// by DropLeftSchemas until it succeeds.
+		if err := leaveSchema(ctx, tx, id, server, "deleted", true); err != nil {
+			return err
+		}
+	}
+	// An old copy a move left goes too, confirmed or not.
+	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.schema_drops SET confirmed = true WHERE project_id = $1`, id); err != nil {
+		return err
 	}
 	if err := events.Notify(ctx, tx, events.ProjectChanged{ProjectID: id}); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// Failing here leaves the listed drops for the sweep: the project is
+	// gone either way.
+	_, _ = s.dropLeftSchemas(ctx, id)
+	return nil
+}
+
+// leaveSchema lists a project schema on a data server to drop
+// (DropLeftSchemas): at once when confirmed, else when a move is.
+func leaveSchema(ctx context.Context, tx *sql.Tx, projectID, server, reason string, confirmed bool) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.schema_drops (project_id, data_server, reason, confirmed)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, data_server) DO UPDATE SET reason = excluded.reason,
+			confirmed = excluded.confirmed, created_at = now()`, projectID, server, reason, confirmed)
+	return err
 }
 
 // Draft returns a project's draft document.

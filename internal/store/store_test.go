@@ -99,7 +99,7 @@ func TestProjectLimitHoldsUnderConcurrentCreates(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			_, results[i] = s.CreateProject(context.Background(), acc.ID, "P", store.EngineManaged, nil, nil, 1)
+			_, results[i] = s.CreateProject(context.Background(), acc.ID, "P", store.EngineManaged, nil, nil, 1, "")
 		}(i)
 	}
 	wg.Wait()

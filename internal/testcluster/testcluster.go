@@ -65,10 +65,16 @@ func Get(t testing.TB) *Cluster {
 // Main runs the package's tests and stops the cluster if one started.
 func Main(m *testing.M) {
 	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop stops the package's cluster if one started (for a TestMain that
+// also needs testpg.Main).
+func Stop() {
 	if shared != nil {
 		shared.Close()
 	}
-	os.Exit(code)
 }
 
 // ErrNoBinaries says the PostgreSQL server binaries are not installed.

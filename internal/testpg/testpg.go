@@ -48,9 +48,13 @@ func URL(t testing.TB) string {
 }
 
 // Main creates a database named after the package for the duration of
-// m.Run and drops it afterwards.
-func Main(m *testing.M, name string) {
-	os.Exit(run(m, name))
+// m.Run and drops it afterwards; then runs after (e.g. testcluster.Stop).
+func Main(m *testing.M, name string, after ...func()) {
+	code := run(m, name)
+	for _, f := range after {
+		f()
+	}
+	os.Exit(code)
 }
 
 func run(m *testing.M, name string) int {

@@ -1,0 +1,212 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/lib/pq"
+
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+// projectServer is where a project's schema is: its data server's name
+// ("" for database_url) and the pool for schema work there.
+func (s *Store) projectServer(ctx context.Context, q queryer, projectID string) (string, *sql.DB, error) {
+	var name string
+	err := q.QueryRowContext(ctx, `SELECT coalesce(data_server, '') FROM tablesmith.projects WHERE id = $1`, projectID).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", s.DB, nil // deleted meanwhile: nothing of it is left on a data server to reach
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	db, err := s.server(name)
+	return name, db, err
+}
+
+// server is the pool for schema work on a data server ("" and
+// DefaultServer: database_url).
+func (s *Store) server(name string) (*sql.DB, error) {
+	if name == "" || name == DefaultServer {
+		return s.DB, nil
+	}
+	if s.Servers == nil {
+		return nil, fmt.Errorf("data server %q is not configured on this node", name)
+	}
+	return s.Servers(name)
+}
+
+// dataVersion is a data server's record of the version its copy of a
+// project's schema has (tablesmith.data_versions).
+type dataVersion struct {
+	Version           int
+	Document, Applied json.RawMessage
+	Indexes           []schema.IndexSpec
+}
+
+// recordDataVersion writes, in the data server's migration transaction,
+// the version the project's schema there now has.
+func recordDataVersion(ctx context.Context, tx *sql.Tx, projectID string, v dataVersion) error {
+	indexes, err := json.Marshal(v.Indexes)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO tablesmith.data_versions (project_id, version, document, applied, indexes)
+		VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (project_id) DO UPDATE SET version = excluded.version, document = excluded.document,
+			applied = excluded.applied, indexes = excluded.indexes, created_at = now()`,
+		projectID, v.Version, string(v.Document), string(v.Applied), string(indexes))
+	return err
+}
+
+// Reconcile rolls the control schema forward when a project's data server
+// committed a migration whose record in the control schema never did (the
+// node stopped between the two commits): the data server's copy is then
+// the truth, and the control schema takes its version. It does nothing
+// for projects on database_url, where both commit as one.
+func (s *Store) Reconcile(ctx context.Context, projectID string) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var server string
+	var current int
+	err = tx.QueryRowContext(ctx, `SELECT coalesce(data_server, ''), published_version FROM tablesmith.projects WHERE id = $1`,
+		projectID).Scan(&server, &current)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && server == "") {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	db, err := s.server(server)
+	if err != nil {
+		return err
+	}
+	var v dataVersion
+	var indexes []byte
+	err = db.QueryRowContext(ctx, `SELECT version, document, applied, indexes FROM tablesmith.data_versions WHERE project_id = $1`,
+		projectID).Scan(&v.Version, &v.Document, &v.Applied, &indexes)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && v.Version <= current) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if v.Version != current+1 {
+		return fmt.Errorf("project %s: data server %s has version %d, the control schema %d", projectID, server, v.Version, current)
+	}
+	if err := json.Unmarshal(indexes, &v.Indexes); err != nil {
+		return err
+	}
+	// Lock the row, then check again: another node may be doing the same.
+	if current, err = lockVersion(ctx, tx, projectID, current); err != nil {
+		if errors.Is(err, ErrStaleVersion) {
+			return nil
+		}
+		return err
+	}
+	if err := recordVersion(ctx, tx, projectID, v.Version, v.Document, v.Applied); err != nil {
+		return err
+	}
+	if err := recordIndexBuilds(ctx, tx, db, projectID, v.Version, v.Indexes); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// DropLeftSchemas drops the project schemas the control schema has let go
+// of on data servers: deleted projects' right away, and old copies of
+// moved projects once an operator confirmed the move. A drop that fails
+// stays listed for the next call.
+func (s *Store) DropLeftSchemas(ctx context.Context) (int, error) { return s.dropLeftSchemas(ctx, "") }
+
+// dropLeftSchemas is DropLeftSchemas for one project, or all ("").
+func (s *Store) dropLeftSchemas(ctx context.Context, projectID string) (int, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT project_id, data_server FROM tablesmith.schema_drops
+		WHERE confirmed AND ($1 = '' OR project_id = $1) ORDER BY created_at`, projectID)
+	if err != nil {
+		return 0, err
+	}
+	type left struct{ project, server string }
+	var all []left
+	for rows.Next() {
+		var l left
+		if err := rows.Scan(&l.project, &l.server); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		all = append(all, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	dropped := 0
+	var firstErr error
+	for _, l := range all {
+		if err := s.dropLeftSchema(ctx, l.project, l.server); err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("drop the schema of project %s on data server %s: %w", l.project, l.server, err)
+			}
+			continue
+		}
+		dropped++
+	}
+	return dropped, firstErr
+}
+
+func (s *Store) dropLeftSchema(ctx context.Context, projectID, server string) error {
+	db, err := s.server(server)
+	if err != nil {
+		return err
+	}
+	if err := cancelBuilderOn(ctx, db, projectID); err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	restore, err := unboundedConn(ctx, conn) // dropping a large schema
+	if err != nil {
+		return err
+	}
+	defer restore()
+	if _, err := conn.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+pq.QuoteIdentifier(SchemaName(projectID))+` CASCADE`); err != nil {
+		return err
+	}
+	if server != DefaultServer {
+		if _, err := conn.ExecContext(ctx, `DELETE FROM tablesmith.data_versions WHERE project_id = $1`, projectID); err != nil {
+			return err
+		}
+	}
+	_, err = s.DB.ExecContext(ctx, `DELETE FROM tablesmith.schema_drops WHERE project_id = $1 AND data_server = $2`, projectID, server)
+	return err
+}
+
+// ServerCounts counts the managed projects on each data server, for
+// placing a new one; database_url's count is under DefaultServer.
+func (s *Store) ServerCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT coalesce(data_server, $2), count(*) FROM tablesmith.projects
+		WHERE engine = $1 GROUP BY 1`, EngineManaged, DefaultServer)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, err
+		}
+		out[name] = n
+	}
+	return out, rows.Err()
+}
