@@ -24,7 +24,7 @@ func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "tablesmith",
 		Usage: "<subcommand>",
-		Short: "Tablesmith operator commands (set-plan, schema apply)",
+		Short: "Tablesmith operator commands (set-plan, schema apply, move-project)",
 		Long: `
 Operator commands for Tablesmith. They work on the PostgreSQL database
 named by --database-url or TABLESMITH_DATABASE_URL.`,
@@ -61,6 +61,7 @@ defined by a plan block in the config given with --config.`,
 			setPlan.Flags().StringP("adapter", "a", "", "Name of the adapter of --config (default: caddyfile for Caddyfiles)")
 			cmd.AddCommand(setPlan)
 			cmd.AddCommand(schemaApplyCommand()) // schema_command.go
+			cmd.AddCommand(moveProjectCommand()) // move_command.go
 		},
 	})
 }

@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +23,7 @@ func schemaApplyCommand() *cobra.Command {
 		Use:   "schema",
 		Short: "Works with a project's schema document",
 	}
-	var projectID, dbURL string
+	var projectID, dbURL, config, adapter string
 	var confirm, dryRun bool
 	apply := &cobra.Command{
 		Use:   "apply --project ID [--confirm-destructive] [--dry-run] FILE",
@@ -61,26 +60,17 @@ once (NOTIFY on tablesmith_events). The exit status is 0 on success,
 			if err != nil {
 				return fmt.Errorf("read schema file: %w", err)
 			}
-			if dbURL == "" {
-				dbURL = os.Getenv("TABLESMITH_DATABASE_URL")
-			}
-			if dbURL == "" {
-				return errors.New("no database: pass --database-url or set TABLESMITH_DATABASE_URL")
-			}
-			db, err := sql.Open("postgres", dbURL)
-			if err != nil {
-				return fmt.Errorf("database URL: %w", err)
-			}
-			defer db.Close()
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			if err := db.PingContext(ctx); err != nil {
-				return fmt.Errorf("connect to PostgreSQL: %w", err)
+			op, err := openOperator(ctx, dbURL, config, adapter)
+			if err != nil {
+				return err
 			}
-			st := &store.Store{DB: db}
-			opt := publish.Options{ConfirmDestructive: confirm, Trigram: store.TrigramAvailable(ctx, db)}
+			defer op.Close()
+			st := op.Store
+			opt := publish.Options{ConfirmDestructive: confirm, Trigram: store.TrigramAvailable(ctx, st.DB)}
 			res, plan, err := publish.Apply(ctx, st, projectID, file, dryRun, opt)
 			if err != nil {
 				c.SilenceUsage = true
@@ -97,6 +87,8 @@ once (NOTIFY on tablesmith_events). The exit status is 0 on success,
 	}
 	apply.Flags().StringVar(&projectID, "project", "", "id of the project (required)")
 	apply.Flags().StringVar(&dbURL, "database-url", "", "PostgreSQL URL of the Tablesmith database (default: $TABLESMITH_DATABASE_URL)")
+	apply.Flags().StringVarP(&config, "config", "c", "", "Caddy config whose tablesmith block names the data servers (needed for projects on one)")
+	apply.Flags().StringVarP(&adapter, "adapter", "a", "", "Name of the adapter of --config (default: caddyfile for Caddyfiles)")
 	apply.Flags().BoolVar(&confirm, "confirm-destructive", false, "apply changes that drop tables or columns or narrow types")
 	apply.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan and what the checks of existing rows find; change nothing")
 	schemaCmd.AddCommand(apply)

@@ -12,6 +12,10 @@ import (
 	"syscall"
 )
 
+// MovedSQLState is raised by the old copy of a project that moved to
+// another data server, for a write that still reached it (move-project).
+const MovedSQLState = "TSMOV"
+
 // Unavailable maps an error that says a dependency could not answer in
 // time (the request's deadline, a statement timeout) or went away (a
 // refused, reset or dropped connection, a server shutting down) to
@@ -28,6 +32,8 @@ func Unavailable(err error) *Error {
 	if errors.As(err, &st) {
 		code := st.SQLState()
 		switch {
+		case code == MovedSQLState:
+			return &Error{Code: CodeUnavailable, Message: "The project is moving to another database server; writes resume within seconds", Cause: err}
 		case code == "57014": // query_canceled: statement_timeout or our deadline
 			return &Error{Code: CodeUnavailable, Message: "The request took too long; try again shortly", Cause: err}
 		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03", code == "53300":

@@ -129,6 +129,9 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 	if err := managed(p); err != nil {
 		return Result{}, err
 	}
+	if p.MovingTo != "" {
+		return Result{}, apierr.New(apierr.CodeConflict, "Project %s is moving to another database server; generate again once the move is done", p.ID)
+	}
 	draft, err := Draft(ctx, st, p.ID)
 	if err != nil {
 		return Result{}, err
@@ -257,6 +260,9 @@ func Refusal(plan schema.Plan, confirmDestructive bool) error {
 func MigrationError(err error) error {
 	if errors.Is(err, store.ErrStaleVersion) {
 		return apierr.New(apierr.CodeConflict, "Another generate published a new version meanwhile; review the plan and generate again")
+	}
+	if errors.Is(err, store.ErrMoving) {
+		return apierr.New(apierr.CodeConflict, "The project is moving to another database server; generate again once the move is done")
 	}
 	var ve *store.ViolationError
 	if errors.As(err, &ve) {

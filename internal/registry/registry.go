@@ -38,6 +38,9 @@ type Entry struct {
 	CORS *cors.Policy
 	// ProjectName titles the OpenAPI document; a rename reloads the entry.
 	ProjectName string
+	// WritesPaused is set while the project moves to another data server
+	// (move-project): reads go on, writes answer 503 with Retry-After.
+	WritesPaused bool
 }
 
 // Loader loads the newest published version of a project.

@@ -1,12 +1,15 @@
 package service_test
 
 import (
+	"context"
 	"database/sql"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testcluster"
@@ -295,4 +298,135 @@ func jsonID(v any) string {
 		return id
 	}
 	return ""
+}
+
+const libraryWithRealtime = `{"tables": [
+	{"name": "authors", "realtime": true, "columns": [
+		{"name": "name", "type": "text", "required": true},
+		{"name": "mentor_id", "type": "integer", "references": {"table": "authors"}}]},
+	{"name": "books", "columns": [
+		{"name": "title", "type": "text", "required": true},
+		{"name": "year", "type": "integer", "index": true},
+		{"name": "author_id", "type": "integer", "references": {"table": "authors"}, "required": true}]}]}`
+
+// TestMoveProjectPausesWritesKeepsReadsAndSwitchesEveryNode: while a
+// project moves from east to west its reads go on and its writes answer
+// 503 with Retry-After on every node; after the switch both nodes serve
+// it from west with every row, ids go on without reuse, the old copy
+// refuses writes until the move is confirmed, and confirming drops it.
+func TestMoveProjectPausesWritesKeepsReadsAndSwitchesEveryNode(t *testing.T) {
+	ts := newTwoServers(t)
+	a, b := ts.node(t, false), ts.node(t, false)
+	control, east, west := open(t, ts.control), open(t, ts.east), open(t, ts.west)
+	p := a.NewProject(libraryWithRealtime)
+	if placement(t, control, p.ID) != "east" {
+		t.Fatal("expected east")
+	}
+	// An author whose mentor comes after them: the copy must not check
+	// foreign keys row by row.
+	first := a.API(p, "POST", "/authors", map[string]any{"name": "Ann"}).Must(t, 201).Data()
+	second := a.API(p, "POST", "/authors", map[string]any{"name": "Bo"}).Must(t, 201).Data()
+	a.API(p, "PATCH", "/authors/"+jsonID(first["id"]), map[string]any{"mentor_id": second["id"]}).Must(t, 200)
+	var lastID float64
+	for i := range 30 {
+		rec := a.API(p, "POST", "/books", map[string]any{"title": "B", "year": 1990 + i, "author_id": first["id"]}).Must(t, 201).Data()
+		lastID = rec["id"].(float64)
+	}
+	a.API(p, "DELETE", "/books/"+jsonID(lastID), nil).Must(t, 200) // the sequence is past the largest id
+
+	var during []string
+	res, err := move.Project(context.Background(), a.Svc.Store, p.ID, "west", move.Options{BeforeSwitch: func() {
+		for _, n := range []*testserver.Server{a, b} {
+			if got := n.API(p, "GET", "/books?count=exact", nil).Must(t, 200); got.Body["meta"].(map[string]any)["total"] != float64(29) {
+				during = append(during, "read during the move: "+string(got.Raw))
+			}
+			w := n.API(p, "POST", "/books", map[string]any{"title": "X", "author_id": first["id"]})
+			if w.Status != http.StatusServiceUnavailable || w.Header.Get("Retry-After") == "" {
+				during = append(during, "write during the move: "+strconv.Itoa(w.Status)+" "+string(w.Raw))
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(during) > 0 {
+		t.Fatal(during)
+	}
+	if res.Rows["books"] != 29 || res.Rows["authors"] != 2 || res.From != "east" || res.To != "west" {
+		t.Fatalf("result: %+v", res)
+	}
+	if placement(t, control, p.ID) != "west" || !tableOn(t, west, p.ID) || !tableOn(t, east, p.ID) {
+		t.Fatal("after the move: placement or copies wrong")
+	}
+	// Both nodes serve it from west at once (the switch is announced).
+	for _, n := range []*testserver.Server{a, b} {
+		rec := n.API(p, "POST", "/books", map[string]any{"title": "After", "author_id": second["id"]}).Must(t, 201).Data()
+		if rec["id"].(float64) <= lastID {
+			t.Fatalf("id %v reuses one at or below %v", rec["id"], lastID)
+		}
+		got := n.API(p, "GET", "/authors/"+jsonID(first["id"]), nil).Must(t, 200).Data()
+		if got["mentor_id"] != second["id"] {
+			t.Fatalf("author after the move: %v", got)
+		}
+	}
+	var onWest int
+	if err := west.QueryRow(`SELECT count(*) FROM ` + store.SchemaName(p.ID) + `.books`).Scan(&onWest); err != nil || onWest != 31 {
+		t.Fatalf("books on west: %d, %v", onWest, err)
+	}
+	// The old copy refuses writes.
+	_, err = east.Exec(`INSERT INTO ` + store.SchemaName(p.ID) + `.authors (name) VALUES ('late')`)
+	if err == nil || !strings.Contains(err.Error(), "moved") {
+		t.Fatalf("a write to the old copy: %v", err)
+	}
+	// A generate after the move migrates west.
+	a.Publish(p.Session, p.ID, strings.Replace(libraryWithRealtime, `{"name": "title", "type": "text", "required": true},`,
+		`{"name": "title", "type": "text", "required": true}, {"name": "pages", "type": "integer"},`, 1))
+	a.API(p, "POST", "/books", map[string]any{"title": "P", "pages": 10, "author_id": first["id"]}).Must(t, 201)
+
+	if n, err := move.Confirm(context.Background(), a.Svc.Store, p.ID); err != nil || n != 1 {
+		t.Fatalf("confirm: %d, %v", n, err)
+	}
+	if tableOn(t, east, p.ID) {
+		t.Fatal("the old copy is still on east after the confirmation")
+	}
+}
+
+// TestAMoveThatCannotFinishResumesWritesOnTheOldCopy: a move to a server
+// that already holds a schema of the project (not one a move left) stops
+// before pausing anything, and a move whose copy fails leaves the
+// project where it was, writable.
+func TestAMoveThatCannotFinishResumesWritesOnTheOldCopy(t *testing.T) {
+	ts := newTwoServers(t)
+	s := ts.node(t, false)
+	control, west := open(t, ts.control), open(t, ts.west)
+	p := s.NewProject(booksSchema)
+	if _, err := west.Exec(`CREATE SCHEMA ` + store.SchemaName(p.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := move.Project(context.Background(), s.Svc.Store, p.ID, "west", move.Options{}); err == nil || !strings.Contains(err.Error(), "already has a schema") {
+		t.Fatalf("move onto a foreign schema: %v", err)
+	}
+	if _, err := west.Exec(`DROP SCHEMA ` + store.SchemaName(p.ID)); err != nil {
+		t.Fatal(err)
+	}
+	// A write in flight that does not end within the lock timeout: the
+	// move gives up, and writes resume on the old copy.
+	s.API(p, "POST", "/books", map[string]any{"title": "A"}).Must(t, 201)
+	east := open(t, ts.east)
+	tx, err := east.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`UPDATE ` + store.SchemaName(p.ID) + `.books SET year = 1 WHERE false`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = move.Project(context.Background(), s.Svc.Store, p.ID, "west", move.Options{LockTimeout: 300 * time.Millisecond})
+	tx.Rollback()
+	if err == nil || !strings.Contains(err.Error(), "writes in flight") {
+		t.Fatalf("move with a write in flight: %v", err)
+	}
+	if placement(t, control, p.ID) != "east" || tableOn(t, west, p.ID) {
+		t.Fatal("a failed move changed the placement or left a copy")
+	}
+	s.API(p, "POST", "/books", map[string]any{"title": "B"}).Must(t, 201)
 }

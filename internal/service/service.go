@@ -565,7 +565,7 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 		return nil, err
 	}
 	e := &registry.Entry{ProjectID: projectID, Version: v.Version, Published: translate.Prepare(schemaName, c), Tables: tables,
-		CORS: cors.Compile(p.CORS.AllowedOrigins), ProjectName: p.Name}
+		CORS: cors.Compile(p.CORS.AllowedOrigins), ProjectName: p.Name, WritesPaused: p.MovingTo != ""}
 	s.renderDocs(e)
 	return e, nil
 }

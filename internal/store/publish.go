@@ -102,6 +102,15 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 	if err != nil {
 		return 0, err
 	}
+	// A move pauses with an update of this row, so under its lock the
+	// pause is either seen here or waits for this migration to commit.
+	var moving bool
+	if err := tx.QueryRowContext(ctx, `SELECT moving_to IS NOT NULL FROM tablesmith.projects WHERE id = $1`, projectID).Scan(&moving); err != nil {
+		return 0, err
+	}
+	if moving {
+		return 0, ErrMoving
+	}
 	next := current + 1
 	server, data, err := s.projectServer(ctx, tx, projectID)
 	if err != nil {

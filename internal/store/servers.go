@@ -9,6 +9,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -209,4 +210,105 @@ func (s *Store) ServerCounts(ctx context.Context) (map[string]int, error) {
 		out[name] = n
 	}
 	return out, rows.Err()
+}
+
+// PauseWrites marks a project as moving to a data server (to, "" for
+// database_url) and tells every node: its writes answer 503 until
+// SwitchServer or ResumeWrites.
+func (s *Store) PauseWrites(ctx context.Context, projectID, to string) error {
+	return s.setMoving(ctx, projectID, nullable(to))
+}
+
+// ResumeWrites ends a pause whose move did not happen.
+func (s *Store) ResumeWrites(ctx context.Context, projectID string) error {
+	return s.setMoving(ctx, projectID, nil)
+}
+
+func (s *Store) setMoving(ctx context.Context, projectID string, to any) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET moving_to = $2 WHERE id = $1`, projectID, to)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	if err := events.Notify(ctx, tx, events.ProjectChanged{ProjectID: projectID}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// SwitchServer records that a project's tables are now on data server to
+// ("" for database_url), ends the pause, lists the old copy on from as
+// left until the move is confirmed (ConfirmMove), and tells every node.
+func (s *Store) SwitchServer(ctx context.Context, projectID, from, to string) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE tablesmith.projects SET data_server = $2, moving_to = NULL, updated_at = now() WHERE id = $1`,
+		projectID, nullable(to)); err != nil {
+		return err
+	}
+	if from == "" {
+		from = DefaultServer
+	}
+	if err := leaveSchema(ctx, tx, projectID, from, "moved", false); err != nil {
+		return err
+	}
+	// A copy left there by an earlier move back is the new home now.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM tablesmith.schema_drops WHERE project_id = $1 AND data_server = $2`,
+		projectID, serverName(to)); err != nil {
+		return err
+	}
+	if err := events.Notify(ctx, tx, events.ProjectChanged{ProjectID: projectID}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// LeftCopy says whether the project's schema on server is an old copy a
+// move left (so a move back may replace it).
+func (s *Store) LeftCopy(ctx context.Context, projectID, server string) (bool, error) {
+	var n int
+	err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM tablesmith.schema_drops WHERE project_id = $1 AND data_server = $2`,
+		projectID, serverName(server)).Scan(&n)
+	return n > 0, err
+}
+
+// ConfirmMove lets the old copies a project's moves left go, and drops
+// them; it returns how many it dropped.
+func (s *Store) ConfirmMove(ctx context.Context, projectID string) (int, error) {
+	res, err := s.DB.ExecContext(ctx, `UPDATE tablesmith.schema_drops SET confirmed = true WHERE project_id = $1 AND reason = 'moved'`, projectID)
+	if err != nil {
+		return 0, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return 0, ErrNotFound
+	}
+	return s.dropLeftSchemas(ctx, projectID)
+}
+
+// ServerOf is the pool for schema work on a data server by name ("" and
+// DefaultServer: database_url).
+func (s *Store) ServerOf(name string) (*sql.DB, error) { return s.server(name) }
+
+func nullable(name string) any {
+	if name == "" || name == DefaultServer {
+		return nil
+	}
+	return name
+}
+
+func serverName(name string) string {
+	if name == "" {
+		return DefaultServer
+	}
+	return name
 }

@@ -58,10 +58,12 @@ type Project struct {
 	PublishedVersion int             `json:"published_version"`
 	// DataServer is the data server that holds a managed project's
 	// tables; "" is database_url (DefaultServer).
-	DataServer string    `json:"-"`
-	CORS       CORS      `json:"cors"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	DataServer string `json:"-"`
+	// MovingTo is set while the project moves to another data server.
+	MovingTo  string    `json:"-"`
+	CORS      CORS      `json:"cors"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // CORS is a project's cross-origin setting (internal/cors).
@@ -221,6 +223,10 @@ func checkProjectLimit(ctx context.Context, tx *sql.Tx, accountID int64, maxProj
 	return nil
 }
 
+// ErrMoving is returned by PublishMigration for a project that is moving
+// to another data server.
+var ErrMoving = errors.New("the project is moving to another data server")
+
 // ErrLimit is returned when the account's plan allows no more projects.
 var ErrLimit = errors.New("plan limit reached")
 
@@ -230,13 +236,13 @@ const (
 	EngineExternal = "postgres_external"
 )
 
-const projectCols = `id, account_id, name, engine, connection, published_version, cors_allowed_origins, coalesce(data_server, ''), created_at, updated_at`
+const projectCols = `id, account_id, name, engine, connection, published_version, cors_allowed_origins, coalesce(data_server, ''), coalesce(moving_to, ''), created_at, updated_at`
 
 func scanProject(sc interface{ Scan(...any) error }) (Project, error) {
 	var p Project
 	var conn []byte
 	var origins []string
-	err := sc.Scan(&p.ID, &p.AccountID, &p.Name, &p.Engine, &conn, &p.PublishedVersion, pq.Array(&origins), &p.DataServer, &p.CreatedAt, &p.UpdatedAt)
+	err := sc.Scan(&p.ID, &p.AccountID, &p.Name, &p.Engine, &conn, &p.PublishedVersion, pq.Array(&origins), &p.DataServer, &p.MovingTo, &p.CreatedAt, &p.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, ErrNotFound
 	}

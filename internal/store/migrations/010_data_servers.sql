@@ -2,6 +2,9 @@
 -- A managed project's tables live on the data server named here; NULL is
 -- database_url itself, where every project lived before data servers.
 ALTER TABLE tablesmith.projects ADD COLUMN data_server text;
+-- Set while move-project copies the project to another data server: the
+-- nodes then refuse its writes (503, Retry-After) and keep serving reads.
+ALTER TABLE tablesmith.projects ADD COLUMN moving_to text;
 
 -- Written on a data server, in the transaction that migrates a project's
 -- schema there: the version that schema now has. The control schema
