@@ -29,6 +29,13 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		replica_url {env.TABLESMITH_REPLICA_URL}
 		replica_url postgres://reader@10.0.0.3:5432/tablesmith
 		max_replica_lag 500ms
+		data_server east {
+			url {env.TABLESMITH_EAST_URL}
+			replica_url postgres://reader@10.0.1.3:5432/tablesmith
+		}
+		data_server west-2 {
+			url postgres://ts@10.0.2.2:5432/tablesmith
+		}
 		plan free {
 			rate 100/hour
 			projects 1
@@ -50,6 +57,8 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 		ExportTimeout: caddy.Duration(15 * time.Minute), RealtimeRetention: caddy.Duration(30 * time.Minute),
 		ReplicaURLs:   []string{"{env.TABLESMITH_REPLICA_URL}", "postgres://reader@10.0.0.3:5432/tablesmith"},
 		MaxReplicaLag: caddy.Duration(500 * time.Millisecond),
+		DataServers: []DataServerConfig{{Name: "east", URL: "{env.TABLESMITH_EAST_URL}", ReplicaURLs: []string{"postgres://reader@10.0.1.3:5432/tablesmith"}},
+			{Name: "west-2", URL: "postgres://ts@10.0.2.2:5432/tablesmith"}},
 		Plans: map[string]PlanConfig{"free": {RatePerHour: 100, Projects: 1},
 			"team": {RatePerHour: 3000, Projects: -1, StatementTimeout: caddy.Duration(8 * time.Second), RealtimeStreams: new(int)}}}
 	got, _ := json.Marshal(a)
@@ -83,6 +92,9 @@ func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
 		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},
 		"two replica urls":    {"tablesmith {\nreplica_url a b\n}", `replica_url takes exactly one URL`},
 		"bad replica lag":     {"tablesmith {\nmax_replica_lag 5ms\n}", `max_replica_lag: "5ms" is not a duration of at least 100ms`},
+		"data server no url":  {"tablesmith {\ndata_server east {\nreplica_url x\n}\n}", `data_server east needs a url`},
+		"data server no name": {"tablesmith {\ndata_server {\nurl x\n}\n}", `data_server takes a name and a block`},
+		"data server key":     {"tablesmith {\ndata_server east {\nhost x\n}\n}", `data_server east: unknown option "host"`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -202,5 +214,38 @@ func TestReplicaURLsResolvePlaceholdersAtProvision(t *testing.T) {
 	empty := &App{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", ReplicaURLs: []string{"{env.TS_TEST_UNSET_REPLICA}"}}
 	if err := empty.Provision(ctx); err == nil || !strings.Contains(err.Error(), "replica_url 1 is empty") {
 		t.Fatalf("an empty replica_url: %v", err)
+	}
+}
+
+// TestDataServersResolvePlaceholdersAndAreCheckedAtProvision: a data
+// server's URLs are {env.*} placeholders resolved at provision, its
+// replica is watched like database_url's, and a bad name, a duplicate or
+// an empty URL stops the config.
+func TestDataServersResolvePlaceholdersAndAreCheckedAtProvision(t *testing.T) {
+	t.Setenv("TS_TEST_EAST_URL", "postgres://ts@127.0.0.1:1/east?sslmode=disable")
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	a := &App{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable",
+		DataServers: []DataServerConfig{{Name: "east", URL: "{env.TS_TEST_EAST_URL}", ReplicaURLs: []string{"postgres://r@127.0.0.1:4/east-replica?sslmode=disable"}}}}
+	if err := a.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.Cleanup() }()
+	if st, _ := a.Service().ReplicaStats(); len(st) != 1 || st[0].Name != "127.0.0.1:4/east-replica" {
+		t.Fatalf("replicas of the provisioned service: %+v", st)
+	}
+	for name, c := range map[string]struct {
+		servers []DataServerConfig
+		want    string
+	}{
+		"reserved":  {[]DataServerConfig{{Name: "default", URL: "postgres://x"}}, `data_server "default"`},
+		"bad name":  {[]DataServerConfig{{Name: "eu west", URL: "postgres://x"}}, `data_server "eu west"`},
+		"duplicate": {[]DataServerConfig{{Name: "a", URL: "postgres://x"}, {Name: "a", URL: "postgres://y"}}, `data_server a is defined twice`},
+		"empty url": {[]DataServerConfig{{Name: "a", URL: "{env.TS_TEST_UNSET_URL}"}}, `data_server a: url is empty`},
+	} {
+		bad := &App{DatabaseURL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", DataServers: c.servers}
+		if err := bad.Provision(ctx); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
 }

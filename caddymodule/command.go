@@ -24,7 +24,7 @@ func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "tablesmith",
 		Usage: "<subcommand>",
-		Short: "Tablesmith operator commands (set-plan, schema apply, move-project)",
+		Short: "Tablesmith operator commands (set-plan, schema apply, create-project, move-project)",
 		Long: `
 Operator commands for Tablesmith. They work on the PostgreSQL database
 named by --database-url or TABLESMITH_DATABASE_URL.`,
@@ -60,8 +60,9 @@ defined by a plan block in the config given with --config.`,
 			setPlan.Flags().StringP("config", "c", "", "Caddy config whose tablesmith block defines the plans (and database_url)")
 			setPlan.Flags().StringP("adapter", "a", "", "Name of the adapter of --config (default: caddyfile for Caddyfiles)")
 			cmd.AddCommand(setPlan)
-			cmd.AddCommand(schemaApplyCommand()) // schema_command.go
-			cmd.AddCommand(moveProjectCommand()) // move_command.go
+			cmd.AddCommand(schemaApplyCommand())   // schema_command.go
+			cmd.AddCommand(moveProjectCommand())   // move_command.go
+			cmd.AddCommand(createProjectCommand()) // move_command.go
 		},
 	})
 }

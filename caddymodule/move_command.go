@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -109,12 +110,89 @@ cut off by a crash leaves writes paused: --resume-writes ends the pause.`,
 	return cmd
 }
 
+// createProjectCommand is `caddy tablesmith create-project`: an
+// operator creates a managed project for an account on a data server of
+// their choice (the dashboard places it on the one with the fewest).
+func createProjectCommand() *cobra.Command {
+	var owner, name, server, dbURL, config, adapter string
+	cmd := &cobra.Command{
+		Use:   "create-project --owner EMAIL --name NAME [--data-server SERVER] --config Caddyfile",
+		Short: "Creates a project for an account, on a chosen data server",
+		Long: `
+Creates a managed project owned by the account with this e-mail, with its
+tables on the data server named by --data-server (a data_server block of
+--config, or "default" for database_url). Without --data-server the
+project goes where the dashboard would put it: the data server with the
+fewest projects, or database_url when none is configured. The owner's
+plan limit on projects does not apply to an operator. Prints the id.`,
+		Example: "caddy tablesmith create-project --owner ann@example.com --name Shop --data-server east --config Caddyfile",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if owner == "" || name == "" {
+				return errors.New("--owner and --name are required")
+			}
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			op, err := openOperator(ctx, dbURL, config, adapter)
+			if err != nil {
+				return err
+			}
+			defer op.Close()
+			acc, err := op.Store.AccountByEmail(ctx, owner)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no account with the e-mail %s", owner)
+			}
+			if err != nil {
+				return err
+			}
+			if server == "" {
+				server = op.fewest(ctx)
+			}
+			if _, err := op.Store.ServerOf(server); err != nil {
+				return err
+			}
+			p, err := op.Store.CreateProject(ctx, acc.ID, name, store.EngineManaged, nil, nil, -1, server)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "%s\n", p.ID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&owner, "owner", "", "E-mail of the account that owns the project")
+	cmd.Flags().StringVar(&name, "name", "", "Project name")
+	cmd.Flags().StringVar(&server, "data-server", "", "Data server for its tables (a data_server name, or default)")
+	cmd.Flags().StringVar(&dbURL, "database-url", "", "PostgreSQL URL of the Tablesmith database (default: $TABLESMITH_DATABASE_URL, then --config's)")
+	cmd.Flags().StringVarP(&config, "config", "c", "", "Caddy config whose tablesmith block names the data servers")
+	cmd.Flags().StringVarP(&adapter, "adapter", "a", "", "Name of the adapter of --config (default: caddyfile for Caddyfiles)")
+	return cmd
+}
+
 // operator is what an operator command works on: the control schema and
 // the data servers of the config.
 type operator struct {
 	Store    *store.Store
 	pools    []*sql.DB
 	replicas map[string][]string
+	servers  []string // the config's data servers, by name
+}
+
+// fewest is the data server the dashboard would place a new project on:
+// the config's with the fewest projects, else database_url.
+func (o *operator) fewest(ctx context.Context) string {
+	counts, err := o.Store.ServerCounts(ctx)
+	best := store.DefaultServer
+	if err != nil {
+		return best
+	}
+	for i, n := range o.servers {
+		if i == 0 || counts[n] < counts[best] {
+			best = n
+		}
+	}
+	return best
 }
 
 func (o *operator) Close() {
@@ -169,10 +247,21 @@ func openOperator(ctx context.Context, dbURL, configFile, adapter string) (*oper
 		}
 		op.pools = append(op.pools, pool)
 		byName[ds.Name] = pool
+		op.servers = append(op.servers, ds.Name)
 		op.replicas[ds.Name] = ds.ReplicaURLs
 	}
+	sort.Strings(op.servers)
+	migrated := map[string]bool{}
 	op.Store.Servers = func(name string) (*sql.DB, error) {
 		if db, ok := byName[name]; ok {
+			// A data server no node has started with yet lacks the
+			// tablesmith schema; migrating is idempotent.
+			if !migrated[name] {
+				if err := store.Migrate(ctx, db); err != nil {
+					return nil, fmt.Errorf("data_server %s: %w", name, err)
+				}
+				migrated[name] = true
+			}
 			return db, nil
 		}
 		hint := ""

@@ -519,6 +519,9 @@ func recordVersion(ctx context.Context, st *store.Store, tx *sql.Tx, p store.Pro
 // refuseWrites makes the old copy's tables refuse every write with
 // apierr.MovedSQLState, which the API answers 503 (try again).
 func refuseWrites(ctx context.Context, tx *sql.Tx, ns string, tables []string) error {
+	if len(tables) == 0 {
+		return nil // never generated: there is no schema to write to
+	}
 	fn := rel(ns, "_moved_refuse")
 	stmts := []string{`CREATE OR REPLACE FUNCTION ` + fn + `() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
