@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -50,8 +51,12 @@ type Config struct {
 	// SequenceEvery is how often the node numbers its subscribed
 	// projects' new changes (DefaultSequenceEvery).
 	SequenceEvery time.Duration
-	Logger        *slog.Logger
-	Now           func() time.Time
+	// Reads sends catch-up reads of the change log to read replicas
+	// (nil: the primary); a replica serves a range only once it has
+	// replayed the range's last change.
+	Reads  apihttp.ReadRouter
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // Hub is one node's realtime state: the newest sequence number it has

@@ -15,11 +15,13 @@ import (
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/testcluster"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
-func TestMain(m *testing.M) { testpg.Main(m, "realtime") }
+func TestMain(m *testing.M) { testpg.Main(m, "realtime", testcluster.Stop) }
 
 // rtSchema has a realtime table with the columns whose rendering matters
 // (hidden password, decimal, timestamp), an owner-scoped realtime table,
@@ -467,4 +469,45 @@ func TestALogoutAndAPlanWithoutStreamsEndTheStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	ended(st, "FORBIDDEN")
+}
+
+// TestCatchUpReadsGoToAReplicaThatHasReplayedThem: with a read replica,
+// a stream's reads of the change log run there, and a replica that has
+// not replayed a change yet (replay paused) does not hold it back: the
+// read goes to the primary and the event arrives.
+func TestCatchUpReadsGoToAReplicaThatHasReplayedThem(t *testing.T) {
+	c := testcluster.Get(t)
+	s := testserver.New(t, testserver.WithConfig(func(cfg *service.Config) {
+		cfg.DatabaseURL = c.PrimaryURL(testcluster.Database)
+		cfg.ReplicaURLs = []string{c.ReplicaURL(testcluster.Database)}
+		cfg.MaxReplicaLag = 30 * time.Second // stays in while paused: the range check must do the work
+	}))
+	p := s.NewProject(rtSchema)
+	deadline := time.Now().Add(10 * time.Second)
+	for st, _ := s.Svc.ReplicaStats(); len(st) != 1 || !st[0].Up; st, _ = s.Svc.ReplicaStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("replica not up: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stream := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
+	reads := func() uint64 { st, _ := s.Svc.ReplicaStats(); return st[0].Reads }
+	before := reads()
+	for i := range 5 {
+		s.API(p, "POST", "/posts", map[string]any{"title": fmt.Sprint("r", i)}).Must(t, 201)
+		if ev := stream.next(t); record(ev)["title"] != fmt.Sprint("r", i) {
+			t.Fatalf("event %d: %+v", i, ev)
+		}
+	}
+	if reads() == before {
+		t.Fatal("no change-log read ran on the replica")
+	}
+	if err := c.Exec(c.ReplicaURL("postgres"), `SELECT pg_wal_replay_pause()`); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Exec(c.ReplicaURL("postgres"), `SELECT pg_wal_replay_resume()`) }()
+	s.API(p, "POST", "/posts", map[string]any{"title": "while paused"}).Must(t, 201)
+	if ev := stream.next(t); record(ev)["title"] != "while paused" {
+		t.Fatalf("event while the replica is paused: %+v", ev)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/translate"
 )
@@ -294,7 +295,7 @@ func (st *stream) catchUp(ctx context.Context) error {
 		to := min(head, st.cursor+batchSize)
 		var batch []delivery
 		for _, tf := range st.tables {
-			rows, err := st.hub.read(ctx, st.db, tf, st.cursor, to)
+			rows, err := st.readRange(ctx, tf, st.cursor, to)
 			if err != nil {
 				return err
 			}
@@ -331,11 +332,43 @@ func (st *stream) catchUp(ctx context.Context) error {
 	}
 }
 
+// errBehind says a replica has not replayed a range's last change yet.
+var errBehind = errors.New("the replica has not replayed the range yet")
+
+// readRange reads one table's changes in (from, to] on a read replica
+// that has replayed change to, else on the primary.
+func (st *stream) readRange(ctx context.Context, tf tableFeed, from, to int64) ([]change, error) {
+	primary := st.rt.Entry.Tables
+	if st.hub.cfg.Reads == nil || primary == nil || primary.DB() != st.db {
+		return st.hub.read(ctx, st.db, tf, from, to)
+	}
+	var out []change
+	err := st.hub.cfg.Reads.Read(ctx, primary, "", func(ctx context.Context, s *pgexec.Statements) error {
+		db := s.DB()
+		if s != primary {
+			head, err := logHead(ctx, db, st.schemaName)
+			if err != nil {
+				return err
+			}
+			if head < to {
+				return errBehind
+			}
+		}
+		var err error
+		out, err = st.hub.read(ctx, db, tf, from, to)
+		return err
+	})
+	if errors.Is(err, errBehind) {
+		return st.hub.read(ctx, st.db, tf, from, to)
+	}
+	return out, err
+}
+
 // read runs one table's change read for the range (from, to]; streams
 // whose read is the same statement with the same arguments share it.
 func (hub *Hub) read(ctx context.Context, db *sql.DB, tf tableFeed, from, to int64) ([]change, error) {
 	args := append(slices.Clone(tf.read.Args), tf.name, from, to)
-	key := fmt.Sprintf("%s\x00%v", tf.read.SQL, args)
+	key := fmt.Sprintf("%p\x00%s\x00%v", db, tf.read.SQL, args)
 	v, err, _ := hub.reads.Do(key, func() (any, error) {
 		rows, err := db.QueryContext(ctx, tf.read.SQL, args...)
 		if err != nil {

@@ -20,6 +20,7 @@ func (s *Service) wireRealtime() error {
 		Streams:   s.realtimeStreams,
 		Events:    s.countRealtimeEvents,
 		Retention: s.cfg.RealtimeRetention,
+		Reads:     s.apiDeps.Replicas,
 		Logger:    s.log,
 		Now:       s.cfg.Now,
 	})
