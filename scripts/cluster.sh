@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole topology on one machine, to try it: a PostgreSQL primary and a
-# streaming replica (private, under .data/cluster/), Redis, three Caddy
-# nodes with Tablesmith (ports 8081-8083, each with the replica for reads)
+# streaming replica (private, under .data/cluster/), a second PostgreSQL
+# server, Redis, three Caddy nodes with Tablesmith (ports 8081-8083, each
+# with two data servers: "one", the primary's database with the replica
+# for reads, and "two", the second server)
 # and a Caddy load balancer on http://localhost:8080 that health-checks the
 # nodes on /api/ready. Ctrl-C stops everything it started; the data stays
 # in .data/cluster/ for the next run (rm -rf .data/cluster to start over).
@@ -24,6 +26,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 primary_port=${TABLESMITH_CLUSTER_PRIMARY_PORT:-54401}
 replica_port=${TABLESMITH_CLUSTER_REPLICA_PORT:-54402}
+two_port=${TABLESMITH_CLUSTER_TWO_PORT:-54403}
 redis_port=${TABLESMITH_CLUSTER_REDIS_PORT:-56379}
 pg() { "${as_owner[@]}" "$bindir/$@"; }
 
@@ -34,6 +37,7 @@ stop() {
 	wait 2>/dev/null || true
 	pg pg_ctl -D "$base/replica" -m fast -w stop >/dev/null 2>&1 || true
 	pg pg_ctl -D "$base/primary" -m fast -w stop >/dev/null 2>&1 || true
+	pg pg_ctl -D "$base/two" -m fast -w stop >/dev/null 2>&1 || true
 }
 trap stop EXIT
 trap 'exit 130' INT TERM
@@ -53,19 +57,42 @@ fi
 pg pg_ctl -D "$base/replica" status >/dev/null 2>&1 ||
 	pg pg_ctl -D "$base/replica" -l "$base/replica.log" -w -o "-p $replica_port -k $base -c listen_addresses=127.0.0.1" start >/dev/null
 
+if [ ! -f "$base/two/PG_VERSION" ]; then
+	echo "cluster: initialising the second data server in $base/two" >&2
+	pg initdb -D "$base/two" -U postgres --auth=trust --encoding=UTF8 >/dev/null
+fi
+pg pg_ctl -D "$base/two" status >/dev/null 2>&1 ||
+	pg pg_ctl -D "$base/two" -l "$base/two.log" -w -o "-p $two_port -k $base -c listen_addresses=127.0.0.1" start >/dev/null
+"$bindir/psql" -h 127.0.0.1 -p "$two_port" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'tablesmith'" postgres | grep -q 1 ||
+	"$bindir/psql" -h 127.0.0.1 -p "$two_port" -U postgres -qc "CREATE DATABASE tablesmith" postgres
+
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no >"$base/redis.log" 2>&1 &
 pids+=($!)
 
 make -s caddy dashboard
-# The nodes' Caddyfile: Caddyfile.example with the replica line switched on.
-sed -e 's|# replica_url {env.TABLESMITH_REPLICA_URL}|replica_url {env.TABLESMITH_REPLICA_URL}|' Caddyfile.example >"$base/Caddyfile.node"
+# The nodes' Caddyfile: Caddyfile.example with the replica line and the
+# two data servers switched on.
+sed -e 's|# replica_url {env.TABLESMITH_REPLICA_URL}|replica_url {env.TABLESMITH_REPLICA_URL}|' \
+	-e '/# data_server one {/,/# }/ s|# ||' -e '/# data_server two {/,/# }/ s|# ||' \
+	Caddyfile.example >"$base/Caddyfile.node"
+grep -q '^[[:space:]]*data_server two {' "$base/Caddyfile.node" || { echo "cluster: Caddyfile.example lacks the data_server lines" >&2; exit 1; }
 secret=${TABLESMITH_SECRET:-cluster-demo-secret-change-me}
+# The URLs every node (and an operator command) uses, in a file to source.
+cat >"$base/env" <<ENV
+TABLESMITH_DATABASE_URL=postgres://postgres@127.0.0.1:$primary_port/tablesmith?sslmode=disable
+TABLESMITH_REPLICA_URL=postgres://postgres@127.0.0.1:$replica_port/tablesmith?sslmode=disable
+TABLESMITH_DATA_ONE_URL=postgres://postgres@127.0.0.1:$primary_port/tablesmith?sslmode=disable
+TABLESMITH_DATA_ONE_REPLICA_URL=postgres://postgres@127.0.0.1:$replica_port/tablesmith?sslmode=disable
+TABLESMITH_DATA_TWO_URL=postgres://postgres@127.0.0.1:$two_port/tablesmith?sslmode=disable
+TABLESMITH_REDIS_URL=redis://127.0.0.1:$redis_port/0
+ENV
+set -a
+. "$base/env"
+set +a
 for n in 1 2 3; do
 	mkdir -p "$base/node$n"
 	TABLESMITH_ADDR="http://localhost:808$n" TABLESMITH_CADDY_ADMIN=off TABLESMITH_SECRET="$secret" \
-		TABLESMITH_DATABASE_URL="postgres://postgres@127.0.0.1:$primary_port/tablesmith?sslmode=disable" \
-		TABLESMITH_REPLICA_URL="postgres://postgres@127.0.0.1:$replica_port/tablesmith?sslmode=disable" \
-		TABLESMITH_REDIS_URL="redis://127.0.0.1:$redis_port/0" TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" \
+		TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" \
 		XDG_DATA_HOME="$base/node$n" XDG_CONFIG_HOME="$base/node$n" \
 		./caddy run --config "$base/Caddyfile.node" --adapter caddyfile >"$base/node$n.log" 2>&1 &
 	pids+=($!)
@@ -90,7 +117,9 @@ for _ in $(seq 60); do curl -sf http://localhost:8080/api/ready >/dev/null && br
 curl -sf http://localhost:8080/api/ready >/dev/null || { echo "cluster: the load balancer does not answer; logs in $base" >&2; exit 1; }
 cat >&2 <<MSG
 cluster: Tablesmith on http://localhost:8080 (load balancer) over nodes :8081 :8082 :8083,
-  PostgreSQL primary :$primary_port and streaming replica :$replica_port (reads), Redis :$redis_port.
+  PostgreSQL primary :$primary_port and streaming replica :$replica_port (reads), second data
+  server :$two_port, Redis :$redis_port. New projects alternate between data servers one and two;
+  Move a project: (set -a; . $base/env; ./caddy tablesmith move-project --project ID --to two --config $base/Caddyfile.node)
   Logs in $base/*.log. Ctrl-C stops everything.
 MSG
 wait

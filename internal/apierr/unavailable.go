@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // MovedSQLState is raised by the old copy of a project that moved to
@@ -33,7 +34,7 @@ func Unavailable(err error) *Error {
 		code := st.SQLState()
 		switch {
 		case code == MovedSQLState:
-			return &Error{Code: CodeUnavailable, Message: "The project is moving to another database server; writes resume within seconds", Cause: err}
+			return &Error{Code: CodeUnavailable, Message: "The project is moving to another database server; writes resume within seconds", Cause: err, RetryAfter: 2 * time.Second}
 		case code == "57014": // query_canceled: statement_timeout or our deadline
 			return &Error{Code: CodeUnavailable, Message: "The request took too long; try again shortly", Cause: err}
 		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03", code == "53300":

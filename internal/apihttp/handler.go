@@ -276,8 +276,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error
 	if entry.WritesPaused && r.Method != http.MethodGet && r.Method != http.MethodHead {
 		// A move to another data server (docs/deployment.md): reads go
 		// on from the old copy; writes wait for the new one.
-		w.Header().Set("Retry-After", "2")
-		return apierr.New(apierr.CodeUnavailable, "The project is moving to another database server; writes resume within seconds")
+		e := apierr.New(apierr.CodeUnavailable, "The project is moving to another database server; writes resume within seconds")
+		e.RetryAfter = 2 * time.Second
+		return e
 	}
 	err = h.serveTable(w, r, rt)
 	if errors.Is(err, pgexec.ErrSchemaChanged) {

@@ -15,6 +15,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/testcluster"
 	"github.com/tablesmith/tablesmith/internal/testpg"
@@ -509,5 +510,39 @@ func TestCatchUpReadsGoToAReplicaThatHasReplayedThem(t *testing.T) {
 	s.API(p, "POST", "/posts", map[string]any{"title": "while paused"}).Must(t, 201)
 	if ev := stream.next(t); record(ev)["title"] != "while paused" {
 		t.Fatalf("event while the replica is paused: %+v", ev)
+	}
+}
+
+// TestAStreamFollowsItsProjectToAnotherDataServer: a stream open while
+// its project moves (move-project) goes on from the new server, with
+// event ids that continue where the old server's ended.
+func TestAStreamFollowsItsProjectToAnotherDataServer(t *testing.T) {
+	control, a, b := testpg.NewDatabase(t), testpg.NewDatabase(t), testpg.NewDatabase(t)
+	s := testserver.New(t, testserver.WithConfig(func(cfg *service.Config) {
+		cfg.DatabaseURL = control
+		cfg.DataServers = []service.DataServer{{Name: "a", URL: a}, {Name: "b", URL: b}}
+	}))
+	p := s.NewProject(rtSchema) // on a: the first by name
+	stream := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
+	s.API(p, "POST", "/posts", map[string]any{"title": "before"}).Must(t, 201)
+	first := stream.next(t)
+	if record(first)["title"] != "before" {
+		t.Fatalf("before the move: %+v", first)
+	}
+	if _, err := move.Project(context.Background(), s.Svc.Store, p.ID, "b", move.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// The switch reaches the node by NOTIFY: until then a write answers
+	// 503 with Retry-After, as a client would retry.
+	deadline := time.Now().Add(5 * time.Second)
+	for r := s.API(p, "POST", "/posts", map[string]any{"title": "after"}); r.Status != 201; r = s.API(p, "POST", "/posts", map[string]any{"title": "after"}) {
+		if r.Status != 503 || time.Now().After(deadline) {
+			t.Fatalf("write after the move: %d %s", r.Status, r.Raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ev := stream.next(t)
+	if record(ev)["title"] != "after" || ev.ID <= first.ID {
+		t.Fatalf("after the move: %+v (first id %d)", ev, first.ID)
 	}
 }

@@ -418,6 +418,11 @@ func (st *stream) recheck(ctx context.Context) error {
 		}
 		st.tables, st.version, st.rt.Principal = tables, entry.Version, again.Principal
 	}
+	if entry.Tables != nil && entry.Tables.DB() != st.db {
+		// The project moved to another data server (move-project): its
+		// change log, numbers and all, is read there from now on.
+		st.db, st.rt.Entry = entry.Tables.DB(), entry
+	}
 	limit, err := st.hub.cfg.Streams(ctx, st.rt.ProjectID)
 	if err != nil {
 		return transient(err)

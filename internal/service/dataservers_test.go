@@ -358,9 +358,10 @@ func TestMoveProjectPausesWritesKeepsReadsAndSwitchesEveryNode(t *testing.T) {
 	if placement(t, control, p.ID) != "west" || !tableOn(t, west, p.ID) || !tableOn(t, east, p.ID) {
 		t.Fatal("after the move: placement or copies wrong")
 	}
-	// Both nodes serve it from west at once (the switch is announced).
+	// Both nodes serve it from west once the switch's NOTIFY reaches
+	// them; until then a write answers 503 with Retry-After.
 	for _, n := range []*testserver.Server{a, b} {
-		rec := n.API(p, "POST", "/books", map[string]any{"title": "After", "author_id": second["id"]}).Must(t, 201).Data()
+		rec := writeRetrying(t, n, p, "/books", map[string]any{"title": "After", "author_id": second["id"]}).Data()
 		if rec["id"].(float64) <= lastID {
 			t.Fatalf("id %v reuses one at or below %v", rec["id"], lastID)
 		}
@@ -429,4 +430,21 @@ func TestAMoveThatCannotFinishResumesWritesOnTheOldCopy(t *testing.T) {
 		t.Fatal("a failed move changed the placement or left a copy")
 	}
 	s.API(p, "POST", "/books", map[string]any{"title": "B"}).Must(t, 201)
+}
+
+// writeRetrying creates a record as a client honouring Retry-After does:
+// again after a 503, for up to 5 s.
+func writeRetrying(t *testing.T, s *testserver.Server, p *testserver.Project, path string, body any) *testserver.Response {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := s.API(p, "POST", path, body)
+		if r.Status == http.StatusCreated {
+			return r
+		}
+		if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || time.Now().After(deadline) {
+			t.Fatalf("write: %d %s", r.Status, r.Raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
