@@ -398,7 +398,10 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, relation string, cols []st
 	if _, err := dst.ExecContext(ctx, `DELETE FROM `+relation); err != nil {
 		return 0, err
 	}
-	rows, err := src.QueryContext(ctx, `SELECT to_jsonb(t) FROM `+relation+` t`)
+	// The alias is quoted upper case, which no column name can be
+	// (schema names are lower case): to_jsonb of a column named like
+	// the alias would copy that column instead of the row.
+	rows, err := src.QueryContext(ctx, `SELECT to_jsonb("Row") FROM `+relation+` AS "Row"`)
 	if err != nil {
 		return 0, err
 	}

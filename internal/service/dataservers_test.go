@@ -307,6 +307,7 @@ const libraryWithRealtime = `{"tables": [
 	{"name": "books", "columns": [
 		{"name": "title", "type": "text", "required": true},
 		{"name": "year", "type": "integer", "index": true},
+		{"name": "t", "type": "text"},
 		{"name": "author_id", "type": "integer", "references": {"table": "authors"}, "required": true}]}]}`
 
 // TestMoveProjectPausesWritesKeepsReadsAndSwitchesEveryNode: while a
