@@ -233,6 +233,12 @@ func (s *Store) NextBuildDue(ctx context.Context) (time.Duration, bool, error) {
 // finishLockKey is the advisory lock Finish holds while it runs.
 func finishLockKey(schemaName string) string { return "tablesmith-finish:" + schemaName }
 
+// rowsDB runs the statements of the builds' rows: a *sql.DB or *sql.Conn.
+type rowsDB interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // buildLockKey is the advisory lock held by whoever builds a project's
 // indexes: builds of one project run one after another on one node, and
 // a builder that dies releases it with its connection.
@@ -300,8 +306,15 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 		return false, err // a generate is finishing: its kick comes next
 	}
 	defer turn.Release()
+	// The builds' rows go through the build's own connection when the
+	// project is on database_url: a builder whose connection dies (its
+	// node died) then leaves its row building, for the next to take over.
+	var book rowsDB = s.DB
+	if data == s.DB {
+		book = conn
+	}
 	for {
-		more, err := s.buildNext(ctx, conn, projectID, opt)
+		more, err := s.buildNext(ctx, conn, book, projectID, opt)
 		if err != nil {
 			return true, err
 		}
@@ -314,10 +327,10 @@ func (s *Store) BuildIndexes(ctx context.Context, projectID string, opt BuildOpt
 
 // buildNext builds the project's next due index; more is false when none
 // was due.
-func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string, opt BuildOptions) (more bool, err error) {
+func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, book rowsDB, projectID string, opt BuildOptions) (more bool, err error) {
 	var version, attempts int
 	var name, create, drop, retire string
-	err = s.DB.QueryRowContext(ctx, `UPDATE tablesmith.index_builds b SET state = 'building', attempts = attempts + 1, updated_at = now()
+	err = book.QueryRowContext(ctx, `UPDATE tablesmith.index_builds b SET state = 'building', attempts = attempts + 1, updated_at = now()
 			FROM (SELECT version, name FROM tablesmith.index_builds
 			      WHERE project_id = $1 AND state IN ('pending', 'building') AND next_try_at <= now()
 			      ORDER BY version, table_name, column_name, name LIMIT 1) n
@@ -344,14 +357,14 @@ func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, projectID string,
 		return false, ctx.Err()
 	}
 	if buildErr == nil {
-		_, err = s.DB.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'ready', error = '', updated_at = now()
+		_, err = book.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'ready', error = '', updated_at = now()
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name)
 	} else if attempts >= opt.MaxAttempts {
-		_, err = s.DB.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'failed', error = $4, updated_at = now()
+		_, err = book.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'failed', error = $4, updated_at = now()
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name, buildErr.Error())
 	} else {
 		wait := opt.Backoff << (attempts - 1)
-		_, err = s.DB.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'pending', error = $4, updated_at = now(),
+		_, err = book.ExecContext(ctx, `UPDATE tablesmith.index_builds SET state = 'pending', error = $4, updated_at = now(),
 				next_try_at = now() + make_interval(secs => $5)
 				WHERE project_id = $1 AND version = $2 AND name = $3 AND state = 'building'`, projectID, version, name, buildErr.Error(), wait.Seconds())
 	}
