@@ -290,7 +290,7 @@ func frontedKeyRefusal(c *schema.Change, draft schema.Document) string {
 // tables are.
 func (h *Handler) checkRows(ctx context.Context, p store.Project, checks []schema.Precheck) ([]store.Violation, error) {
 	if p.Engine != store.EngineExternal {
-		return h.d.Store.CheckRows(ctx, checks)
+		return h.d.Store.CheckProjectRows(ctx, p.ID, checks)
 	}
 	if len(checks) == 0 {
 		return []store.Violation{}, nil

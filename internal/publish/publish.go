@@ -370,7 +370,7 @@ func Apply(ctx context.Context, st *store.Store, projectID string, file []byte, 
 		if err != nil {
 			return Result{}, nil, err
 		}
-		v, err := st.CheckRows(ctx, plan.Prechecks)
+		v, err := st.CheckProjectRows(ctx, p.ID, plan.Prechecks)
 		if err != nil {
 			return Result{}, nil, err
 		}

@@ -449,3 +449,24 @@ func writeRetrying(t *testing.T, s *testserver.Server, p *testserver.Project, pa
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestRowChecksOfAPlanRunOnTheProjectsDataServer: the plan preview's
+// checks of existing rows, and a generate those rows refuse, read the
+// project's tables on its data server.
+func TestRowChecksOfAPlanRunOnTheProjectsDataServer(t *testing.T) {
+	ts := newTwoServers(t)
+	s := ts.node(t, false)
+	p := s.NewProject(booksSchema)
+	s.API(p, "POST", "/books", map[string]any{"title": "No year"}).Must(t, 201)
+	required := `{"tables": [{"name": "books", "columns": [
+		{"name": "title", "type": "text", "required": true},
+		{"name": "year", "type": "integer", "index": true, "required": true}]}]}`
+	s.Do("PUT", "/api/projects/"+p.ID+"/schema", p.Session, required).Must(t, 200)
+	plan := s.Do("GET", "/api/projects/"+p.ID+"/schema/plan?check=true", p.Session, nil).Must(t, 200).Data()
+	if vs, _ := plan["violations"].([]any); len(vs) != 1 {
+		t.Fatalf("plan violations = %v", plan["violations"])
+	}
+	if r := s.Do("POST", "/api/projects/"+p.ID+"/generate", p.Session, map[string]any{"confirm_destructive": true}); r.Status != http.StatusConflict {
+		t.Fatalf("generate over a row without a year: %d %s", r.Status, r.Raw)
+	}
+}

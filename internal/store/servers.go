@@ -312,3 +312,12 @@ func serverName(name string) string {
 	}
 	return name
 }
+
+// CheckProjectRows is CheckRows on the data server of a managed project.
+func (s *Store) CheckProjectRows(ctx context.Context, projectID string, checks []schema.Precheck) ([]Violation, error) {
+	_, db, err := s.projectServer(ctx, s.DB, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return (&Store{DB: db}).CheckRows(ctx, checks)
+}
