@@ -57,11 +57,7 @@ cut off by a crash leaves writes paused: --resume-writes ends the pause.`,
 			if chosen != 1 {
 				return errors.New("give exactly one of --to SERVER, --confirm, --resume-writes")
 			}
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			op, err := openOperator(ctx, dbURL, config, adapter)
+			ctx, op, err := operatorFor(c, dbURL, config, adapter)
 			if err != nil {
 				return err
 			}
@@ -131,11 +127,7 @@ plan limit on projects does not apply to an operator. Prints the id.`,
 			if owner == "" || name == "" {
 				return errors.New("--owner and --name are required")
 			}
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			op, err := openOperator(ctx, dbURL, config, adapter)
+			ctx, op, err := operatorFor(c, dbURL, config, adapter)
 			if err != nil {
 				return err
 			}
@@ -199,6 +191,16 @@ func (o *operator) Close() {
 	for _, db := range o.pools {
 		db.Close()
 	}
+}
+
+// operatorFor is openOperator with the command's context.
+func operatorFor(c *cobra.Command, dbURL, configFile, adapter string) (context.Context, *operator, error) {
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	op, err := openOperator(ctx, dbURL, configFile, adapter)
+	return ctx, op, err
 }
 
 // openOperator connects to the Tablesmith database (dbURL, else

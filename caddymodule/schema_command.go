@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -60,11 +59,7 @@ once (NOTIFY on tablesmith_events). The exit status is 0 on success,
 			if err != nil {
 				return fmt.Errorf("read schema file: %w", err)
 			}
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			op, err := openOperator(ctx, dbURL, config, adapter)
+			ctx, op, err := operatorFor(c, dbURL, config, adapter)
 			if err != nil {
 				return err
 			}

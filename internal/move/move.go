@@ -267,19 +267,24 @@ func dropCopy(ctx context.Context, db *sql.DB, ns string) error {
 
 // tablesOf lists the schema's tables, by name.
 func tablesOf(ctx context.Context, tx *sql.Tx, ns string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	return names(ctx, tx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY c.relname`, ns)
+}
+
+// names runs a query of one text column and returns its values.
+func names(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -367,22 +372,9 @@ func copyRows(ctx context.Context, src, dst *sql.Tx, ns string, tables []string,
 // insertableColumns are the table's columns on the new copy, without
 // generated ones (computed there again).
 func insertableColumns(ctx context.Context, tx *sql.Tx, ns, table string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT a.attname FROM pg_attribute a
+	return names(ctx, tx, `SELECT a.attname FROM pg_attribute a
 		WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
 		ORDER BY a.attnum`, rel(ns, table))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 func copyTable(ctx context.Context, src, dst *sql.Tx, relation string, cols []string, batch int) (int64, error) {
@@ -445,22 +437,9 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, relation string, cols []st
 // the realtime change numbers) where the old copy's is, so ids and
 // change numbers go on without reuse.
 func copySequences(ctx context.Context, src, dst *sql.Tx, ns string) error {
-	rows, err := src.QueryContext(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	seqs, err := names(ctx, src, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind = 'S'`, ns)
 	if err != nil {
-		return err
-	}
-	var seqs []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			rows.Close()
-			return err
-		}
-		seqs = append(seqs, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, s := range seqs {
