@@ -32,6 +32,13 @@ type TableSQL struct {
 	Delete, DeleteOwned string
 	// outputPrefix wraps a data-modifying CTE named _w into one JSON record.
 	outputPrefix string
+	// CacheMaxAge is the table's shared-cache lifetime in seconds
+	// (schema.Cache), 0 when its answers are not for shared caches.
+	CacheMaxAge int
+	// Changes are the tables a write to this one may change: itself, then
+	// those its deletes reach through on_delete cascade or set_null
+	// (sorted), whose cached answers a write purges (cachetables.go).
+	Changes []string
 }
 
 // Prepare builds the SQL of every table of c in schema schemaName.
@@ -40,6 +47,7 @@ func Prepare(schemaName string, c *schema.Compiled) *Published {
 	for _, t := range c.Tables {
 		p.Tables[t.Name] = prepareTable(schemaName, t)
 	}
+	p.noteCacheTables()
 	return p
 }
 
