@@ -33,6 +33,7 @@ func (p *Published) noteCacheTables() {
 	for name, ts := range p.Tables {
 		if c := ts.Table.Doc.Cache; c != nil {
 			ts.CacheMaxAge = c.MaxAge
+			p.Cached = true
 		}
 		seen := map[string]bool{name: true}
 		queue := []string{name}

@@ -17,6 +17,9 @@ type Published struct {
 	Schema   string // unquoted PostgreSQL schema name
 	Compiled *schema.Compiled
 	Tables   map[string]*TableSQL
+	// Cached is set when some table has a cache lifetime: only then are
+	// writes announced to the edge caches (cachetables.go).
+	Cached bool
 }
 
 // TableSQL is one table's prepared SQL.

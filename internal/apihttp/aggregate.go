@@ -66,6 +66,7 @@ func (h *Handler) aggregateRecords(w http.ResponseWriter, r *http.Request, rt *R
 	if err != nil {
 		return err
 	}
+	shareRead(w.Header(), rt, c.ts, as.Reads)
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: as.Meta})
 	return nil
 }

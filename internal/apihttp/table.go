@@ -180,6 +180,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	if err != nil {
 		return err
 	}
+	shareRead(w.Header(), rt, c.ts, ls.Reads())
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: meta})
 	return nil
 }
@@ -190,6 +191,7 @@ func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request, rt *Route, c
 	if err != nil {
 		return err
 	}
+	shareRead(w.Header(), rt, c.ts, []string{c.t.Name})
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
 	return nil
 }

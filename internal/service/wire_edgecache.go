@@ -1,0 +1,57 @@
+package service
+
+import (
+	"context"
+
+	"github.com/tablesmith/tablesmith/internal/edgecache"
+	"github.com/tablesmith/tablesmith/internal/events"
+)
+
+// wireEdgeCache keeps edge caches (Caddy's cache-handler in front of the
+// generated API, docs/edge-cache.md) from serving answers that a write or
+// a publish made stale: a write is announced to every node, and each node
+// purges the surrogate keys of the changed tables from the cache in its
+// own process. Without a cache in the process the purges do nothing; the
+// announcements are sent anyway, for the nodes that have one.
+func (s *Service) wireEdgeCache() error {
+	s.apiDeps.CacheChanges = edgeAnnouncer{s}
+	events.On(&s.events, func(e events.CacheChanged) {
+		s.purgeEdge(edgecache.Keys(e.ProjectID, e.Tables))
+	})
+	events.On(&s.events, func(e events.ProjectChanged) {
+		s.purgeEdge([]string{edgecache.ProjectKey(e.ProjectID)})
+	})
+	s.onReconnect = append(s.onReconnect, func() {
+		if p := s.EdgeCache.Get(); p != nil {
+			if err := p.PurgeAll(); err != nil {
+				s.log.Warn("purge the edge cache after a reconnect", "err", err)
+			}
+		}
+	})
+	return nil
+}
+
+// purgeEdge drops answers tagged with keys from this process's edge cache.
+func (s *Service) purgeEdge(keys []string) {
+	p := s.EdgeCache.Get()
+	if p == nil {
+		return
+	}
+	if err := p.PurgeKeys(keys); err != nil {
+		s.log.Warn("purge the edge cache", "keys", keys, "err", err)
+	}
+}
+
+// edgeAnnouncer is the generated API's ChangeAnnouncer.
+type edgeAnnouncer struct{ s *Service }
+
+// Changed purges this node's cache at once (the writer's next read may
+// come straight back here) and tells every node, this one included, after
+// the write committed.
+func (a edgeAnnouncer) Changed(ctx context.Context, projectID string, tables []string) {
+	a.s.purgeEdge(edgecache.Keys(projectID, tables))
+	if err := events.Notify(ctx, a.s.DB, events.CacheChanged{ProjectID: projectID, Tables: tables}); err != nil {
+		// Other nodes' caches keep the answers until their max-age.
+		a.s.log.Warn("announce a write to the edge caches", "project", projectID, "err", err)
+	}
+}
