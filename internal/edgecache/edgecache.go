@@ -46,7 +46,8 @@ func Keys(projectID string, tables []string) []string {
 	return keys
 }
 
-// Purger drops answers from a cache in this process.
+// Purger drops answers from a cache in this process. Implementations
+// are pointers: the Slot compares them.
 type Purger interface {
 	// PurgeKeys drops every answer tagged with one of keys.
 	PurgeKeys(keys []string) error
