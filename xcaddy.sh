@@ -14,8 +14,11 @@ case "${1:-}" in
 "") ;;
 --with-cache)
 	cache_version=$(go list -m -f '{{.Version}}' github.com/caddyserver/cache-handler)
-	extra=(--with "github.com/caddyserver/cache-handler@$cache_version"
-		--with "github.com/tablesmith/tablesmith/caddymodule/cachehandler")
+	extra=(--with "github.com/caddyserver/cache-handler@$cache_version")
+	# The tag adds cachehandler.go to the module's root package, which
+	# imports the adapter (a package path inside a replaced module is not
+	# something xcaddy can add with --with).
+	export XCADDY_GO_BUILD_FLAGS="${XCADDY_GO_BUILD_FLAGS:-} -tags=tablesmith_cache"
 	;;
 *)
 	echo "usage: $0 [--with-cache]" >&2
