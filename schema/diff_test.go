@@ -281,17 +281,13 @@ func ExampleDiff() {
 
 func TestACacheLifetimeChangeIsAMetadataChange(t *testing.T) {
 	pub := mustParse(t, `{"tables": [{"name": "t", "permissions": {"read": "public"}, "columns": [{"name": "c", "type": "text"}]}]}`)
-	for _, draft := range []string{
-		`{"tables": [{"name": "t", "permissions": {"read": "public"}, "cache": {"max_age": 30}, "columns": [{"name": "c", "type": "text"}]}]}`,
-	} {
-		p := Diff(DDL{Schema: "s"}, pub, mustParse(t, draft))
-		if len(p.Changes) != 1 || len(p.Statements) != 0 || p.Changes[0].Kind != ChangeMetadata || !strings.Contains(p.Changes[0].Description, "cache") {
-			t.Fatalf("plan = %+v", p)
-		}
-		// and back
-		p = Diff(DDL{Schema: "s"}, mustParse(t, draft), pub)
-		if len(p.Changes) != 1 || !strings.Contains(p.Changes[0].Description, "cache") {
-			t.Fatalf("plan back = %+v", p)
-		}
+	cached := mustParse(t, `{"tables": [{"name": "t", "permissions": {"read": "public"}, "cache": {"max_age": 30}, "columns": [{"name": "c", "type": "text"}]}]}`)
+	p := Diff(DDL{Schema: "s"}, pub, cached)
+	if len(p.Changes) != 1 || len(p.Statements) != 0 || p.Changes[0].Kind != ChangeMetadata || !strings.Contains(p.Changes[0].Description, "cache") {
+		t.Fatalf("turning cache on: plan = %+v", p)
+	}
+	p = Diff(DDL{Schema: "s"}, cached, pub)
+	if len(p.Changes) != 1 || !strings.Contains(p.Changes[0].Description, "cache") {
+		t.Fatalf("turning cache off: plan = %+v", p)
 	}
 }
