@@ -13,8 +13,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/caddyserver/caddy/v2"
 	httpcache "github.com/caddyserver/cache-handler"
+	"github.com/caddyserver/caddy/v2"
 	"github.com/darkweak/souin/configurationtypes"
 	"github.com/darkweak/souin/pkg/api"
 
