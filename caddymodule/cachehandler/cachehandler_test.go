@@ -201,3 +201,45 @@ func TestTheEdgeCacheServesPublicReadsAndEveryNodesWritesPurgeIt(t *testing.T) {
 	a.Publish(p.Session, p.ID, strings.Replace(edgeDoc, `{"name": "title", "type": "text"},`, `{"name": "title", "type": "text"}, {"name": "pages", "type": "integer"},`, 1))
 	eventually(t, "after a publish", books, `"pages":null`)
 }
+
+// The module compresses answers of 1 KiB or more as each client accepts
+// (Vary: Accept-Encoding): the cache must keep the variants apart.
+func TestTheEdgeCacheKeepsCompressedAndPlainAnswersApart(t *testing.T) {
+	edge := startEdge(t)
+	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
+	p := a.NewProject(edgeDoc)
+	var rows []map[string]any
+	for i := range 40 {
+		rows = append(rows, map[string]any{"title": "A title long enough to make forty of them well over a kilobyte " + strconv.Itoa(i)})
+	}
+	a.API(p, "POST", "/books", rows).Must(t, 201)
+	url := edge + "/v1/" + p.ID + "/books?limit=40"
+	fetch := func(acceptEncoding string) (encoding, cacheStatus string) {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Accept-Encoding", acceptEncoding) // set, so Go's transport does not add gzip
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", url, res.StatusCode)
+		}
+		if res.Header.Get("Content-Encoding") == "" && !json.Valid(raw) {
+			t.Fatalf("Accept-Encoding %q: a plain answer that is not JSON (Cache-Status %q)", acceptEncoding, res.Header.Get("Cache-Status"))
+		}
+		return res.Header.Get("Content-Encoding"), res.Header.Get("Cache-Status")
+	}
+	for round := range 2 {
+		for _, c := range []struct{ accept, want string }{{"zstd", "zstd"}, {"identity", ""}, {"gzip", "gzip"}} {
+			enc, cs := fetch(c.accept)
+			if enc != c.want {
+				t.Fatalf("round %d, Accept-Encoding %s: Content-Encoding %q, want %q (Cache-Status %q)", round, c.accept, enc, c.want, cs)
+			}
+			if round == 1 && !strings.Contains(cs, "; hit") {
+				t.Errorf("Accept-Encoding %s again: Cache-Status %q, want a hit of its own variant", c.accept, cs)
+			}
+		}
+	}
+}
