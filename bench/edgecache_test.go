@@ -178,6 +178,7 @@ func startEdgePair(t *testing.T) (cached, uncached string) {
 	cache {
 		ttl 30s
 		stale 0s
+		disable_surrogate_key
 	}
 	tablesmith {
 		database_url %q

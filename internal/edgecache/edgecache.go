@@ -46,13 +46,15 @@ func Keys(projectID string, tables []string) []string {
 	return keys
 }
 
-// Purger drops answers from a cache in this process. Implementations
-// are pointers: the Slot compares them.
+// Purger drops answers from a cache in this process. It may work in
+// the background (within milliseconds) and reports its own failures.
+// Implementations are pointers: the Slot compares them.
 type Purger interface {
-	// PurgeKeys drops every answer tagged with one of keys.
-	PurgeKeys(keys []string) error
+	// Purge drops the project's answers that read one of tables (Keys),
+	// or every answer of the project when tables is empty.
+	Purge(projectID string, tables []string)
 	// PurgeAll drops every answer (after missed announcements).
-	PurgeAll() error
+	PurgeAll()
 }
 
 // Slot holds the purger of the running config, if any. A config reload

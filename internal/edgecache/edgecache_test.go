@@ -23,8 +23,8 @@ func TestKeysOfNoTablesAreTheWholeProject(t *testing.T) {
 
 type namedPurger struct{ name string }
 
-func (*namedPurger) PurgeKeys([]string) error { return nil }
-func (*namedPurger) PurgeAll() error          { return nil }
+func (*namedPurger) Purge(string, []string) {}
+func (*namedPurger) PurgeAll()              {}
 
 func TestAnOldConfigsClearLeavesTheNewPurgerInPlace(t *testing.T) {
 	var s Slot

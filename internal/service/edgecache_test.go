@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -17,18 +18,16 @@ type recordingCache struct {
 	all    int
 }
 
-func (c *recordingCache) PurgeKeys(keys []string) error {
+func (c *recordingCache) Purge(projectID string, tables []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.purges = append(c.purges, slices.Clone(keys))
-	return nil
+	c.purges = append(c.purges, edgecache.Keys(projectID, tables))
 }
 
-func (c *recordingCache) PurgeAll() error {
+func (c *recordingCache) PurgeAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.all++
-	return nil
 }
 
 // waitFor polls until some purge holds exactly the keys of want (the

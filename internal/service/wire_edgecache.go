@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 
-	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/events"
 )
 
@@ -15,30 +14,21 @@ import (
 // announcements are sent anyway, for the nodes that have one.
 func (s *Service) wireEdgeCache() error {
 	s.apiDeps.CacheChanges = edgeAnnouncer{s}
-	events.On(&s.events, func(e events.CacheChanged) {
-		s.purgeEdge(edgecache.Keys(e.ProjectID, e.Tables))
-	})
-	events.On(&s.events, func(e events.ProjectChanged) {
-		s.purgeEdge([]string{edgecache.ProjectKey(e.ProjectID)})
-	})
+	events.On(&s.events, func(e events.CacheChanged) { s.purgeEdge(e.ProjectID, e.Tables) })
+	events.On(&s.events, func(e events.ProjectChanged) { s.purgeEdge(e.ProjectID, nil) })
 	s.onReconnect = append(s.onReconnect, func() {
 		if p := s.EdgeCache.Get(); p != nil {
-			if err := p.PurgeAll(); err != nil {
-				s.log.Warn("purge the edge cache after a reconnect", "err", err)
-			}
+			p.PurgeAll()
 		}
 	})
 	return nil
 }
 
-// purgeEdge drops answers tagged with keys from this process's edge cache.
-func (s *Service) purgeEdge(keys []string) {
-	p := s.EdgeCache.Get()
-	if p == nil {
-		return
-	}
-	if err := p.PurgeKeys(keys); err != nil {
-		s.log.Warn("purge the edge cache", "keys", keys, "err", err)
+// purgeEdge drops a project's answers that read tables (all of them when
+// there are none) from this process's edge cache.
+func (s *Service) purgeEdge(projectID string, tables []string) {
+	if p := s.EdgeCache.Get(); p != nil {
+		p.Purge(projectID, tables)
 	}
 }
 
@@ -49,7 +39,7 @@ type edgeAnnouncer struct{ s *Service }
 // come straight back here) and tells every node, this one included, after
 // the write committed.
 func (a edgeAnnouncer) Changed(ctx context.Context, projectID string, tables []string) {
-	a.s.purgeEdge(edgecache.Keys(projectID, tables))
+	a.s.purgeEdge(projectID, tables)
 	if err := events.Notify(ctx, a.s.DB, events.CacheChanged{ProjectID: projectID, Tables: tables}); err != nil {
 		// Other nodes' caches keep the answers until their max-age.
 		a.s.log.Warn("announce a write to the edge caches", "project", projectID, "err", err)
