@@ -19,9 +19,8 @@ type ChangeAnnouncer interface {
 
 // Header values shared by every answer, never written to.
 var (
-	valPrivate        = []string{"private, no-cache"}
-	valNoStore        = []string{"no-store"}
-	valVaryCredential = "Authorization"
+	valPrivate = []string{"private, no-cache"}
+	valNoStore = []string{"no-store"}
 )
 
 // defaultCacheControl keeps every answer that was not made shareable
@@ -52,7 +51,7 @@ func shareRead(h http.Header, rt *Route, ts *translate.TableSQL, reads []string)
 	}
 	h["Cache-Control"] = []string{"public, max-age=" + strconv.Itoa(ts.CacheMaxAge)}
 	h["Surrogate-Key"] = []string{edgecache.Header(rt.ProjectID, reads)}
-	h["Vary"] = append(h["Vary"], valVaryCredential)
+	h["Vary"] = append(h["Vary"], "Authorization")
 }
 
 // announceTimeout bounds the announcement of a write; it does not follow

@@ -9,8 +9,9 @@ import (
 // wireEdgeCache keeps edge caches (Caddy's cache-handler in front of the
 // generated API, docs/edge-cache.md) from serving answers that a write or
 // a publish made stale: a write is announced to every node, and each node
-// purges the surrogate keys of the changed tables from the cache in its
-// own process. Without a cache in the process the purges do nothing; the
+// has the cache in its own process drop the project's answers that read
+// the changed tables (the cache-handler adapter drops all of the
+// project's). Without a cache in the process the purges do nothing; the
 // announcements are sent anyway, for the nodes that have one.
 func (s *Service) wireEdgeCache() error {
 	s.apiDeps.CacheChanges = edgeAnnouncer{s}
