@@ -39,14 +39,23 @@ func defaultCacheControl(h http.Header, status int) {
 	h["Cache-Control"] = valPrivate[:1:1]
 }
 
-// shareRead lets a shared cache keep a read that anyone could have made
-// (no credential) of a table with a cache lifetime: Cache-Control public
-// with its max-age, a Surrogate-Key per table the answer reads (so that a
-// write to any of them purges it) and Vary: Authorization (so the stored
-// answer is never handed to a request that carries a credential, whose
-// answer may differ: read-your-writes, rate-limit headers).
+// markShared notes, before a read of ts runs, whether its answer is for
+// shared caches: a read that anyone could have made (no credential) of a
+// table with a cache lifetime. Such a read runs on the primary: an
+// answer from a replica that has not caught up with a write yet would be
+// stored just after that write's purge, and served until max-age.
+func markShared(rt *Route, ts *translate.TableSQL) {
+	rt.shared = ts.CacheMaxAge > 0 && rt.Principal.Kind == access.Anonymous
+}
+
+// shareRead lets shared caches keep a read that markShared marked:
+// Cache-Control public with the table's max-age, a Surrogate-Key per
+// table the answer reads (so that a write to any of them purges it) and
+// Vary: Authorization (so the stored answer is never handed to a request
+// that carries a credential, whose answer may differ: read-your-writes,
+// rate-limit headers).
 func shareRead(h http.Header, rt *Route, ts *translate.TableSQL, reads []string) {
-	if ts.CacheMaxAge <= 0 || rt.Principal.Kind != access.Anonymous {
+	if !rt.shared {
 		return
 	}
 	h["Cache-Control"] = []string{"public, max-age=" + strconv.Itoa(ts.CacheMaxAge)}

@@ -191,6 +191,9 @@ type Route struct {
 	// statementTimeout is the plan's bound on one data statement, from
 	// the limiter's decision (Quota.StatementTimeout).
 	statementTimeout time.Duration
+	// shared marks a read whose answer shared caches may keep
+	// (edgecache.go): it reads the primary, never a lagging replica.
+	shared bool
 }
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.

@@ -142,6 +142,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	if err != nil {
 		return PlannerError(err)
 	}
+	markShared(rt, c.ts)
 	run, remembered, known := h.rememberedEstimate(rt, q, ls)
 	var data []byte
 	var meta translate.Meta
@@ -187,6 +188,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 
 // getRecord answers a GET of one record.
 func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
+	markShared(rt, c.ts)
 	data, err := h.one(w, r, rt, c.t, pgexec.OpRead, c.ts.Get, c.ts.GetOwned, c.owner, c.id)
 	if err != nil {
 		return err
