@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -97,6 +98,9 @@ type App struct {
 
 	svc     *service.Service
 	poolKey string
+	ctx     caddy.Context
+	// edge is the purger of this config's edge cache, if it has one.
+	edge edgecache.Purger
 }
 
 // DataServerConfig is one data server.
@@ -148,6 +152,7 @@ func (p pooled) Destruct() error { return p.svc.Close() }
 // Provision resolves placeholders and attaches to the shared service. It
 // does no network I/O, so `caddy validate` works without a database.
 func (a *App) Provision(ctx caddy.Context) error {
+	a.ctx = ctx
 	repl := caddy.NewReplacer()
 	a.DatabaseURL = repl.ReplaceKnown(a.DatabaseURL, "")
 	a.RedisURL = repl.ReplaceKnown(a.RedisURL, "")
@@ -267,12 +272,30 @@ func (a *App) Start() error {
 	if err := a.svc.Start(ctx); err != nil {
 		return fmt.Errorf("tablesmith: %w", err)
 	}
+	// Every app of the config is provisioned before any starts, so the
+	// cache handlers have set up their storage by now.
+	edge, err := findEdgeCache(a.ctx)
+	if err != nil {
+		return fmt.Errorf("tablesmith: edge cache: %w", err)
+	}
+	if edge != nil {
+		a.edge = edge
+		a.svc.EdgeCache.Set(edge)
+		a.ctx.Logger().Info("purging the edge cache on writes and publishes")
+	}
 	return nil
 }
 
 // Stop destroys nothing: apps stop in random order and the http app may
 // still be draining requests that need the pool. Cleanup releases it.
-func (a *App) Stop() error { return nil }
+// It lets go of this config's edge cache, unless a reload already put
+// the new config's in its place.
+func (a *App) Stop() error {
+	if a.edge != nil {
+		a.svc.EdgeCache.Clear(a.edge)
+	}
+	return nil
+}
 
 // Cleanup releases this config's reference to the shared service; the
 // last reference closes it.

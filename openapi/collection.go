@@ -320,6 +320,6 @@ func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
 			Security:  security(readLevel),
 			Responses: responses("200", successResponse("A page of groups.", schemaAggregateResponse, rateHeaders()), errs...)},
 	}
-	describeMethods(p, n.HeadAggregateOp, "the groups of "+t.Name)
+	describeMethods(p, t, n.HeadAggregateOp, "the groups of "+t.Name)
 	return p
 }

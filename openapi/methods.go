@@ -1,11 +1,14 @@
 package openapi
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
+
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // headOperation describes HEAD on a path whose GET is get: the server
@@ -30,8 +33,9 @@ func headOperation(get *v3.Operation, operationID, what string) *v3.Operation {
 // describeMethods adds HEAD to a table path and says which methods it
 // takes: the others are answered 405, which OpenAPI cannot attach to an
 // operation the path does not have, so the path's description says it.
-func describeMethods(p *v3.PathItem, headID, what string) {
+func describeMethods(p *v3.PathItem, t *schema.CTable, headID, what string) {
 	revalidated(p.Get)
+	sharedByCaches(p.Get, t)
 	p.Head = headOperation(p.Get, headID, what)
 	var allowed []string
 	for _, m := range []struct {
@@ -44,6 +48,36 @@ func describeMethods(p *v3.PathItem, headID, what string) {
 	}
 	p.Description = joinSentences(p.Description, "Methods: "+strings.Join(allowed, ", ")+
 		". Any other method is answered 405 METHOD_NOT_ALLOWED (the error envelope) with an Allow header naming the methods.")
+}
+
+// sharedByCaches describes the headers that let shared caches keep the
+// anonymous reads of a table with a cache lifetime (docs/edge-cache.md)
+// on its 200 and 304 answers.
+func sharedByCaches(get *v3.Operation, t *schema.CTable) {
+	if t.Doc.Cache == nil {
+		return
+	}
+	maxAge := strconv.Itoa(t.Doc.Cache.MaxAge)
+	text := func(desc string) *v3.Header {
+		return &v3.Header{Description: desc, Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})}
+	}
+	for _, code := range []string{"200", "304"} {
+		r, ok := get.Responses.Codes.Get(code)
+		if !ok {
+			continue
+		}
+		if r.Headers == nil {
+			r.Headers = orderedmap.New[string, *v3.Header]()
+		}
+		r.Headers.Set("Cache-Control", text("public, max-age="+maxAge+" on a read without a credential: shared caches (an edge Caddy, a CDN) "+
+			"may answer it for "+maxAge+" s, and writes through the API purge it sooner. private, no-cache with a credential."))
+		r.Headers.Set("Surrogate-Key", text("On a read without a credential: ts_<project id>, then ts_<project id>_<table> for each table the "+
+			"answer reads (embedded and filtered-on tables too), separated by \", \"; a write to any of them purges the answer."))
+		r.Headers.Set("Vary", text("Authorization (a cached answer is never handed to a request with a credential), with Accept-Encoding "+
+			"and Origin when they apply."))
+	}
+	get.Description = joinSentences(get.Description, "Answers without a credential may come from a shared cache, up to "+maxAge+" s old "+
+		"when a write bypassed the API")
 }
 
 // revalidated describes a read's ETag: the JSON 200 answer carries it,

@@ -360,8 +360,8 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 				deleteErrors(c, t)...)},
 	}
 	paths.Set("/"+t.Name+"/{id}", item)
-	describeMethods(collection, n.HeadListOp, "a page of "+t.Name+" records")
-	describeMethods(item, n.HeadGetOp, "a record of "+t.Name)
+	describeMethods(collection, t, n.HeadListOp, "a page of "+t.Name+" records")
+	describeMethods(item, t, n.HeadGetOp, "a record of "+t.Name)
 	for _, op := range []*v3.Operation{collection.Post, item.Put, item.Patch, item.Delete} { // collectionOperations did PATCH and DELETE
 		idempotent(op)
 	}

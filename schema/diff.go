@@ -396,6 +396,9 @@ func tableMetadataChanges(a, b Table) string {
 	if a.Junction != b.Junction {
 		what = append(what, "junction")
 	}
+	if !jsonEqual(a.Cache, b.Cache) {
+		what = append(what, "cache")
+	}
 	return strings.Join(what, ", ")
 }
 

@@ -278,3 +278,16 @@ func ExampleDiff() {
 	// ALTER TABLE "s"."t" ALTER COLUMN "n" TYPE bigint USING ("n")::bigint
 	// every value is a whole number within the integer range
 }
+
+func TestACacheLifetimeChangeIsAMetadataChange(t *testing.T) {
+	pub := mustParse(t, `{"tables": [{"name": "t", "permissions": {"read": "public"}, "columns": [{"name": "c", "type": "text"}]}]}`)
+	cached := mustParse(t, `{"tables": [{"name": "t", "permissions": {"read": "public"}, "cache": {"max_age": 30}, "columns": [{"name": "c", "type": "text"}]}]}`)
+	p := Diff(DDL{Schema: "s"}, pub, cached)
+	if len(p.Changes) != 1 || len(p.Statements) != 0 || p.Changes[0].Kind != ChangeMetadata || !strings.Contains(p.Changes[0].Description, "cache") {
+		t.Fatalf("turning cache on: plan = %+v", p)
+	}
+	p = Diff(DDL{Schema: "s"}, cached, pub)
+	if len(p.Changes) != 1 || !strings.Contains(p.Changes[0].Description, "cache") {
+		t.Fatalf("turning cache off: plan = %+v", p)
+	}
+}

@@ -27,8 +27,11 @@ type Table struct {
 	Junction bool `json:"junction,omitempty"`
 	// Realtime captures the table's changes for the realtime stream
 	// (docs/realtime.md): triggers write them to the project's change log.
-	Realtime bool     `json:"realtime,omitempty"`
-	Columns  []Column `json:"columns"`
+	Realtime bool `json:"realtime,omitempty"`
+	// Cache lets shared caches (an edge Caddy with cache-handler, a CDN)
+	// keep anonymous reads of a public table (docs/edge-cache.md).
+	Cache   *Cache   `json:"cache,omitempty"`
+	Columns []Column `json:"columns"`
 	// Position is where the builder's diagram draws the table; the server
 	// keeps it and never interprets it.
 	Position *Position `json:"position,omitempty"`
@@ -36,6 +39,24 @@ type Table struct {
 	// system columns are whatever that database has (see Source).
 	External *ExternalTable `json:"external,omitempty"`
 }
+
+// Cache is a table's shared-cache setting: anonymous reads are answered
+// with Cache-Control: public, max-age=MaxAge.
+type Cache struct {
+	// MaxAge is how long, in seconds, a shared cache may serve an answer
+	// without asking again (MinCacheMaxAge..MaxCacheMaxAge). Writes made
+	// through the API purge it sooner; writes that bypass the API are
+	// bounded by it alone.
+	MaxAge int `json:"max_age"`
+}
+
+// Bounds of Cache.MaxAge: at least a second, at most a day (a longer
+// lifetime would keep answers of writes made outside the API for longer
+// than anyone expects).
+const (
+	MinCacheMaxAge = 1
+	MaxCacheMaxAge = 86400
+)
 
 // Position is a point on the builder's canvas.
 type Position struct {

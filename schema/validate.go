@@ -59,6 +59,7 @@ func Validate(d Document) Problems {
 			// database, which Tablesmith does not change (docs/realtime.md).
 			p.add(tp+".realtime", "is not available on a table of a fronted database (it would need triggers in that database)")
 		}
+		checkCache(p, t, tp)
 		if t.Auth {
 			authTables++
 			if authTables > 1 {
@@ -76,6 +77,20 @@ func Validate(d Document) Problems {
 		manyToMany(d, relationNamesTaken(d), p)
 	}
 	return p
+}
+
+// checkCache allows a cache lifetime only on a table anyone may read: a
+// shared cache hands its answers to every client alike.
+func checkCache(p Problems, t *Table, tp string) {
+	if t.Cache == nil {
+		return
+	}
+	if t.Cache.MaxAge < MinCacheMaxAge || t.Cache.MaxAge > MaxCacheMaxAge {
+		p.add(tp+".cache.max_age", "must be a whole number of seconds from %d to %d", MinCacheMaxAge, MaxCacheMaxAge)
+	}
+	if t.Permissions == nil || t.Permissions.Read != LevelPublic {
+		p.add(tp+".cache", "needs the public read permission (permissions.read = public): a shared cache gives its answers to everyone")
+	}
 }
 
 func validateTable(p Problems, d Document, tables map[string]*Table, i int) {

@@ -152,6 +152,9 @@ type AggregateSQL struct {
 	SQL  string
 	Args []any
 	Meta AggregateMeta
+	// Reads are the tables the statement reads: the grouped table, then
+	// those its related filters look into.
+	Reads []string
 }
 
 // aggregateValue is one computed value: expr sorts, output is what the
@@ -228,7 +231,7 @@ func BuildAggregate(p *Published, t *schema.CTable, q *AggregateQuery) (*Aggrega
 		b.WriteString(" OFFSET " + r.arg(lq.Offset))
 	}
 	b.WriteString(") _r")
-	return &AggregateSQL{SQL: b.String(), Args: r.args, Meta: AggregateMeta{Page: lq.Page, Limit: lq.Limit, Offset: lq.Offset}}, nil
+	return &AggregateSQL{SQL: b.String(), Args: r.args, Meta: AggregateMeta{Page: lq.Page, Limit: lq.Limit, Offset: lq.Offset}, Reads: pl.tablesRead()}, nil
 }
 
 // aliasUnlessNamed names a group column's output after the column when

@@ -134,6 +134,8 @@ type ListSQL struct {
 	// the first pageArgs of Args (Uncounted).
 	rest     string
 	pageArgs int
+	// reads are the tables the statement reads (Reads).
+	reads []string
 }
 
 // Uncounted is the same list without its count, as count=none renders

@@ -101,7 +101,9 @@ func BuildList(p *Published, t *schema.CTable, q *ListQuery) (*ListSQL, error) {
 	if err != nil {
 		return nil, err
 	}
-	return render(p, plan, q), nil
+	ls := render(p, plan, q)
+	ls.reads = plan.tablesRead()
+	return ls, nil
 }
 
 func planList(p *Published, t *schema.CTable, q *ListQuery) (*listPlan, error) {

@@ -17,6 +17,9 @@ type Published struct {
 	Schema   string // unquoted PostgreSQL schema name
 	Compiled *schema.Compiled
 	Tables   map[string]*TableSQL
+	// Cached is set when some table has a cache lifetime: only then are
+	// writes announced to the edge caches (cachetables.go).
+	Cached bool
 }
 
 // TableSQL is one table's prepared SQL.
@@ -32,6 +35,13 @@ type TableSQL struct {
 	Delete, DeleteOwned string
 	// outputPrefix wraps a data-modifying CTE named _w into one JSON record.
 	outputPrefix string
+	// CacheMaxAge is the table's shared-cache lifetime in seconds
+	// (schema.Cache), 0 when its answers are not for shared caches.
+	CacheMaxAge int
+	// Changes are the tables a write to this one may change: itself, then
+	// those its deletes reach through on_delete cascade or set_null
+	// (sorted), whose cached answers a write purges (cachetables.go).
+	Changes []string
 }
 
 // Prepare builds the SQL of every table of c in schema schemaName.
@@ -40,6 +50,7 @@ func Prepare(schemaName string, c *schema.Compiled) *Published {
 	for _, t := range c.Tables {
 		p.Tables[t.Name] = prepareTable(schemaName, t)
 	}
+	p.noteCacheTables()
 	return p
 }
 

@@ -45,3 +45,29 @@ test('the builder shows validation problems at the field as you type', async ({ 
   await page.getByRole('switch', { name: /Auth table/ }).check();
   await expect(page.getByRole('switch', { name: /Auth table/ })).toHaveAccessibleDescription(/needs a column named email of type email/);
 });
+
+test('the builder offers an edge cache lifetime only on a publicly readable table', async ({ page }) => {
+  await signUpWithProject(page, 'Edge cache');
+  await page.getByRole('button', { name: 'Add a users table' }).click();
+  await page.getByLabel('Table name').fill('articles');
+
+  const cache = page.getByRole('textbox', { name: 'Edge cache (seconds)' });
+  await expect(cache).toBeDisabled();
+  await expect(cache).toHaveAccessibleDescription(/Needs the public read permission/);
+
+  await page.getByLabel('Read (list and get)').selectOption('public');
+  await expect(cache).toBeEnabled();
+  await cache.fill('0');
+  await expectFieldProblem(cache, /whole number of seconds from 1 to 86400/);
+  await cache.fill('30');
+  await expect(cache).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByText('The server accepts this schema.')).toBeVisible({ timeout: 10_000 });
+  await checkPage(page, 'validation-edge-cache');
+
+  // Back to authenticated reads: the lifetime stays, flagged, until it is cleared.
+  await page.getByLabel('Read (list and get)').selectOption('');
+  await expectFieldProblem(cache, /public read permission/);
+  await cache.fill('');
+  await expect(cache).toBeDisabled();
+  await expect(page.getByText(/problems? to fix/)).toHaveCount(0);
+});

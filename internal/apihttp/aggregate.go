@@ -56,6 +56,7 @@ func (h *Handler) aggregateRecords(w http.ResponseWriter, r *http.Request, rt *R
 	if err != nil {
 		return PlannerError(err)
 	}
+	markShared(rt, c.ts)
 	var data []byte
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
 		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
@@ -66,6 +67,7 @@ func (h *Handler) aggregateRecords(w http.ResponseWriter, r *http.Request, rt *R
 	if err != nil {
 		return err
 	}
+	shareRead(w.Header(), rt, c.ts, as.Reads)
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: as.Meta})
 	return nil
 }

@@ -78,6 +78,9 @@ type Deps struct {
 	// Replicas sends reads to read replicas and follows each credential's
 	// writes (replicas.go); nil: everything runs on the primary.
 	Replicas ReadRouter
+	// CacheChanges announces each committed write to every node's edge
+	// cache (edgecache.go); nil: no announcements.
+	CacheChanges ChangeAnnouncer
 }
 
 // DefaultTimeout is the request deadline when Deps.Timeout is zero.
@@ -188,6 +191,9 @@ type Route struct {
 	// statementTimeout is the plan's bound on one data statement, from
 	// the limiter's decision (Quota.StatementTimeout).
 	statementTimeout time.Duration
+	// shared marks a read whose answer shared caches may keep
+	// (edgecache.go): it reads the primary, never a lagging replica.
+	shared bool
 }
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.
@@ -226,6 +232,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	setRequestID(sw, r)
 	h.noteWrites(sw, r, rt)
+	h.announceWrites(sw, r, rt)
 	if err := h.serve(sw, r, rt); err != nil {
 		// The one place a request's error becomes a contract error.
 		e := apierr.As(err)
@@ -355,6 +362,7 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (s *statusWriter) answering(code int) {
+	defaultCacheControl(s.Header(), code)
 	if f := s.beforeAnswer; f != nil {
 		s.beforeAnswer = nil
 		f(code)

@@ -28,7 +28,7 @@ type ReadRouter interface {
 func (h *Handler) read(ctx context.Context, rt *Route, f func(ctx context.Context, q pgexec.Querier) error) error {
 	q := h.db(rt)
 	primary, ok := q.(*pgexec.Statements)
-	if h.d.Replicas == nil || !ok {
+	if h.d.Replicas == nil || !ok || rt.shared { // shared answers: edgecache.go
 		return f(ctx, q)
 	}
 	return h.d.Replicas.Read(ctx, primary, scopeOf(rt), func(ctx context.Context, s *pgexec.Statements) error { return f(ctx, s) })

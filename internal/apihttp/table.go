@@ -142,6 +142,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	if err != nil {
 		return PlannerError(err)
 	}
+	markShared(rt, c.ts)
 	run, remembered, known := h.rememberedEstimate(rt, q, ls)
 	var data []byte
 	var meta translate.Meta
@@ -180,16 +181,19 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	if err != nil {
 		return err
 	}
+	shareRead(w.Header(), rt, c.ts, ls.Reads())
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Meta: meta})
 	return nil
 }
 
 // getRecord answers a GET of one record.
 func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
+	markShared(rt, c.ts)
 	data, err := h.one(w, r, rt, c.t, pgexec.OpRead, c.ts.Get, c.ts.GetOwned, c.owner, c.id)
 	if err != nil {
 		return err
 	}
+	shareRead(w.Header(), rt, c.ts, []string{c.t.Name})
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
 	return nil
 }

@@ -52,6 +52,29 @@ type RealtimeChanged struct {
 	Seq       int64
 }
 
+// CacheChanged tells every node that a write changed rows of a
+// project's tables, so each purges the answers its edge cache keeps of
+// them ("cache:<project id>:<table>,<table>"). No tables
+// ("cache:<project id>") means every table of the project: a list too
+// long for a notification is sent that way.
+type CacheChanged struct {
+	ProjectID string
+	Tables    []string
+}
+
+// maxCacheTables bounds the table list of a CacheChanged payload, well
+// under PostgreSQL's 8000-byte limit on a notification.
+const maxCacheTables = 6000
+
+func (CacheChanged) kind() string { return "cache" }
+func (e CacheChanged) value() string {
+	tables := strings.Join(e.Tables, ",")
+	if tables == "" || len(tables) > maxCacheTables {
+		return e.ProjectID
+	}
+	return e.ProjectID + ":" + tables
+}
+
 func (RealtimeChanged) kind() string { return "realtime" }
 func (e RealtimeChanged) value() string {
 	return e.ProjectID + ":" + strconv.FormatInt(e.Seq, 10)
@@ -96,6 +119,16 @@ func Decode(payload string) (Event, error) {
 			return nil, fmt.Errorf("event %q: want realtime:<project id>:<seq>", payload)
 		}
 		e = RealtimeChanged{ProjectID: project, Seq: n}
+	case "cache":
+		project, tables, _ := strings.Cut(value, ":")
+		if project == "" {
+			return nil, fmt.Errorf("event %q: want cache:<project id>[:<tables>]", payload)
+		}
+		ev := CacheChanged{ProjectID: project}
+		if tables != "" {
+			ev.Tables = strings.Split(tables, ",")
+		}
+		e = ev
 	case "plan":
 		id, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {

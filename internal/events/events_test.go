@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,5 +109,39 @@ func TestNotifyReachesAListenerOnTheChannel(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notification within 10 s")
+	}
+}
+
+func TestCacheChangedNamesTheProjectAndItsChangedTables(t *testing.T) {
+	for _, c := range []struct {
+		payload string
+		event   events.CacheChanged
+	}{
+		{"cache:1a2b3c4d5e6f:posts,comments", events.CacheChanged{ProjectID: "1a2b3c4d5e6f", Tables: []string{"posts", "comments"}}},
+		{"cache:1a2b3c4d5e6f", events.CacheChanged{ProjectID: "1a2b3c4d5e6f"}},
+	} {
+		if got := events.Encode(c.event); got != c.payload {
+			t.Errorf("Encode(%#v) = %q, want %q", c.event, got, c.payload)
+		}
+		got, err := events.Decode(c.payload)
+		if err != nil || !reflect.DeepEqual(got, c.event) {
+			t.Errorf("Decode(%q) = %#v, %v; want %#v", c.payload, got, err, c.event)
+		}
+	}
+	for _, p := range []string{"cache:", "cache::posts"} {
+		if _, err := events.Decode(p); err == nil {
+			t.Errorf("Decode(%q) accepted a payload without a project", p)
+		}
+	}
+}
+
+func TestACacheChangeTooLongForANotificationPurgesTheWholeProject(t *testing.T) {
+	var many []string
+	for range 200 {
+		many = append(many, strings.Repeat("t", 63))
+	}
+	got := events.Encode(events.CacheChanged{ProjectID: "1a2b3c4d5e6f", Tables: many})
+	if got != "cache:1a2b3c4d5e6f" {
+		t.Errorf("a list of 200 long table names encodes as %d bytes (%.40q...), want the project alone", len(got), got)
 	}
 }

@@ -34,7 +34,7 @@ var layerRules = []layerRule{
 	{
 		name:      "only the Caddy adapter depends on Caddy",
 		reason:    "the runtime must be usable (and testable) without Caddy; caddymodule adapts it",
-		applies:   layerOurs(layerExcept("", "caddymodule", "cmd/caddy", "bench/...")),
+		applies:   layerOurs(layerExcept("", "caddymodule/...", "cmd/caddy", "bench/...")),
 		forbidden: layerUnder("github.com/caddyserver/caddy/v2"),
 	},
 	{

@@ -20,6 +20,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/cors"
+	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
@@ -149,6 +150,9 @@ type Service struct {
 	Indexes *publish.Builder
 	// Realtime serves the change streams (wire_realtime.go).
 	Realtime *realtime.Hub
+	// EdgeCache holds the purger of the edge cache running in this
+	// process, set by the Caddy adapter (wire_edgecache.go).
+	EdgeCache edgecache.Slot
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
 	starters []func(ctx context.Context) error
@@ -230,7 +234,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireEdgeCache} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

@@ -548,6 +548,10 @@ export interface components {
             junction?: boolean;
             /** @description Capture the table's changes for the realtime stream (GET /v1/<project>/realtime). */
             realtime?: boolean;
+            /** @description Lets shared caches (an edge Caddy with cache-handler) keep anonymous reads for max_age seconds; needs permissions.read public (docs/edge-cache.md). */
+            cache?: {
+                max_age: number;
+            };
             permissions?: {
                 [key: string]: "public" | "authenticated" | "owner" | "key";
             };

@@ -33,7 +33,7 @@ export interface BuilderState {
   nextKey: number;
 }
 
-export type TableOptions = Pick<SchemaTable, 'auth' | 'id_type' | 'owner_column' | 'description' | 'junction' | 'realtime'>;
+export type TableOptions = Pick<SchemaTable, 'auth' | 'id_type' | 'owner_column' | 'description' | 'junction' | 'realtime' | 'cache'>;
 
 export type BuilderAction =
   | { type: 'load'; draft: SchemaDocument; published: SchemaDocument | null }

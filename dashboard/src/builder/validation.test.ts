@@ -237,3 +237,23 @@ describe('showing problems at fields', () => {
     expect(describePath(d, 'something')).toBe('something');
   });
 });
+
+describe('cache', () => {
+  const articles = (extra: Partial<SchemaTable>): SchemaTable => ({ ...table('articles', { name: 'title', type: 'text' }), ...extra });
+
+  it('accepts a lifetime on a publicly readable table', () => {
+    expect(validateDocument(doc(articles({ permissions: { read: 'public' }, cache: { max_age: 30 } })))).toEqual({});
+  });
+
+  it('says why a table that needs a credential to read cannot be cached', () => {
+    const problems = validateDocument(doc(articles({ cache: { max_age: 30 } })));
+    expect(problems['tables[0].cache']).toMatch(/public read permission/);
+  });
+
+  it('refuses a lifetime that is not whole seconds from 1 to a day', () => {
+    for (const maxAge of [0, 1.5, 86401, -1]) {
+      const problems = validateDocument(doc(articles({ permissions: { read: 'public' }, cache: { max_age: maxAge } })));
+      expect(problems['tables[0].cache.max_age'], String(maxAge)).toBe('must be a whole number of seconds from 1 to 86400');
+    }
+  });
+});

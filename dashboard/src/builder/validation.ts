@@ -3,6 +3,8 @@
 // remains the final word; both report problems keyed by the same paths
 // (`tables[1].columns[0].type`).
 import {
+  CACHE_MAX_AGE_MAX,
+  CACHE_MAX_AGE_MIN,
   COLUMN_TYPES,
   ID_TYPES,
   NUMERIC_TYPES,
@@ -81,6 +83,7 @@ export function validateDocument(doc: SchemaDocument): SchemaProblems {
     Object.assign(problems, authProblems(table, at, authTables));
     Object.assign(problems, junctionProblems(table, at));
     Object.assign(problems, permissionProblems(doc, table, at));
+    Object.assign(problems, cacheProblems(table, at));
   });
   // Like the server, relation names are checked once everything else holds.
   if (Object.keys(problems).length === 0) Object.assign(problems, relationClashes(doc));
@@ -354,6 +357,20 @@ function junctionProblems(table: SchemaTable, at: string): SchemaProblems {
   const ends = table.columns.filter((c) => !maintained(c.name) && c.references && c.required);
   if (ends.length !== 2) return { [`${at}.junction`]: 'a junction needs exactly two required reference columns' };
   return {};
+}
+
+/** A cache lifetime is for tables anyone may read: a shared cache gives its answers to everyone (schema.checkCache). */
+export function cacheProblems(table: SchemaTable, at: string): SchemaProblems {
+  const problems: SchemaProblems = {};
+  if (table.cache === undefined) return problems;
+  const maxAge = table.cache.max_age;
+  if (!Number.isInteger(maxAge) || maxAge < CACHE_MAX_AGE_MIN || maxAge > CACHE_MAX_AGE_MAX) {
+    problems[`${at}.cache.max_age`] = `must be a whole number of seconds from ${CACHE_MAX_AGE_MIN} to ${CACHE_MAX_AGE_MAX}`;
+  }
+  if (table.permissions?.read !== 'public') {
+    problems[`${at}.cache`] = 'needs the public read permission: a shared cache gives its answers to everyone';
+  }
+  return problems;
 }
 
 function permissionProblems(doc: SchemaDocument, table: SchemaTable, at: string): SchemaProblems {

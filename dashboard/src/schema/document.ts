@@ -70,6 +70,14 @@ export interface Position {
   y: number;
 }
 
+export interface TableCache {
+  max_age: number;
+}
+
+/** Bounds of cache.max_age in seconds, as schema.MinCacheMaxAge and MaxCacheMaxAge. */
+export const CACHE_MAX_AGE_MIN = 1;
+export const CACHE_MAX_AGE_MAX = 86400;
+
 export interface SchemaTable {
   name: string;
   renamed_from?: string;
@@ -82,6 +90,8 @@ export interface SchemaTable {
   junction?: boolean;
   /** Captures the table's changes for the realtime stream (docs/realtime.md). */
   realtime?: boolean;
+  /** Lets shared caches keep anonymous reads for max_age seconds (docs/edge-cache.md); needs public read. */
+  cache?: TableCache;
   columns: SchemaColumn[];
   position?: Position;
   external?: { primary_key: string; has_created_at?: boolean; has_updated_at?: boolean };

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, List, NativeSelect, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, List, NativeSelect, NumberInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import type { Dispatch } from 'react';
 import type { BuilderAction, DraftTable } from '../../../builder/state';
@@ -7,6 +7,7 @@ import { ColumnList } from './ColumnList';
 import { PermissionsEditor } from './PermissionsEditor';
 import { RelationshipAdder } from './RelationshipAdder';
 import { tones } from '../../../tones';
+import { CACHE_MAX_AGE_MAX, CACHE_MAX_AGE_MIN } from '../../../schema/document';
 
 interface TableEditorProps {
   table: DraftTable;
@@ -17,7 +18,7 @@ interface TableEditorProps {
   onDeleteRequest: () => void;
 }
 
-const TABLE_FIELDS = ['name', 'auth', 'junction', 'realtime', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
+const TABLE_FIELDS = ['name', 'auth', 'junction', 'realtime', 'cache', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
 
 /** Everything about one table: name, options, columns, relationships, permissions. */
 export function TableEditor({ table, tableIndex, tables, problems, dispatch, onDeleteRequest }: TableEditorProps) {
@@ -32,6 +33,9 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
   const realtimeLocked = Boolean(table.external) && !table.realtime;
   const realtimeNoteId = `${tableKey}-realtime-note`;
   const realtimeAboutId = `${tableKey}-realtime-about`;
+  // Both paths (the rule and the number) show under the one field.
+  const cacheProblem = problemAt(problems, `${at}.cache.max_age`) ?? problemAt(problems, `${at}.cache`);
+  const publicRead = table.permissions?.read === 'public';
 
   return (
     <Stack gap="md" aria-label={`Table ${table.name}`} data-path={at}>
@@ -115,6 +119,26 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
             </Text>
           )}
         </Stack>
+        <NumberInput
+          label="Edge cache (seconds)"
+          description={
+            publicRead
+              ? 'Shared caches (an edge Caddy, a CDN) may keep anonymous reads this long; writes through the API purge them sooner. Empty: not cached'
+              : 'Needs the public read permission: a shared cache gives its answers to everyone'
+          }
+          placeholder="not cached"
+          min={CACHE_MAX_AGE_MIN}
+          max={CACHE_MAX_AGE_MAX}
+          allowDecimal={false}
+          allowNegative={false}
+          disabled={!publicRead && table.cache === undefined}
+          value={table.cache?.max_age ?? ''}
+          onChange={(v) => {
+            const maxAge = typeof v === 'number' ? v : v === '' ? undefined : Number(v);
+            dispatch({ type: 'setTableOptions', tableKey, options: { cache: maxAge === undefined ? undefined : { max_age: maxAge } } });
+          }}
+          error={cacheProblem}
+        />
         {table.external ? (
           <Stack gap={2}>
             <Text size="sm" fw={500}>

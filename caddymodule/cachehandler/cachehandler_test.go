@@ -1,0 +1,245 @@
+package cachehandler_test
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	_ "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	_ "github.com/tablesmith/tablesmith/caddymodule/cachehandler"
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testserver"
+)
+
+func TestMain(m *testing.M) { testpg.Main(m, "cachehandler") }
+
+// startEdge runs Caddyfile.edge.example in this process (node B, with
+// cache-handler in front of the generated API) on the package's test
+// database, and returns its base URL.
+func startEdge(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	t.Setenv("TABLESMITH_ADDR", "http://"+addr)
+	t.Setenv("TABLESMITH_CADDY_ADMIN", "off")
+	t.Setenv("TABLESMITH_DASHBOARD_DIR", t.TempDir())
+	t.Setenv("TABLESMITH_DATABASE_URL", testpg.URL(t))
+	t.Setenv("TABLESMITH_DEFAULT_PLAN", "pro")
+	t.Setenv("TABLESMITH_SECRET", "edge-secret")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	raw, err := os.ReadFile("../../Caddyfile.edge.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(raw, map[string]any{"filename": "Caddyfile.edge.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Load(cfg, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stop caddy: %v", err)
+		}
+	})
+	return "http://" + addr
+}
+
+// answer is one response of the edge node.
+type answer struct {
+	status int
+	header http.Header
+	body   struct {
+		Data json.RawMessage `json:"data"`
+	}
+}
+
+// hit reports whether cache-handler answered from its store.
+func (a answer) hit() bool { return strings.Contains(a.header.Get("Cache-Status"), "; hit") }
+
+// remaining is the rate limit left, as the module counted on this node.
+func (a answer) remaining(t *testing.T) int {
+	t.Helper()
+	n, err := strconv.Atoi(a.header.Get("X-RateLimit-Remaining"))
+	if err != nil {
+		t.Fatalf("X-RateLimit-Remaining %q", a.header.Get("X-RateLimit-Remaining"))
+	}
+	return n
+}
+
+func get(t *testing.T, url, token string) answer {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	a := answer{status: res.StatusCode, header: res.Header}
+	if err := json.Unmarshal(raw, &a.body); err != nil {
+		t.Fatalf("GET %s: %d %s", url, res.StatusCode, raw)
+	}
+	return a
+}
+
+// eventually polls an anonymous read until it shows want (the purge
+// crosses PostgreSQL from the writing node), failing after 5 s: the
+// lifetimes below are an hour, so only a purge can make it fresh.
+func eventually(t *testing.T, what, url, want string) answer {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		a := get(t, url, "")
+		if strings.Contains(string(a.body.Data), want) {
+			return a
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: GET %s still answers %s (Cache-Status %q), want %q", what, url, a.body.Data, a.header.Get("Cache-Status"), want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+const edgeDoc = `{"tables": [
+  {"name": "authors", "permissions": {"read": "public"}, "columns": [{"name": "name", "type": "text"}]},
+  {"name": "books", "permissions": {"read": "public"}, "cache": {"max_age": 3600}, "columns": [
+    {"name": "title", "type": "text"},
+    {"name": "author_id", "type": "integer", "references": {"table": "authors", "on_delete": "set_null"}}]},
+  {"name": "drafts", "permissions": {"read": "public"}, "columns": [{"name": "title", "type": "text"}]}]}`
+
+func TestTheEdgeCacheServesPublicReadsAndEveryNodesWritesPurgeIt(t *testing.T) {
+	edge := startEdge(t)
+	// Node A: another Tablesmith on the same database, without a cache.
+	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
+	p := a.NewProject(edgeDoc)
+	a.API(p, "POST", "/authors", map[string]any{"name": "Ann"}).Must(t, 201)
+	a.API(p, "POST", "/books", map[string]any{"title": "First", "author_id": 1}).Must(t, 201)
+	a.API(p, "POST", "/drafts", map[string]any{"title": "Sketch"}).Must(t, 201)
+	books := edge + "/v1/" + p.ID + "/books"
+
+	// An anonymous read is stored, and the next one is a hit that never
+	// reaches the module: the rate limit it counts has not moved.
+	first := get(t, books, "")
+	if first.status != 200 || first.hit() || first.header.Get("Cache-Control") != "public, max-age=3600" {
+		t.Fatalf("first read: %d, Cache-Status %q, Cache-Control %q", first.status, first.header.Get("Cache-Status"), first.header.Get("Cache-Control"))
+	}
+	second := get(t, books, "")
+	if !second.hit() || string(second.body.Data) != string(first.body.Data) {
+		t.Fatalf("second read: Cache-Status %q, want a hit with the same data", second.header.Get("Cache-Status"))
+	}
+	counted := get(t, books, p.Key)
+	if counted.hit() {
+		t.Fatalf("a read with an API key was answered from the cache: %q", counted.header.Get("Cache-Status"))
+	}
+	if got, want := counted.remaining(t), first.remaining(t)-1; got != want {
+		t.Errorf("rate limit left after a miss, a hit and a keyed read: %d, want %d (the hit must not count)", got, want)
+	}
+	// Credentialed reads are never stored: each one reaches the module.
+	again := get(t, books, p.Key)
+	if again.hit() || again.remaining(t) != counted.remaining(t)-1 {
+		t.Errorf("a second keyed read: Cache-Status %q, rate limit left %d after %d", again.header.Get("Cache-Status"), again.remaining(t), counted.remaining(t))
+	}
+
+	// A table without cache is never stored.
+	drafts := edge + "/v1/" + p.ID + "/drafts"
+	for range 2 {
+		d := get(t, drafts, "")
+		if d.hit() || strings.Contains(d.header.Get("Cache-Control"), "public") {
+			t.Fatalf("a table without cache: Cache-Status %q, Cache-Control %q", d.header.Get("Cache-Status"), d.header.Get("Cache-Control"))
+		}
+	}
+
+	// A write on node A purges node B's cache.
+	a.API(p, "PATCH", "/books/1", map[string]any{"title": "Second"}).Must(t, 200)
+	eventually(t, "after an update on another node", books, `"Second"`)
+	if !get(t, books, "").hit() {
+		t.Fatalf("the fresh answer was not stored again")
+	}
+
+	// A write to an embedded table purges the lists that embed it.
+	embedded := books + "?include=author"
+	if e := get(t, embedded, ""); !strings.Contains(string(e.body.Data), `"Ann"`) {
+		t.Fatalf("embedded list: %s", e.body.Data)
+	}
+	if !get(t, embedded, "").hit() {
+		t.Fatalf("the embedding list was not stored")
+	}
+	a.API(p, "PATCH", "/authors/1", map[string]any{"name": "Bea"}).Must(t, 200)
+	eventually(t, "after an update of an embedded table", embedded, `"Bea"`)
+
+	// A delete that sets null in books purges books.
+	get(t, books, "")
+	a.API(p, "DELETE", "/authors/1", nil).Must(t, 200)
+	eventually(t, "after a delete that sets null in books", books, `"author_id":null`)
+
+	// A publish purges every answer of the project.
+	get(t, books, "")
+	if !get(t, books, "").hit() {
+		t.Fatalf("books was not stored before the publish")
+	}
+	a.Publish(p.Session, p.ID, strings.Replace(edgeDoc, `{"name": "title", "type": "text"},`, `{"name": "title", "type": "text"}, {"name": "pages", "type": "integer"},`, 1))
+	eventually(t, "after a publish", books, `"pages":null`)
+}
+
+// The module compresses answers of 1 KiB or more as each client accepts
+// (Vary: Accept-Encoding): the cache must keep the variants apart.
+func TestTheEdgeCacheKeepsCompressedAndPlainAnswersApart(t *testing.T) {
+	edge := startEdge(t)
+	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
+	p := a.NewProject(edgeDoc)
+	var rows []map[string]any
+	for i := range 40 {
+		rows = append(rows, map[string]any{"title": "A title long enough to make forty of them well over a kilobyte " + strconv.Itoa(i)})
+	}
+	a.API(p, "POST", "/books", rows).Must(t, 201)
+	url := edge + "/v1/" + p.ID + "/books?limit=40"
+	fetch := func(acceptEncoding string) (encoding, cacheStatus string) {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Accept-Encoding", acceptEncoding) // set, so Go's transport does not add gzip
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", url, res.StatusCode)
+		}
+		if res.Header.Get("Content-Encoding") == "" && !json.Valid(raw) {
+			t.Fatalf("Accept-Encoding %q: a plain answer that is not JSON (Cache-Status %q)", acceptEncoding, res.Header.Get("Cache-Status"))
+		}
+		return res.Header.Get("Content-Encoding"), res.Header.Get("Cache-Status")
+	}
+	for round := range 2 {
+		for _, c := range []struct{ accept, want string }{{"zstd", "zstd"}, {"identity", ""}, {"gzip", "gzip"}} {
+			enc, cs := fetch(c.accept)
+			if enc != c.want {
+				t.Fatalf("round %d, Accept-Encoding %s: Content-Encoding %q, want %q (Cache-Status %q)", round, c.accept, enc, c.want, cs)
+			}
+			if round == 1 && !strings.Contains(cs, "; hit") {
+				t.Errorf("Accept-Encoding %s again: Cache-Status %q, want a hit of its own variant", c.accept, cs)
+			}
+		}
+	}
+}
