@@ -288,6 +288,13 @@ func TestADataServerThatIsDownDoesNotStopTheNodeOrTheOtherServersProjects(t *tes
 	if r.Status != http.StatusServiceUnavailable || r.ErrorCode() == "" {
 		t.Fatalf("east's project on a node without east: %d %s", r.Status, r.Raw)
 	}
+	// A new project goes to west although east has fewer projects.
+	for range 2 {
+		n := s.NewProject(booksSchema)
+		if got := placement(t, open(t, ts.control), n.ID); got != "west" {
+			t.Fatalf("a new project on a node whose east is down went to %q", got)
+		}
+	}
 }
 
 func jsonID(v any) string {

@@ -147,8 +147,8 @@ func (s *Service) prepareDataServer(ctx context.Context, srv *dataServer) {
 	}()
 }
 
-// placeProject picks a new project's data server: the one with the
-// fewest managed projects, by name among equals. database_url takes no
+// placeProject picks a new project's data server: the reachable one with
+// the fewest managed projects, by name among equals. database_url takes no
 // new projects once data servers are configured.
 func (s *Service) placeProject(ctx context.Context) (string, error) {
 	counts, err := s.Store.ServerCounts(ctx)
@@ -157,7 +157,14 @@ func (s *Service) placeProject(ctx context.Context) (string, error) {
 	}
 	names := make([]string, 0, len(s.cfg.DataServers))
 	for _, ds := range s.cfg.DataServers {
-		names = append(names, ds.Name)
+		// A server this node cannot reach now takes no new project: its
+		// first generate would fail.
+		if s.servers[ds.Name].migrated.Load() {
+			names = append(names, ds.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "", apierr.New(apierr.CodeUnavailable, "No data server is reachable to hold a new project; try again shortly")
 	}
 	sort.Strings(names)
 	best := ""
