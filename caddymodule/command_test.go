@@ -15,13 +15,16 @@ import (
 	"github.com/tablesmith/tablesmith/internal/testpg"
 )
 
-func TestSetPlanCommandTakesPlansAndDatabaseFromTheConfigAndRefusesUnknownPlans(t *testing.T) {
+// tablesmithDatabase is a fresh migrated Tablesmith database with the
+// account ann@example.com on the free plan.
+func tablesmithDatabase(t *testing.T) (string, *sql.DB, *store.Store) {
+	t.Helper()
 	dbURL := testpg.NewDatabase(t)
 	db, err := sql.Open("postgres", dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	ctx := context.Background()
 	if err := store.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
@@ -30,10 +33,16 @@ func TestSetPlanCommandTakesPlansAndDatabaseFromTheConfigAndRefusesUnknownPlans(
 	if _, err := st.CreateAccount(ctx, "ann@example.com", "Ann", "x", "free"); err != nil {
 		t.Fatal(err)
 	}
+	return dbURL, db, st
+}
+
+func TestSetPlanCommandTakesPlansAndDatabaseFromTheConfigAndRefusesUnknownPlans(t *testing.T) {
+	dbURL, _, st := tablesmithDatabase(t)
+	ctx := context.Background()
 	t.Setenv("TABLESMITH_DATABASE_URL", "")
 	t.Setenv("SET_PLAN_TEST_DB", dbURL)
 
-	_, err = runSetPlan(ctx, setPlanOptions{Email: "ann@example.com", Plan: "team", DatabaseURL: dbURL})
+	_, err := runSetPlan(ctx, setPlanOptions{Email: "ann@example.com", Plan: "team", DatabaseURL: dbURL})
 	if err == nil || !strings.Contains(err.Error(), `unknown plan "team" (known: free, pro, unlimited)`) || !strings.Contains(err.Error(), "--config") {
 		t.Fatalf("unknown plan without --config: %v", err)
 	}
@@ -77,19 +86,9 @@ func TestSetPlanCommandTakesPlansAndDatabaseFromTheConfigAndRefusesUnknownPlans(
 // instant) and --confirm drops the old copy; the servers come from the
 // Caddyfile given with --config.
 func TestOperatorCreatesAProjectOnANamedDataServerAndMovesIt(t *testing.T) {
-	control, east := testpg.NewDatabase(t), testpg.NewDatabase(t)
-	db, err := sql.Open("postgres", control)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	control, db, _ := tablesmithDatabase(t)
+	east := testpg.NewDatabase(t)
 	ctx := context.Background()
-	if err := store.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (&store.Store{DB: db}).CreateAccount(ctx, "ann@example.com", "Ann", "x", "free"); err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("TABLESMITH_DATABASE_URL", "")
 	t.Setenv("OPERATOR_TEST_CONTROL", control)
 	t.Setenv("OPERATOR_TEST_EAST", east)

@@ -341,6 +341,27 @@ func (s *Service) every(ctx context.Context, period time.Duration, f func(contex
 	}()
 }
 
+// tick runs f every period, in the background, until ctx ends or f
+// reports it is done; unlike every, not once more at the end.
+func (s *Service) tick(ctx context.Context, period time.Duration, f func() (done bool)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if f() {
+					return
+				}
+			}
+		}
+	}()
+}
+
 func (s *Service) flushKeyUse(ctx context.Context) {
 	if used := s.Keys.TakeUsed(); len(used) > 0 {
 		if err := s.Store.TouchKeys(ctx, used); err != nil {

@@ -126,25 +126,9 @@ func (s *Service) prepareDataServer(ctx context.Context, srv *dataServer) {
 		s.listenOn(ctx, srv.url)
 		return true
 	}
-	if try() {
-		return
+	if !try() {
+		s.tick(ctx, 5*time.Second, try)
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(5 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if try() {
-					return
-				}
-			}
-		}
-	}()
 }
 
 // placeProject picks a new project's data server: the reachable one with

@@ -28,20 +28,10 @@ func (s *Service) wireEndUsers() error {
 	// clocks may share a database (tests), and one far in the future must
 	// not prune the others' live rows as it stops.
 	s.starters = append(s.starters, func(ctx context.Context) error {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			t := time.NewTicker(10 * time.Minute)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					a.Prune(ctx)
-				}
-			}
-		}()
+		s.tick(ctx, 10*time.Minute, func() bool {
+			a.Prune(ctx)
+			return false
+		})
 		return nil
 	})
 	return nil
