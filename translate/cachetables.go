@@ -2,6 +2,7 @@ package translate
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -33,6 +34,7 @@ func (p *Published) noteCacheTables() {
 	for name, ts := range p.Tables {
 		if c := ts.Table.Doc.Cache; c != nil {
 			ts.CacheMaxAge = c.MaxAge
+			ts.CacheControl = []string{"public, max-age=" + strconv.Itoa(c.MaxAge)}
 			p.Cached = true
 		}
 		seen := map[string]bool{name: true}

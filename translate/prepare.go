@@ -38,6 +38,9 @@ type TableSQL struct {
 	// CacheMaxAge is the table's shared-cache lifetime in seconds
 	// (schema.Cache), 0 when its answers are not for shared caches.
 	CacheMaxAge int
+	// CacheControl is the Cache-Control value of its shared answers
+	// ("public, max-age=N"), built once here rather than per request.
+	CacheControl []string
 	// Changes are the tables a write to this one may change: itself, then
 	// those its deletes reach through on_delete cascade or set_null
 	// (sorted), whose cached answers a write purges (cachetables.go).

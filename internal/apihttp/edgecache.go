@@ -3,7 +3,6 @@ package apihttp
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/access"
@@ -58,7 +57,7 @@ func shareRead(h http.Header, rt *Route, ts *translate.TableSQL, reads []string)
 	if !rt.shared {
 		return
 	}
-	h["Cache-Control"] = []string{"public, max-age=" + strconv.Itoa(ts.CacheMaxAge)}
+	h["Cache-Control"] = ts.CacheControl[:1:1]
 	h["Surrogate-Key"] = []string{edgecache.Header(rt.ProjectID, reads)}
 	h["Vary"] = append(h["Vary"], "Authorization")
 }

@@ -491,11 +491,7 @@ func recordVersion(ctx context.Context, st *store.Store, tx *sql.Tx, p store.Pro
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO tablesmith.data_versions (project_id, version, document, applied, indexes)
-		VALUES ($1, $2, $3, '[]', '[]')
-		ON CONFLICT (project_id) DO UPDATE SET version = excluded.version, document = excluded.document,
-			applied = excluded.applied, indexes = excluded.indexes, created_at = now()`, p.ID, v.Version, string(v.Document))
-	return err
+	return store.RecordCopiedVersion(ctx, tx, p.ID, v)
 }
 
 // refuseWrites makes the old copy's tables refuse every write with

@@ -273,28 +273,7 @@ func TestReplicaLossAndRecovery(t *testing.T) {
 	waitFit(t, s, true, 3*time.Second)
 	time.Sleep(3 * replica.DefaultPoll)
 
-	var failed, done atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				r := s.Do("GET", "/v1/"+p.ID+"/notes", p.Key, nil)
-				done.Add(1)
-				if r.Status != 200 || len(r.List()) != 1 {
-					failed.Add(1)
-					t.Errorf("read during replica loss: %d %s", r.Status, r.Raw)
-				}
-			}
-		}()
-	}
+	load := startReaders(t, s, p, "read during replica loss")
 	time.Sleep(300 * time.Millisecond)
 	if err := c.StopReplica(); err != nil {
 		t.Fatal(err)
@@ -307,16 +286,12 @@ func TestReplicaLossAndRecovery(t *testing.T) {
 	}
 	t.Logf("back %s after it accepted connections", waitFit(t, s, true, 2*time.Second))
 	time.Sleep(300 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	if failed.Load() > 0 {
-		t.Fatalf("%d of %d reads failed", failed.Load(), done.Load())
-	}
+	done, _ := load.stop()
 	if replicaReads(s) == before {
 		t.Fatal("the replica served no read after coming back")
 	}
 	_, toPrimary := s.Svc.ReplicaStats()
-	t.Logf("%d reads, %d of them on the primary", done.Load(), toPrimary)
+	t.Logf("%d reads, %d of them on the primary", done, toPrimary)
 }
 
 // TestUnansweringReplicaIsOutAndItsReadsMoveToThePrimary: a replica
@@ -341,33 +316,7 @@ func TestUnansweringReplicaIsOutAndItsReadsMoveToThePrimary(t *testing.T) {
 	waitFit(t, s, true, 3*time.Second)
 	time.Sleep(3 * replica.DefaultPoll)
 
-	var failed, done atomic.Int64
-	var slowest atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				start := time.Now()
-				r := s.Do("GET", "/v1/"+p.ID+"/notes", p.Key, nil)
-				if took := int64(time.Since(start)); took > slowest.Load() {
-					slowest.Store(took)
-				}
-				done.Add(1)
-				if r.Status != 200 || len(r.List()) != 1 {
-					failed.Add(1)
-					t.Errorf("read during the partition: %d %s", r.Status, r.Raw)
-				}
-			}
-		}()
-	}
+	load := startReaders(t, s, p, "read during the partition")
 	time.Sleep(300 * time.Millisecond)
 	px.SetMode(testproxy.Blackhole)
 	t.Logf("out %s after the partition began", waitFit(t, s, false, 2*time.Second))
@@ -376,18 +325,61 @@ func TestUnansweringReplicaIsOutAndItsReadsMoveToThePrimary(t *testing.T) {
 	px.SetMode(testproxy.Forward)
 	t.Logf("back %s after it healed", waitFit(t, s, true, 2*time.Second))
 	time.Sleep(300 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	if failed.Load() > 0 {
-		t.Fatalf("%d of %d reads failed", failed.Load(), done.Load())
-	}
+	done, slowest := load.stop()
 	// Found out within ~1.25 s (a poll, and a check's 1 s on the socket),
 	// then the waiting reads end within pgpool's grace and run on the
 	// primary.
-	if d := time.Duration(slowest.Load()); d > 3*time.Second {
-		t.Fatalf("the slowest read took %s: reads waited on the lost replica", d)
+	if slowest > 3*time.Second {
+		t.Fatalf("the slowest read took %s: reads waited on the lost replica", slowest)
 	}
-	t.Logf("%d reads, the slowest %s", done.Load(), time.Duration(slowest.Load()))
+	t.Logf("%d reads, the slowest %s", done, slowest)
 }
 
 func redisURL(t testing.TB) string { return testpg.RedisURL(t) }
+
+// readers is four clients listing the project's one note until stopped;
+// every read must answer it.
+type readers struct {
+	t            *testing.T
+	done, failed atomic.Int64
+	slowest      atomic.Int64
+	quit         chan struct{}
+	wg           sync.WaitGroup
+}
+
+func startReaders(t *testing.T, s *testserver.Server, p *testserver.Project, during string) *readers {
+	l := &readers{t: t, quit: make(chan struct{})}
+	for range 4 {
+		l.wg.Go(func() {
+			for {
+				select {
+				case <-l.quit:
+					return
+				default:
+				}
+				start := time.Now()
+				r := s.Do("GET", "/v1/"+p.ID+"/notes", p.Key, nil)
+				if took := int64(time.Since(start)); took > l.slowest.Load() {
+					l.slowest.Store(took)
+				}
+				l.done.Add(1)
+				if r.Status != 200 || len(r.List()) != 1 {
+					l.failed.Add(1)
+					t.Errorf("%s: %d %s", during, r.Status, r.Raw)
+				}
+			}
+		})
+	}
+	return l
+}
+
+// stop ends the reads, fails the test if any failed, and returns how
+// many ran and the slowest.
+func (l *readers) stop() (int64, time.Duration) {
+	close(l.quit)
+	l.wg.Wait()
+	if l.failed.Load() > 0 {
+		l.t.Fatalf("%d of %d reads failed", l.failed.Load(), l.done.Load())
+	}
+	return l.done.Load(), time.Duration(l.slowest.Load())
+}

@@ -322,28 +322,22 @@ func (s *Service) applySecret(ctx context.Context) error {
 
 // every runs f every period until ctx ends, and once more at the end.
 func (s *Service) every(ctx context.Context, period time.Duration, f func(context.Context)) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				f(fctx)
-				cancel()
-				return
-			case <-t.C:
-				f(ctx)
-			}
-		}
-	}()
+	s.repeat(ctx, period, func() bool { f(ctx); return false }, func() {
+		fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		f(fctx)
+	})
 }
 
 // tick runs f every period, in the background, until ctx ends or f
 // reports it is done; unlike every, not once more at the end.
 func (s *Service) tick(ctx context.Context, period time.Duration, f func() (done bool)) {
+	s.repeat(ctx, period, f, nil)
+}
+
+// repeat is every's and tick's loop: f each period until ctx ends or f is
+// done, then atEnd (if any) when ctx ended.
+func (s *Service) repeat(ctx context.Context, period time.Duration, f func() (done bool), atEnd func()) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -352,6 +346,9 @@ func (s *Service) tick(ctx context.Context, period time.Duration, f func() (done
 		for {
 			select {
 			case <-ctx.Done():
+				if atEnd != nil {
+					atEnd()
+				}
 				return
 			case <-t.C:
 				if f() {
@@ -544,6 +541,22 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	if !schema.ValidProjectID(projectID) {
 		return nil, registry.ErrNotPublished
 	}
+	// The project's row, read once per load: where its tables are (a
+	// data server, or a database it fronts: wire_external.go), and its
+	// CORS setting, which every request then finds in the entry.
+	p, err := s.Store.Project(ctx, projectID)
+	if errors.Is(err, store.ErrNotFound) {
+		p = store.Project{ID: projectID, Engine: store.EngineManaged, CORS: store.DefaultCORS()}
+	} else if err != nil {
+		return nil, err
+	}
+	if p.DataServer != "" {
+		// A node that stopped between a data server's commit and the
+		// control schema's left the version behind: catch up first.
+		if err := s.Store.Reconcile(ctx, projectID); err != nil {
+			return nil, err
+		}
+	}
 	v, err := s.Store.LatestVersion(ctx, projectID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, registry.ErrNotPublished
@@ -558,32 +571,6 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	c, err := schema.Compile(doc)
 	if err != nil {
 		return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
-	}
-	// A project that fronts an existing database (wire_external.go) has
-	// its tables in that database's pool and the user's schema.
-	// The project's row, read once per load: where its tables are, and
-	// its CORS setting, which every request then finds in the entry.
-	p, err := s.Store.Project(ctx, projectID)
-	if errors.Is(err, store.ErrNotFound) {
-		p = store.Project{ID: projectID, Engine: store.EngineManaged, CORS: store.DefaultCORS()}
-	} else if err != nil {
-		return nil, err
-	}
-	if p.DataServer != "" {
-		// A node that stopped between a data server's commit and the
-		// control schema's left the version behind: catch up first.
-		if err := s.Store.Reconcile(ctx, projectID); err != nil {
-			return nil, err
-		}
-		if v, err = s.Store.LatestVersion(ctx, projectID); err != nil {
-			return nil, err
-		}
-		if doc, err = schema.Parse(v.Document); err != nil {
-			return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
-		}
-		if c, err = schema.Compile(doc); err != nil {
-			return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
-		}
 	}
 	schemaName, tables, err := s.projectTables(ctx, p)
 	if err != nil {

@@ -48,9 +48,19 @@ type dataVersion struct {
 	Indexes           []schema.IndexSpec
 }
 
+// RecordCopiedVersion writes, in tx on a data server, that the project's
+// schema there is a copy of version (move-project): its document, no
+// changes applied and no index builds pending.
+func RecordCopiedVersion(ctx context.Context, tx *sql.Tx, projectID string, version Version) error {
+	return recordDataVersion(ctx, tx, projectID, dataVersion{Version: version.Version, Document: version.Document, Applied: json.RawMessage(`[]`)})
+}
+
 // recordDataVersion writes, in the data server's migration transaction,
 // the version the project's schema there now has.
 func recordDataVersion(ctx context.Context, tx *sql.Tx, projectID string, v dataVersion) error {
+	if v.Indexes == nil {
+		v.Indexes = []schema.IndexSpec{}
+	}
 	indexes, err := json.Marshal(v.Indexes)
 	if err != nil {
 		return err
