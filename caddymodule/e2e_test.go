@@ -168,8 +168,9 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 		t.Fatalf("not served by Caddy: %v", hdr)
 	}
 	// Compression as Caddyfile.example sets it up: the module compresses
-	// answers of 1 KiB or more itself, Caddy's encode the API description
-	// (and the dashboard); a small answer goes out as it is.
+	// answers of 1 KiB or more itself, the API description and Swagger UI
+	// included, Caddy's encode the dashboard; a small answer goes out as
+	// it is.
 	for i := 0; i < 12; i++ {
 		c.must(201, "POST", "/v1/"+project+"/users", key, map[string]any{"email": fmt.Sprintf("user%d@example.com", i),
 			"name": "A name long enough to make twelve of them more than a kilobyte", "password": "securepassword123"})
@@ -177,7 +178,8 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 	for _, want := range []struct{ path, token, encoding string }{
 		{"/v1/" + project + "/users?limit=20", key, "zstd"},
 		{"/v1/" + project + "/users/1", key, ""},
-		{"/v1/" + project + "/openapi.json", "", "zstd"}, // Caddy's encode
+		{"/v1/" + project + "/openapi.json", "", "zstd"},
+		{"/v1/" + project + "/docs/swagger-ui-bundle.js", "", "zstd"},
 	} {
 		req, _ := http.NewRequest("GET", base+want.path, nil)
 		req.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
@@ -211,11 +213,11 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 func TestBehindATrustedProxyTheClientAddressAndSchemeComeFromItsHeaders(t *testing.T) {
 	base := caddyEnv(t, testpg.NewDatabase(t))
 	loadExample(t, func(s string) string {
-		const anchor = "\tadmin {$TABLESMITH_CADDY_ADMIN:localhost:2019}\n"
+		const anchor = "\tservers {\n"
 		if !strings.Contains(s, anchor) {
-			t.Fatal("Caddyfile.example has no admin line to put servers after")
+			t.Fatal("Caddyfile.example has no servers block to put trusted_proxies in")
 		}
-		return strings.Replace(s, anchor, anchor+"\tservers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n", 1)
+		return strings.Replace(s, anchor, anchor+"\t\ttrusted_proxies static 127.0.0.1/32\n", 1)
 	})
 	t.Cleanup(func() {
 		if err := caddy.Stop(); err != nil {

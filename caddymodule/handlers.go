@@ -18,7 +18,10 @@ func init() {
 	caddy.RegisterModule(&PlatformHandler{})
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_api", parseAPIHandler)
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_platform", parsePlatformHandler)
-	httpcaddyfile.RegisterDirectiveOrder("tablesmith_api", httpcaddyfile.Before, "file_server")
+	// Before handle: `tablesmith_api /v1/*` at the top of a site answers
+	// the generated APIs ahead of the site's handle blocks, without the
+	// subroute a handle block adds to every request (Caddyfile.example).
+	httpcaddyfile.RegisterDirectiveOrder("tablesmith_api", httpcaddyfile.Before, "handle")
 	httpcaddyfile.RegisterDirectiveOrder("tablesmith_platform", httpcaddyfile.Before, "file_server")
 }
 

@@ -1,6 +1,7 @@
 package apihttp
 
 import (
+	"bytes"
 	"hash/fnv"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/clientaddr"
+	"github.com/tablesmith/tablesmith/internal/compress"
 	"github.com/tablesmith/tablesmith/openapi"
 	"github.com/tablesmith/tablesmith/openapi/swaggerui"
 )
@@ -71,11 +73,19 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 	}
 	sum := fnv.New32a()
 	_, _ = sum.Write([]byte(server))
-	etag := `"` + rendered.ETag() + "-" + strconv.FormatUint(uint64(sum.Sum32()), 16) + `"`
+	// The module compresses the description itself, like its other
+	// answers, so that Caddy's encode need not wrap the generated API;
+	// each encoding's bytes have an ETag of their own.
+	enc := compress.Negotiate(r.Header.Get("Accept-Encoding"))
+	suffix := ""
+	if enc != "" {
+		suffix = "-" + enc
+	}
+	etag := `"` + rendered.ETag() + "-" + strconv.FormatUint(uint64(sum.Sum32()), 16) + suffix + `"`
 	hd.Set("ETag", etag)
 	// Revalidate every time: a generate changes the document at once.
 	hd.Set("Cache-Control", "no-cache")
-	hd.Add("Vary", "X-Forwarded-Proto")
+	hd["Vary"] = append(hd["Vary"], "X-Forwarded-Proto", "Accept-Encoding")
 	// The description is public: tools on any origin may fetch it,
 	// whatever the project's cors.allowed_origins.
 	hd.Set("Access-Control-Allow-Origin", "*")
@@ -84,12 +94,24 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	hd.Set("Content-Length", strconv.Itoa(rendered.Size(server)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
+	if enc == "" {
+		hd.Set("Content-Length", strconv.Itoa(rendered.Size(server)))
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			_ = rendered.Write(w, server)
+		}
 		return nil
 	}
-	_ = rendered.Write(w, server)
+	var buf bytes.Buffer
+	buf.Grow(rendered.Size(server))
+	_ = rendered.Write(&buf, server)
+	body := compress.Encode(enc, make([]byte, 0, buf.Len()/4), buf.Bytes())
+	hd.Set("Content-Encoding", enc)
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/plans"
@@ -27,7 +28,9 @@ func TestOpenAPIJSONNeedsNoCredentialAndNamesThisServer(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(docsSchema)
 
-	res := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil).Must(t, 200)
+	// identity: Go's client would otherwise ask for gzip and hide the
+	// Content-Length it decompressed.
+	res := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "Accept-Encoding", "identity").Must(t, 200)
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("Content-Type = %q", ct)
 	}
@@ -264,5 +267,34 @@ func TestOpenAPITitleIsTheProjectsName(t *testing.T) {
 			t.Fatalf("after a rename the title is still %v", title())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestOpenAPIDocumentGoesOutCompressedWithAnETagPerEncoding(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(docsSchema)
+	plain := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "Accept-Encoding", "identity").Must(t, 200)
+	if plain.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("identity asked for, yet Content-Encoding %q", plain.Header.Get("Content-Encoding"))
+	}
+	packed := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "Accept-Encoding", "gzip;q=0.5, zstd").Must(t, 200)
+	if packed.Header.Get("Content-Encoding") != "zstd" || len(packed.Raw) >= len(plain.Raw) {
+		t.Fatalf("Content-Encoding %q, %d bytes against %d", packed.Header.Get("Content-Encoding"), len(packed.Raw), len(plain.Raw))
+	}
+	d, _ := zstd.NewReader(nil)
+	doc, err := d.DecodeAll(packed.Raw, nil)
+	if err != nil || string(doc) != string(plain.Raw) {
+		t.Fatalf("decoded document differs from the identity one (%v)", err)
+	}
+	if !strings.Contains(strings.Join(packed.Header.Values("Vary"), ","), "Accept-Encoding") {
+		t.Fatalf("Vary = %v", packed.Header.Values("Vary"))
+	}
+	etag := packed.Header.Get("ETag")
+	if etag == plain.Header.Get("ETag") {
+		t.Fatal("the zstd and identity documents share an ETag")
+	}
+	if again := s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil, "Accept-Encoding", "zstd", "If-None-Match", etag); again.Status != http.StatusNotModified {
+		t.Fatalf("revalidating the zstd document: %d", again.Status)
 	}
 }

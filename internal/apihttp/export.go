@@ -200,8 +200,15 @@ type exportStarter struct{ ew *exportWriter }
 
 func (s exportStarter) Write(b []byte) (int, error) {
 	s.ew.start()
+	// An export may take longer than the server's write timeout; what
+	// bounds it is progress: each write gets exportWriteIdle to go out.
+	_ = s.ew.rc.SetWriteDeadline(time.Now().Add(exportWriteIdle))
 	return s.ew.w.Write(b)
 }
+
+// exportWriteIdle is how long one write of an export may wait on a client
+// that stopped reading.
+const exportWriteIdle = 30 * time.Second
 
 func (ew *exportWriter) start() {
 	if !ew.started {

@@ -379,16 +379,26 @@ func (s *statusWriter) WriteBody(status int, body []byte) {
 			return
 		}
 	}
-	if len(body) >= compress.MinSize && s.request != nil {
-		h["Vary"] = append(h["Vary"], "Accept-Encoding")
-		if enc := compress.Negotiate(s.request.Header.Get("Accept-Encoding")); enc != "" && len(h["Content-Encoding"]) == 0 {
-			body = compress.Encode(enc, make([]byte, 0, len(body)/4), body)
-			h["Content-Encoding"] = []string{enc}
-		}
+	if s.request != nil {
+		body = compressBody(h, s.request, body)
 	}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	s.WriteHeader(status)
 	_, _ = s.Write(body)
+}
+
+// compressBody returns body compressed for r when it is big enough and
+// the client accepts zstd or gzip, with the headers that say so.
+func compressBody(h http.Header, r *http.Request, body []byte) []byte {
+	if len(body) < compress.MinSize {
+		return body
+	}
+	h["Vary"] = append(h["Vary"], "Accept-Encoding")
+	if enc := compress.Negotiate(r.Header.Get("Accept-Encoding")); enc != "" && len(h["Content-Encoding"]) == 0 {
+		body = compress.Encode(enc, make([]byte, 0, len(body)/4), body)
+		h["Content-Encoding"] = []string{enc}
+	}
+	return body
 }
 
 // notModified tags a read's answer with a weak ETag, a hash of its

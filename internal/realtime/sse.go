@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 )
+
+// writeIdle is how long one flush may wait on a client that stopped
+// reading before the stream ends.
+const writeIdle = 30 * time.Second
 
 // sseWriter writes Server-Sent Events; the first write error is kept and
 // ends the stream (the client has gone).
@@ -62,6 +67,9 @@ func (s *sseWriter) flush() {
 	if s.failed != nil || len(s.buf) == 0 {
 		return
 	}
+	// A stream outlives the server's write timeout; what bounds it is
+	// progress: each flush gets writeIdle to go out to the client.
+	_ = s.rc.SetWriteDeadline(time.Now().Add(writeIdle))
 	if _, err := s.w.Write(s.buf); err != nil {
 		s.failed = err
 		return
