@@ -421,3 +421,70 @@ func loadExampleFails(t *testing.T, what string) string {
 	t.Fatalf("%s loaded", what)
 	return ""
 }
+
+// A realtime stream runs past the server's write timeout (Caddyfile.example's
+// `write`, cut here to 1s): each flush takes a deadline of its own.
+func TestStreamsOutliveTheServersWriteTimeout(t *testing.T) {
+	base := caddyEnv(t, testpg.NewDatabase(t))
+	loadExample(t, func(s string) string {
+		const line = "\t\t\twrite 2m\n"
+		if !strings.Contains(s, line) {
+			t.Fatal("Caddyfile.example has no `write 2m` timeout")
+		}
+		return strings.Replace(s, line, "\t\t\twrite 1s\n", 1)
+	})
+	t.Cleanup(func() {
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stop caddy: %v", err)
+		}
+	})
+	c := client{t, base}
+	session := c.must(201, "POST", "/api/auth/signup", "", map[string]any{"email": "ops@example.com", "password": "supersecret1", "name": "Ops"})["token"].(string)
+	project := c.must(201, "POST", "/api/projects", session, map[string]any{"name": "Live", "engine": "postgres"})["id"].(string)
+	c.must(200, "PUT", "/api/projects/"+project+"/schema", session, map[string]any{"tables": []any{map[string]any{
+		"name": "posts", "realtime": true, "columns": []any{map[string]any{"name": "title", "type": "text"}}}}})
+	c.must(200, "POST", "/api/projects/"+project+"/generate", session, map[string]any{})
+	key := c.must(201, "POST", "/api/projects/"+project+"/keys", session, map[string]any{"name": "ci", "scope": "read_write"})["key"].(string)
+
+	req, _ := http.NewRequest("GET", base+"/v1/"+project+"/realtime?tables=posts", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("stream: %d", res.StatusCode)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 4096)
+		for {
+			n, err := res.Body.Read(buf)
+			for _, l := range strings.Split(string(buf[:n]), "\n") {
+				lines <- l
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// Past the server's write timeout, a change still reaches the stream.
+	time.Sleep(2500 * time.Millisecond)
+	c.must(201, "POST", "/v1/"+project+"/posts", key, map[string]any{"title": "after the write timeout"})
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the stream ended before the change arrived")
+			}
+			if strings.Contains(l, "after the write timeout") {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no change event within 5s")
+		}
+	}
+}
