@@ -34,8 +34,8 @@ func estimateKey(rt *Route, ls *translate.ListSQL) string {
 
 // rememberedEstimate returns the list to run and, when its total is
 // remembered, that total: the same list without its count.
-func (h *Handler) rememberedEstimate(rt *Route, q *translate.ListQuery, ls *translate.ListSQL) (*translate.ListSQL, int64, bool) {
-	if q.Count != translate.CountEstimated {
+func (h *Handler) rememberedEstimate(rt *Route, countMode string, ls *translate.ListSQL) (*translate.ListSQL, int64, bool) {
+	if countMode != translate.CountEstimated {
 		return ls, 0, false
 	}
 	total, ok := h.estimates.Lookup(estimateKey(rt, ls), rt.Start)

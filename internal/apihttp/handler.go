@@ -144,8 +144,9 @@ type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *R
 // Handler is the generated-API handler.
 type Handler struct {
 	d         Deps
-	estimates *cache.Cache[int64] // remembered estimated totals (countmemo.go)
-	timeouts  atomic.Uint64       // statements cut by their plan's timeout (fairshare.go)
+	estimates *cache.Cache[int64]    // remembered estimated totals (countmemo.go)
+	lists     *cache.Cache[listPlan] // built list statements (listplans.go)
+	timeouts  atomic.Uint64          // statements cut by their plan's timeout (fairshare.go)
 }
 
 // New returns the handler.
@@ -169,7 +170,7 @@ func New(d Deps) *Handler {
 		d.ExportTimeout = DefaultExportTimeout
 	}
 	d.ExportTimeout = max(d.ExportTimeout, d.Timeout)
-	return &Handler{d: d, estimates: newEstimateMemo()}
+	return &Handler{d: d, estimates: newEstimateMemo(), lists: newListPlans()}
 }
 
 // Route is a parsed generated-API path.

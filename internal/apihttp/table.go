@@ -133,17 +133,13 @@ func tableOperation(w http.ResponseWriter, method string, item bool) (string, er
 // the bounded count; a second (EXPLAIN) runs only when an estimated count
 // hits the cap.
 func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
-	q, err := translate.ParseListUpTo(r.URL.Query(), h.d.MaxPageSize)
+	plan, err := h.planList(r, rt, c)
 	if err != nil {
-		return PlannerError(err)
+		return err
 	}
-	q.Caller, q.Rows = rt.Principal, c.grant.Rows
-	ls, err := translate.BuildList(c.pub, c.t, q)
-	if err != nil {
-		return PlannerError(err)
-	}
+	ls := plan.ls
 	markShared(rt, c.ts)
-	run, remembered, known := h.rememberedEstimate(rt, q, ls)
+	run, remembered, known := h.rememberedEstimate(rt, plan.count, ls)
 	var data []byte
 	var meta translate.Meta
 	err = h.statements(w, r, rt, func(ctx context.Context) error {
