@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/tablesmith/tablesmith/schema"
@@ -72,15 +74,26 @@ func sortShape(table string, order []orderKey) string {
 // encodeCursor makes the cursor of a row whose sort key values the list
 // statement returned as a JSON array.
 func encodeCursor(shape string, keys []byte) (string, error) {
-	var vals []json.RawMessage
-	if err := json.Unmarshal(keys, &vals); err != nil {
+	// The document is written directly rather than through encoding/json
+	// (a list's cursor is on every page): the shape is base64url, which a
+	// JSON string holds as it is, and the keys are PostgreSQL's JSON
+	// array, compacted as json.Marshal would.
+	var buf [256]byte
+	b := append(buf[:0], `{"v":`...)
+	b = strconv.AppendInt(b, cursorVersion, 10)
+	b = append(b, `,"s":"`...)
+	b = append(b, shape...)
+	b = append(b, `","k":`...)
+	keys = bytes.TrimSpace(keys)
+	if len(keys) == 0 || keys[0] != '[' {
+		return "", fmt.Errorf("cursor keys %q are not a JSON array", keys)
+	}
+	out := bytes.NewBuffer(b)
+	if err := json.Compact(out, keys); err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(cursorDoc{V: cursorVersion, S: shape, K: vals})
-	if err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
+	out.WriteByte('}')
+	return base64.RawURLEncoding.EncodeToString(out.Bytes()), nil
 }
 
 // decodeCursor reads a cursor for the sort order of a plan: one value

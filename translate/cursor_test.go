@@ -94,6 +94,29 @@ func TestCursorRoundTripsThroughItsSort(t *testing.T) {
 	}
 }
 
+// The cursor document is written by hand (encodeCursor): text keys with
+// quotes, escapes, markup and non-ASCII letters, and PostgreSQL's spacing,
+// come back as the values they were.
+func TestCursorKeepsTextKeysAsTheyWere(t *testing.T) {
+	pub := testPublished(t)
+	c := cursorFor(pub, "users", "sort=name", `[ "Zoë \"the <b>\" \\ \u00e9 \n" ,  7 ]`)
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || !json.Valid(raw) || strings.Contains(string(raw), " ,") {
+		t.Fatalf("cursor document %s (%v)", raw, err)
+	}
+	got, err := build(t, pub, "users", "sort=name&after="+c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Zoë \"the <b>\" \\ é \n"
+	if !slices.Contains(got.Args, any(want)) {
+		t.Fatalf("args %q lack the name %q", got.Args, want)
+	}
+	if _, err := encodeCursor("s", []byte(`{"a":1}`)); err == nil {
+		t.Fatal("keys that are not an array made a cursor")
+	}
+}
+
 func TestCursorIsRefusedForAnotherSortTableOrPosition(t *testing.T) {
 	pub := testPublished(t)
 	byAge := cursorFor(pub, "users", "sort=age", `[30, 7]`)
