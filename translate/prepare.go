@@ -7,6 +7,8 @@ package translate
 import (
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -41,6 +43,13 @@ type TableSQL struct {
 	// CacheControl is the Cache-Control value of its shared answers
 	// ("public, max-age=N"), built once here rather than per request.
 	CacheControl []string
+	// inserts keeps the INSERT of each column set that was asked for
+	// (insertKey → string), up to maxKeptInserts: a table's creates use
+	// a few, and building the text is most of a create's own work.
+	inserts    sync.Map
+	insertsLen atomic.Int32
+	// position is each column's index in Table.Columns.
+	position map[*schema.CColumn]int
 	// Changes are the tables a write to this one may change: itself, then
 	// those its deletes reach through on_delete cascade or set_null
 	// (sorted), whose cached answers a write purges (cachetables.go).
@@ -61,7 +70,10 @@ func Prepare(schemaName string, c *schema.Compiled) *Published {
 func (p *Published) Rel(t *schema.CTable) string { return p.Tables[t.Name].Rel }
 
 func prepareTable(schemaName string, t *schema.CTable) *TableSQL {
-	s := &TableSQL{Table: t, Rel: schema.QuoteIdent(schemaName) + "." + t.Ident}
+	s := &TableSQL{Table: t, Rel: schema.QuoteIdent(schemaName) + "." + t.Ident, position: make(map[*schema.CColumn]int, len(t.Columns))}
+	for i, c := range t.Columns {
+		s.position[c] = i
+	}
 	s.Projection = Projection(t, "t")
 	pk := "t." + t.PK.Ident
 	one := func(from, where string) string {
@@ -105,9 +117,49 @@ func ColumnOutput(c *schema.CColumn, alias string) string {
 	return ref
 }
 
+// maxKeptInserts bounds the INSERT texts a table keeps: a client may send
+// any subset of the optional columns.
+const maxKeptInserts = 64
+
+// insertKey is a column set: bit i for Table.Columns[i].
+type insertKey [2]uint64
+
 // Insert renders an INSERT of the given columns (values $1..$n) that
 // returns the new record as JSON. With no columns every default applies.
+// The text of a column set is kept after its first use.
 func (s *TableSQL) Insert(cols []*schema.CColumn) string {
+	key, ok := s.insertKey(cols)
+	if ok {
+		if text, hit := s.inserts.Load(key); hit {
+			return text.(string)
+		}
+	}
+	text := s.renderInsert(cols)
+	if ok && s.insertsLen.Load() < maxKeptInserts {
+		if _, loaded := s.inserts.LoadOrStore(key, text); !loaded {
+			s.insertsLen.Add(1)
+		}
+	}
+	return text
+}
+
+// insertKey is the key of a column set given in table order (as the
+// validator gives them), false when there is none.
+func (s *TableSQL) insertKey(cols []*schema.CColumn) (insertKey, bool) {
+	var k insertKey
+	last := -1
+	for _, c := range cols {
+		i, ok := s.position[c]
+		if !ok || i <= last || i >= 128 {
+			return k, false
+		}
+		last = i
+		k[i/64] |= 1 << (i % 64)
+	}
+	return k, true
+}
+
+func (s *TableSQL) renderInsert(cols []*schema.CColumn) string {
 	var b strings.Builder
 	b.WriteString("WITH _w AS (INSERT INTO " + s.Rel)
 	if len(cols) == 0 {
