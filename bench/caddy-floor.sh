@@ -85,7 +85,7 @@ for _ in $(seq "$rounds"); do
 	done
 done
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
-echo "server  requests/s (median of $rounds × ${secs}s)  CPU µs/request (median)  rounds"
+echo "server  requests/s (median of $rounds × ${secs}s)  CPU µs/request (median)  rounds: req/s | CPU in 0.1 µs"
 for i in 0 1 2; do
 	c=$(median <<<"${cpu[$i]}")
 	printf '%-7s %12s %26s.%s  %s | %s\n' "${names[$i]}" "$(median <<<"${rps[$i]}")" "$((c / 10))" "$((c % 10))" "${rps[$i]}" "${cpu[$i]}"
