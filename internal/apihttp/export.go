@@ -15,6 +15,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/apierr"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
+	"github.com/tablesmith/tablesmith/internal/writedeadline"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
@@ -201,14 +202,10 @@ type exportStarter struct{ ew *exportWriter }
 func (s exportStarter) Write(b []byte) (int, error) {
 	s.ew.start()
 	// An export may take longer than the server's write timeout; what
-	// bounds it is progress: each write gets exportWriteIdle to go out.
-	_ = s.ew.rc.SetWriteDeadline(time.Now().Add(exportWriteIdle))
+	// bounds it is progress: each write gets writedeadline.Grace.
+	_ = s.ew.rc.SetWriteDeadline(time.Now().Add(writedeadline.Grace))
 	return s.ew.w.Write(b)
 }
-
-// exportWriteIdle is how long one write of an export may wait on a client
-// that stopped reading.
-const exportWriteIdle = 30 * time.Second
 
 func (ew *exportWriter) start() {
 	if !ew.started {

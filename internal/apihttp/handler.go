@@ -27,6 +27,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/writedeadline"
 )
 
 // Deps are the handler's collaborators; optional ones may be nil.
@@ -199,8 +200,8 @@ type Route struct {
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	sw := &statusWriter{ResponseWriter: w, request: r}
 	rt := &Route{Start: h.d.Now()}
+	sw := &statusWriter{ResponseWriter: w, request: r, start: rt.Start}
 	timeout := h.d.Timeout
 	if mayExport(r) {
 		timeout = h.d.ExportTimeout
@@ -339,6 +340,7 @@ func (h *Handler) afterSchemaChange(w http.ResponseWriter, r *http.Request, rt *
 type statusWriter struct {
 	http.ResponseWriter
 	request *http.Request // for Accept-Encoding
+	start   time.Time     // when the request arrived (writedeadline)
 	code    int
 	wrote   bool
 	// beforeAnswer, when set, runs once before the status goes out
@@ -363,6 +365,7 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (s *statusWriter) answering(code int) {
+	writedeadline.ForAnswer(s.ResponseWriter, s.start)
 	defaultCacheControl(s.Header(), code)
 	if f := s.beforeAnswer; f != nil {
 		s.beforeAnswer = nil

@@ -23,6 +23,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/writedeadline"
 )
 
 // Deps are the handler's collaborators.
@@ -138,8 +139,11 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) error {
 	return apierr.New(apierr.CodeNotFound, "No such platform API endpoint: %s %s", r.Method, r.URL.Path)
 }
 
-// ServeHTTP recovers panics into a 500 envelope.
+// ServeHTTP recovers panics into a 500 envelope. A request that worked
+// long (a generate converting a big table) answers with a write deadline
+// of its own (internal/writedeadline).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w = &writedeadline.Writer{ResponseWriter: w, Start: time.Now()}
 	defer func() {
 		if p := recover(); p != nil {
 			h.d.Logger.Error("panic in platform API", "panic", p, "stack", string(debug.Stack()))

@@ -5,11 +5,9 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-)
 
-// writeIdle is how long one flush may wait on a client that stopped
-// reading before the stream ends.
-const writeIdle = 30 * time.Second
+	"github.com/tablesmith/tablesmith/internal/writedeadline"
+)
 
 // sseWriter writes Server-Sent Events; the first write error is kept and
 // ends the stream (the client has gone).
@@ -68,8 +66,8 @@ func (s *sseWriter) flush() {
 		return
 	}
 	// A stream outlives the server's write timeout; what bounds it is
-	// progress: each flush gets writeIdle to go out to the client.
-	_ = s.rc.SetWriteDeadline(time.Now().Add(writeIdle))
+	// progress: each flush gets writedeadline.Grace to go out.
+	_ = s.rc.SetWriteDeadline(time.Now().Add(writedeadline.Grace))
 	if _, err := s.w.Write(s.buf); err != nil {
 		s.failed = err
 		return
