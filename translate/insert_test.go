@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/tablesmith/tablesmith/schema"
@@ -47,7 +46,7 @@ func TestInsertKeepsItsTextPerColumnSet(t *testing.T) {
 			}
 		}
 		if got := ts.Insert(set); got != ts.renderInsert(set) {
-			t.Fatal(fmt.Sprintf("set %b: %s", mask, got))
+			t.Fatalf("set %b: %s", mask, got)
 		}
 	}
 	if n := ts.insertsLen.Load(); n != maxKeptInserts {
