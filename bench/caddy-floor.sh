@@ -23,7 +23,6 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 go build -o "$work/caddy" ./cmd/caddy
 go build -o "$work/floor" ./bench/caddyfloor
-body=$(sed -n 's/^const Body = `\(.*\)` +$/\1/p; s/^\t`\(.*\)`$/\1/p' bench/caddyfloor/main.go | tr -d '\n')
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rest='
 	handle /api/* {
@@ -37,6 +36,10 @@ rest='
 	}
 }'
 pb=$(port); pn=$(port); pf=$(port)
+wait_for() { for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$1/v1/x/users/5" && return; sleep 0.1; done; }
+"$work/floor" -addr 127.0.0.1:$pb & pids+=($!)
+wait_for $pb
+body=$(curl -s "http://127.0.0.1:$pb/v1/x/users/5") # the Caddy servers answer the same bytes
 cat >"$work/nested" <<CF
 {
 	admin off
@@ -64,12 +67,10 @@ cat >"$work/flat" <<CF
 http://127.0.0.1:$pf {
 	respond /v1/* \`$body\` 200$rest
 CF
-"$work/floor" -addr 127.0.0.1:$pb & pids+=($!)
 XDG_CONFIG_HOME=$work XDG_DATA_HOME=$work "$work/caddy" run --config "$work/nested" --adapter caddyfile >"$work/nested.log" 2>&1 & pids+=($!)
 XDG_CONFIG_HOME=$work XDG_DATA_HOME=$work "$work/caddy" run --config "$work/flat" --adapter caddyfile >"$work/flat.log" 2>&1 & pids+=($!)
-for p in $pb $pn $pf; do
-	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$p/v1/x/users/5" && break; sleep 0.1; done
-done
+wait_for $pn
+wait_for $pf
 names=(bare nested flat); ports=($pb $pn $pf)
 tck=$(getconf CLK_TCK)
 declare -A rps cpu

@@ -130,29 +130,21 @@ func (u *UI) ServeAsset(w http.ResponseWriter, r *http.Request, name string) boo
 }
 
 // serveEncoded writes the asset compressed with enc, under an ETag of its
-// own (the bytes differ from the identity form's).
+// own (the bytes differ from the identity form's); ServeContent answers
+// If-None-Match and HEAD as it does for the identity form.
 func (u *UI) serveEncoded(w http.ResponseWriter, r *http.Request, name, enc string, data []byte) {
 	key := name + "." + enc
 	body, ok := u.encoded.Load(key)
 	if !ok {
 		body, _ = u.encoded.LoadOrStore(key, compress.Encode(enc, nil, data))
 	}
-	h := w.Header()
-	etag := strings.TrimSuffix(u.etags[name], `"`) + "-" + enc + `"`
-	h.Set("ETag", etag)
-	for _, t := range strings.Split(r.Header.Get("If-None-Match"), ",") {
-		if t = strings.TrimSpace(t); t == etag || t == "W/"+etag || t == "*" {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-	}
 	b := body.([]byte)
+	h := w.Header()
+	h.Set("ETag", strings.TrimSuffix(u.etags[name], `"`)+"-"+enc+`"`)
 	h.Set("Content-Encoding", enc)
+	// ServeContent leaves the length of an encoded body to the caller.
 	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(b)
-	}
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
 }
 
 func (u *UI) read(name string) ([]byte, error) {
