@@ -16,6 +16,7 @@ import (
 func init() {
 	caddy.RegisterModule(&APIHandler{})
 	caddy.RegisterModule(&PlatformHandler{})
+	clientaddr.Server = caddyClientAddr
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_api", parseAPIHandler)
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_platform", parsePlatformHandler)
 	// Before handle: `tablesmith_api /v1/*` at the top of a site answers
@@ -67,26 +68,27 @@ func (h *PlatformHandler) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP answers every request itself (errors included, as envelopes).
 func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	h.app.Service().API().ServeHTTP(w, withClientAddr(r))
+	h.app.Service().API().ServeHTTP(w, r)
 	return nil
 }
 
 // ServeHTTP answers every request itself (errors included, as envelopes).
 func (h *PlatformHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	h.app.Service().Platform().ServeHTTP(w, withClientAddr(r))
+	h.app.Service().Platform().ServeHTTP(w, r)
 	return nil
 }
 
-// withClientAddr hands the handlers, which do not import Caddy, the
+// caddyClientAddr hands the handlers, which do not import Caddy, the
 // client address Caddy determined (client_ip, honouring the server's
-// trusted_proxies) and whether the peer is a trusted proxy.
-func withClientAddr(r *http.Request) *http.Request {
-	ip, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
+// trusted_proxies) and whether the peer is a trusted proxy, read from
+// the request's variables when a handler asks (clientaddr.Server).
+func caddyClientAddr(r *http.Request) (ip string, trusted bool, ok bool) {
+	ip, _ = caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
 	if ip == "" {
-		return r
+		return "", false, false
 	}
-	trusted, _ := caddyhttp.GetVar(r.Context(), caddyhttp.TrustedProxyVarKey).(bool)
-	return r.WithContext(clientaddr.With(r.Context(), ip, trusted))
+	trusted, _ = caddyhttp.GetVar(r.Context(), caddyhttp.TrustedProxyVarKey).(bool)
+	return ip, trusted, true
 }
 
 // UnmarshalCaddyfile parses the directive, which takes no arguments.

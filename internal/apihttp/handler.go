@@ -375,7 +375,7 @@ func (s *statusWriter) answering(code int) {
 
 // WriteBody writes a whole answer, compressed when it is big enough and
 // the client accepts zstd or gzip (internal/compress says why the module
-// does this itself), always with its Content-Length.
+// does this itself), always with a Content-Length (see autoLengthMax).
 func (s *statusWriter) WriteBody(status int, body []byte) {
 	h := s.Header()
 	if status == http.StatusOK && s.request != nil && (s.request.Method == http.MethodGet || s.request.Method == http.MethodHead) {
@@ -386,10 +386,21 @@ func (s *statusWriter) WriteBody(status int, body []byte) {
 	if s.request != nil {
 		body = compressBody(h, s.request, body)
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if len(body) > autoLengthMax || (s.request != nil && s.request.Method == http.MethodHead) {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	s.WriteHeader(status)
 	_, _ = s.Write(body)
 }
+
+// autoLengthMax is the largest body that net/http (HTTP/1.1 and HTTP/2)
+// sends with a Content-Length of its own: one that is still in its 2 KiB
+// buffer when the handler returns. Leaving those to it keeps a typical
+// answer at eight headers, the most a header map holds before it grows
+// (and net/http copies the map when the status goes out); bigger answers,
+// and HEAD, whose body is never written, get theirs here so that they are
+// not chunked.
+const autoLengthMax = 2048
 
 // compressBody returns body compressed for r when it is big enough and
 // the client accepts zstd or gzip, with the headers that say so.
@@ -411,8 +422,13 @@ func compressBody(h http.Header, r *http.Request, body []byte) []byte {
 // the body when the client's If-None-Match already holds it. The request
 // still ran and counted: a 304 saves the transfer, not the query.
 func (s *statusWriter) notModified(h http.Header, body []byte) bool {
-	tag := `"` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
-	h["ETag"] = []string{"W/" + tag}
+	var b [32]byte
+	weak := append(b[:0], `W/"`...)
+	weak = strconv.AppendUint(weak, xxhash.Sum64(body), 36)
+	weak = append(weak, '"')
+	weakTag := string(weak) // one allocation for the header and the comparison
+	tag := weakTag[2:]
+	h["ETag"] = []string{weakTag}
 	inm := s.request.Header.Get("If-None-Match")
 	if inm == "" || !matchesETag(inm, tag) {
 		return false

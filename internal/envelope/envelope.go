@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/apierr"
@@ -89,7 +90,14 @@ type Success struct {
 func Write(w http.ResponseWriter, status int, s Success) {
 	// Room for the wrapper, the message, a meta object and the final
 	// newline, so the page is copied once, not again by a growing append.
-	buf := make([]byte, 0, len(s.RawData)+len(s.Message)+envelopeRoom)
+	// The buffer is reused: a ResponseWriter copies what it is given.
+	need := len(s.RawData) + len(s.Message) + envelopeRoom
+	bp := answerBuffers.Get().(*[]byte)
+	defer putAnswerBuffer(bp)
+	if cap(*bp) < need {
+		*bp = make([]byte, 0, need)
+	}
+	buf := (*bp)[:0]
 	buf = append(buf, `{"success":true,"data":`...)
 	switch {
 	case s.RawData != nil:
@@ -120,6 +128,21 @@ func Write(w http.ResponseWriter, status int, s Success) {
 	}
 	buf = append(buf, '}')
 	writeJSON(w, status, buf)
+}
+
+// answerBuffers keeps the buffers answers are built in, so that a
+// request does not allocate (and the collector sweep) one per answer.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// maxKeptBuffer is the biggest buffer kept for reuse: a rare big page
+// should not stay in memory for every later small answer.
+const maxKeptBuffer = 64 << 10
+
+func putAnswerBuffer(bp *[]byte) {
+	if cap(*bp) <= maxKeptBuffer {
+		*bp = (*bp)[:0]
+		answerBuffers.Put(bp)
+	}
 }
 
 // envelopeRoom is what an answer adds to its data, with a meta object

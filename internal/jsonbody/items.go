@@ -24,6 +24,9 @@ func ObjectOrItems(w http.ResponseWriter, r *http.Request, max int64) (object ma
 		object, err = decodeObject(raw)
 		return object, nil, err
 	}
+	if items, ok := fastItems(raw); ok {
+		return nil, items, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var elems []json.RawMessage
@@ -50,6 +53,9 @@ func ObjectOrItems(w http.ResponseWriter, r *http.Request, max int64) (object ma
 
 // decodeObject decodes a checked body that must be one JSON object.
 func decodeObject(raw []byte) (map[string]any, error) {
+	if obj, ok := fastObject(raw); ok {
+		return obj, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var body map[string]any

@@ -36,7 +36,7 @@ func readNoNUL(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error
 }
 
 func read(w http.ResponseWriter, r *http.Request, max int64, noNUL bool) ([]byte, error) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !isJSON(r.Header.Get("Content-Type")) {
 		return nil, apierr.New(apierr.CodeUnsupportedMedia, "The body must be JSON with Content-Type: application/json")
 	}
 	raw, err := readAll(w, r, max)
@@ -47,6 +47,17 @@ func read(w http.ResponseWriter, r *http.Request, max int64, noNUL bool) ([]byte
 		return nil, err
 	}
 	return raw, nil
+}
+
+// isJSON reports whether a Content-Type is application/json, with or
+// without parameters; the plain form, which most clients send, without
+// parsing it.
+func isJSON(contentType string) bool {
+	if contentType == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
 }
 
 // readAll reads at most max bytes of the body.

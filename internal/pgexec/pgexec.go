@@ -130,8 +130,11 @@ const (
 // them, pass through: apierr.As classifies those where the answer is
 // written.
 func MapError(err error, t *schema.CTable, op Op) error {
+	if err == nil {
+		return nil // before pe: taking its address moves it to the heap
+	}
 	var pe *pq.Error
-	if err == nil || !errors.As(err, &pe) {
+	if !errors.As(err, &pe) {
 		return err
 	}
 	switch pe.Code {

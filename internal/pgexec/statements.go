@@ -213,8 +213,11 @@ func (s *Statements) Close() {
 // preparing is still on: a concurrent request may have just turned it
 // off because of the same kind of error.
 func (s *Statements) retry(err error, query string) bool {
+	if err == nil {
+		return false // before pe: taking its address moves it to the heap
+	}
 	var pe *pq.Error
-	if err == nil || !errors.As(err, &pe) {
+	if !errors.As(err, &pe) {
 		return false
 	}
 	switch pe.Code {

@@ -184,17 +184,29 @@ type conn struct {
 // the socket ends the wait.
 const cancelGrace = 500 * time.Millisecond
 
+// armSlack is how much later than its statement's deadline plus
+// cancelGrace a socket may give up. Setting a socket's deadline costs a
+// timer update in the runtime; every request has a deadline of its own,
+// so a connection that takes a deadline up to armSlack past the one it
+// needs keeps it for the statements of the next armSlack.
+const armSlack = 250 * time.Millisecond
+
 func (c *conn) arm(ctx context.Context) {
 	if c.endOnCancel {
 		c.watch(ctx)
 	}
 	d, ok := ctx.Deadline()
-	if ok {
-		d = d.Add(cancelGrace)
+	if !ok {
+		if c.rearm.Swap(false) || !c.armed.IsZero() {
+			_ = c.nc.SetDeadline(time.Time{})
+			c.armed = time.Time{}
+		}
+		return
 	}
-	if c.rearm.Swap(false) || !d.Equal(c.armed) {
-		_ = c.nc.SetDeadline(d)
-		c.armed = d
+	d = d.Add(cancelGrace)
+	if c.rearm.Swap(false) || c.armed.IsZero() || c.armed.Before(d) || c.armed.After(d.Add(armSlack)) {
+		c.armed = d.Add(armSlack)
+		_ = c.nc.SetDeadline(c.armed)
 	}
 }
 
