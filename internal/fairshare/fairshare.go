@@ -123,22 +123,36 @@ func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot
 	}
 	s := g.sem(project)
 	start := int64(now.Sub(clockBase))
-	if sl, ok := g.take(s, start); ok {
-		return sl, nil
+	// A statement that arrives while others wait queues behind them
+	// rather than taking the slot a release just freed for them: without
+	// that, newcomers win most releases and a few waiters wait many
+	// times longer than the rest (the tail of the latency).
+	if s.waiters.Load() == 0 {
+		if sl, ok := g.take(s, start); ok {
+			return sl, nil
+		}
 	}
 	// Counted as a waiter before looking again, so that a release after
-	// that look sees the waiter and wakes it.
-	s.waiters.Add(1)
+	// that look sees the waiter and wakes it. One with nobody ahead looks
+	// at once; the others look when woken.
+	look := s.waiters.Add(1) == 1
 	defer s.waiters.Add(-1)
 	t := time.NewTimer(g.wait)
 	defer t.Stop()
 	for {
-		if sl, ok := g.take(s, start); ok {
-			if s.taken.Load() < g.limit && s.waiters.Load() > 1 {
-				s.signal()
+		if look {
+			if sl, ok := g.take(s, start); ok {
+				// Pass the wake-up on while slots remain, borrowed ones
+				// included: two releases in a row leave one wake-up.
+				if s.waiters.Load() > 1 {
+					if n := s.taken.Load(); n < g.limit || g.mayBorrow(s, n, start) {
+						s.signal()
+					}
+				}
+				return sl, nil
 			}
-			return sl, nil
 		}
+		look = true
 		select {
 		case <-s.wake:
 		case <-t.C:

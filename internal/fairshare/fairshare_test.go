@@ -231,3 +231,78 @@ func TestAGateWithoutAPoolNeverBorrows(t *testing.T) {
 		t.Fatalf("second statement: %v, want ErrBusy", err)
 	}
 }
+
+func waitForWaiters(t *testing.T, g *Gate, project string, n int64) {
+	t.Helper()
+	s := g.sem(project)
+	for deadline := time.Now().Add(5 * time.Second); s.waiters.Load() < n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d waiters, want %d", s.waiters.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestANewcomerDoesNotTakeTheSlotFreedForAWaiter(t *testing.T) {
+	for range 20 {
+		g := New(1, 0, time.Minute)
+		held, err := g.Acquire(context.Background(), "a", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiter := make(chan Slot)
+		go func() {
+			s, err := g.Acquire(context.Background(), "a", time.Now())
+			if err != nil {
+				t.Error(err)
+			}
+			waiter <- s
+		}()
+		waitForWaiters(t, g, "a", 1)
+		held.Release()
+		// Straight after the release, before the waiter has run: the
+		// newcomer must queue behind it.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		s, err := g.Acquire(ctx, "a", time.Now())
+		cancel()
+		if err == nil {
+			s.Release()
+			t.Fatal("a newcomer took the slot a waiter was woken for")
+		}
+		(<-waiter).Release()
+	}
+}
+
+func TestTwoReleasesInARowWakeTwoWaitersForBorrowedSlots(t *testing.T) {
+	g := New(1, 4, time.Minute) // a share of 1; up to 3 at once while quick
+	var held []Slot
+	for range 3 {
+		s, err := g.Acquire(context.Background(), "a", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, s)
+	}
+	got := make(chan Slot, 2)
+	for range 2 {
+		go func() {
+			s, err := g.Acquire(context.Background(), "a", time.Now())
+			if err != nil {
+				t.Error(err)
+			}
+			got <- s
+		}()
+	}
+	waitForWaiters(t, g, "a", 2)
+	held[1].Release()
+	held[2].Release()
+	for range 2 {
+		select {
+		case s := <-got:
+			defer s.Release()
+		case <-time.After(5 * time.Second):
+			t.Fatal("a waiter stayed waiting while a borrowed slot was free")
+		}
+	}
+	held[0].Release()
+}
