@@ -6,9 +6,9 @@
 // and kept in a sync.Map. The fast path is a map load and a compare-and-
 // swap: ~55 ns per take and release on two cores, where a buffered
 // channel, the obvious semaphore, cost ~180 ns (BenchmarkAcquireRelease). A
-// statement that finds every slot taken waits on the project's wake-up
-// channel for at most Wait (less when its context ends sooner) and then
-// gets ErrBusy.
+// statement that finds every slot taken queues for at most Wait (less
+// when its context ends sooner) and then gets ErrBusy; a release hands its
+// slot to the oldest waiter.
 //
 // The share is a guarantee, not a ceiling for quick work: a project whose
 // statements in flight are young on average (under BorrowAge) may also take
@@ -57,12 +57,28 @@ type sem struct {
 	// startSum is the sum of the start times of the statements in
 	// flight, so their mean age is now - startSum/taken.
 	startSum atomic.Int64
-	waiters  atomic.Int64
-	// wake holds one wake-up for the waiters: a release sends it when
-	// someone waits, and a waiter that took a slot passes it on while
-	// slots remain, so two releases in a row wake two waiters.
-	wake chan struct{}
+	// waiting is len(queue), read without the lock: arrivals take a
+	// slot directly only while nobody waits, releases look at the queue
+	// only when somebody does.
+	waiting atomic.Int64
+	mu      sync.Mutex
+	queue   []*waiter // oldest first
 }
+
+// waiter is a statement waiting for a slot. A release hands the slot
+// over directly (dispatch), so the oldest waiter gets it and nobody is
+// woken for nothing.
+type waiter struct {
+	start int64
+	ready chan struct{} // receives the hand-over; capacity 1
+	timer *time.Timer
+}
+
+var waiters = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &waiter{ready: make(chan struct{}, 1), timer: t}
+}}
 
 // New returns a gate of limit concurrent statements per project for a
 // data pool of pool connections, whose waiters give up after wait
@@ -105,10 +121,18 @@ type Slot struct {
 
 // Release frees the slot; call it once, when the statement has finished.
 func (sl Slot) Release() {
-	if sl.s != nil {
-		sl.g.total.Add(-1)
-		sl.s.startSum.Add(-sl.start)
-		sl.s.release()
+	if sl.s == nil {
+		return
+	}
+	sl.g.total.Add(-1)
+	sl.s.startSum.Add(-sl.start)
+	sl.s.taken.Add(-1)
+	// After the decrement: a waiter that queued before it is seen here;
+	// one that queued after it sees the free slot itself (Acquire).
+	if sl.s.waiting.Load() > 0 {
+		sl.s.mu.Lock()
+		sl.g.dispatch(sl.s)
+		sl.s.mu.Unlock()
 	}
 }
 
@@ -116,56 +140,88 @@ func (sl Slot) Release() {
 // until ctx ends. It returns ErrBusy when the wait ran out (or ctx's
 // deadline came first) and ctx.Err() when ctx was cancelled. now is when
 // the request arrived (the handler's one clock reading): the statement's
-// age for borrowing counts from it.
+// age for borrowing counts from it. Waiters get slots in the order they
+// came: a statement that arrives while others wait queues behind them
+// rather than taking the slot a release freed for them, which would let
+// newcomers win most releases and leave a few waiters waiting many times
+// longer than the rest (the tail of the latency).
 func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot, error) {
 	if g == nil {
 		return Slot{}, nil
 	}
 	s := g.sem(project)
 	start := int64(now.Sub(clockBase))
-	// A statement that arrives while others wait queues behind them
-	// rather than taking the slot a release just freed for them: without
-	// that, newcomers win most releases and a few waiters wait many
-	// times longer than the rest (the tail of the latency).
-	if s.waiters.Load() == 0 {
+	if s.waiting.Load() == 0 {
 		if sl, ok := g.take(s, start); ok {
 			return sl, nil
 		}
 	}
-	// Counted as a waiter before looking again, so that a release after
-	// that look sees the waiter and wakes it. One with nobody ahead looks
-	// at once; the others look when woken.
-	look := s.waiters.Add(1) == 1
-	defer s.waiters.Add(-1)
-	t := time.NewTimer(g.wait)
-	defer t.Stop()
-	for {
-		if look {
-			if sl, ok := g.take(s, start); ok {
-				// Pass the wake-up on while slots remain, borrowed ones
-				// included: two releases in a row leave one wake-up.
-				if s.waiters.Load() > 1 {
-					if n := s.taken.Load(); n < g.limit || g.mayBorrow(s, n, start) {
-						s.signal()
-					}
-				}
-				return sl, nil
-			}
+	w := waiters.Get().(*waiter)
+	w.start = start
+	s.mu.Lock()
+	s.queue = append(s.queue, w)
+	s.waiting.Add(1)
+	g.dispatch(s) // a slot freed before the queue had w
+	s.mu.Unlock()
+
+	w.timer.Reset(g.wait)
+	select {
+	case <-w.ready:
+		return g.handedOver(s, w), nil
+	case <-w.timer.C:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	queued := s.remove(w)
+	s.mu.Unlock()
+	if !queued { // handed a slot as the wait ended: take it
+		<-w.ready
+		return g.handedOver(s, w), nil
+	}
+	w.timer.Stop()
+	waiters.Put(w)
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return Slot{}, err
+	}
+	g.rejected.Add(1)
+	return Slot{}, ErrBusy
+}
+
+func (g *Gate) handedOver(s *sem, w *waiter) Slot {
+	w.timer.Stop()
+	sl := Slot{g: g, s: s, start: w.start}
+	waiters.Put(w)
+	return sl
+}
+
+// dispatch hands free slots to the oldest waiters; s.mu is held.
+func (g *Gate) dispatch(s *sem) {
+	for len(s.queue) > 0 {
+		w := s.queue[0]
+		if _, ok := g.take(s, w.start); !ok {
+			return
 		}
-		look = true
-		select {
-		case <-s.wake:
-		case <-t.C:
-			g.rejected.Add(1)
-			return Slot{}, ErrBusy
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				g.rejected.Add(1)
-				return Slot{}, ErrBusy
-			}
-			return Slot{}, ctx.Err()
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		if len(s.queue) == 0 {
+			s.queue = s.queue[:0:0] // let the drained array go
+		}
+		s.waiting.Add(-1)
+		w.ready <- struct{}{}
+	}
+}
+
+// remove takes w out of the queue, reporting whether it was there; s.mu
+// is held.
+func (s *sem) remove(w *waiter) bool {
+	for i, q := range s.queue {
+		if q == w {
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			s.waiting.Add(-1)
+			return true
 		}
 	}
+	return false
 }
 
 // take takes one of the project's slots if one is free, or borrows one
@@ -195,21 +251,6 @@ func (g *Gate) mayBorrow(s *sem, n, now int64) bool {
 	return now-meanStart < int64(BorrowAge)
 }
 
-func (s *sem) release() {
-	s.taken.Add(-1)
-	if s.waiters.Load() > 0 {
-		s.signal()
-	}
-}
-
-// signal leaves a wake-up unless one is already waiting to be taken.
-func (s *sem) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
 // Running is how many of project's slots are taken now (metrics, tests).
 func (g *Gate) Running(project string) int {
 	if g == nil {
@@ -233,6 +274,6 @@ func (g *Gate) sem(project string) *sem {
 	if v, ok := g.sems.Load(project); ok {
 		return v.(*sem)
 	}
-	v, _ := g.sems.LoadOrStore(project, &sem{wake: make(chan struct{}, 1)})
+	v, _ := g.sems.LoadOrStore(project, &sem{})
 	return v.(*sem)
 }

@@ -235,9 +235,9 @@ func TestAGateWithoutAPoolNeverBorrows(t *testing.T) {
 func waitForWaiters(t *testing.T, g *Gate, project string, n int64) {
 	t.Helper()
 	s := g.sem(project)
-	for deadline := time.Now().Add(5 * time.Second); s.waiters.Load() < n; {
+	for deadline := time.Now().Add(5 * time.Second); s.waiting.Load() < n; {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d waiters, want %d", s.waiters.Load(), n)
+			t.Fatalf("%d waiters, want %d", s.waiting.Load(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -305,4 +305,50 @@ func TestTwoReleasesInARowWakeTwoWaitersForBorrowedSlots(t *testing.T) {
 		}
 	}
 	held[0].Release()
+}
+
+func TestWaitersThatGiveUpNeverLoseOrLeakASlot(t *testing.T) {
+	g := New(2, 6, 2*time.Millisecond) // short waits: many give up as slots are handed over
+	var running, most atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 200 {
+				ctx, cancel := context.WithCancel(context.Background())
+				if (i+j)%7 == 0 {
+					go cancel() // a client that leaves while it waits
+				}
+				s, err := g.Acquire(ctx, "a", time.Now())
+				cancel()
+				if err != nil {
+					continue
+				}
+				n := running.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				time.Sleep(50 * time.Microsecond)
+				running.Add(-1)
+				s.Release()
+			}
+		}()
+	}
+	wg.Wait()
+	if m := most.Load(); m > 6 {
+		t.Fatalf("%d statements ran at once, at most 6 (share and borrowing)", m)
+	}
+	s := g.sem("a")
+	if n := g.Running("a"); n != 0 || s.waiting.Load() != 0 || len(s.queue) != 0 {
+		t.Fatalf("after every release: %d running, %d waiting, queue %d", n, s.waiting.Load(), len(s.queue))
+	}
+	if g.total.Load() != 0 {
+		t.Fatalf("the pool's count is %d after every release", g.total.Load())
+	}
+	// The gate still works: every slot can be taken again.
+	for range 2 {
+		if _, err := g.Acquire(context.Background(), "a", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
