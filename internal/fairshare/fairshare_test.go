@@ -74,31 +74,46 @@ func TestAWaiterGivesUpAtItsDeadlineWhenThatComesBeforeTheWait(t *testing.T) {
 	}
 }
 
-func TestManyWaitersNeverExceedTheLimitAndAllGetTheirTurn(t *testing.T) {
-	g := New(3, 0, time.Minute)
+// hammer runs goroutines × rounds statements of hold each on project "a"
+// and returns how many ran at once at most. ctxFor gives statement j of
+// goroutine i its context; without it every statement must get a slot.
+func hammer(t *testing.T, g *Gate, goroutines, rounds int, hold time.Duration, ctxFor func(i, j int) (context.Context, context.CancelFunc)) int64 {
 	var running, most atomic.Int64
 	var wg sync.WaitGroup
-	for range 64 {
+	for i := range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range 50 {
-				s, err := g.Acquire(context.Background(), "a", time.Now())
+			for j := range rounds {
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				if ctxFor != nil {
+					ctx, cancel = ctxFor(i, j)
+				}
+				s, err := g.Acquire(ctx, "a", time.Now())
+				cancel()
 				if err != nil {
-					t.Error(err)
-					return
+					if ctxFor == nil {
+						t.Error(err)
+						return
+					}
+					continue
 				}
 				n := running.Add(1)
 				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 				}
-				time.Sleep(10 * time.Microsecond)
+				time.Sleep(hold)
 				running.Add(-1)
 				s.Release()
 			}
 		}()
 	}
 	wg.Wait()
-	if m := most.Load(); m > 3 {
+	return most.Load()
+}
+
+func TestManyWaitersNeverExceedTheLimitAndAllGetTheirTurn(t *testing.T) {
+	g := New(3, 0, time.Minute)
+	if m := hammer(t, g, 64, 50, 10*time.Microsecond, nil); m > 3 {
 		t.Fatalf("%d statements ran at once, limit 3", m)
 	}
 	if n := g.Running("a"); n != 0 {
@@ -309,34 +324,15 @@ func TestTwoReleasesInARowWakeTwoWaitersForBorrowedSlots(t *testing.T) {
 
 func TestWaitersThatGiveUpNeverLoseOrLeakASlot(t *testing.T) {
 	g := New(2, 6, 2*time.Millisecond) // short waits: many give up as slots are handed over
-	var running, most atomic.Int64
-	var wg sync.WaitGroup
-	for i := range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range 200 {
-				ctx, cancel := context.WithCancel(context.Background())
-				if (i+j)%7 == 0 {
-					go cancel() // a client that leaves while it waits
-				}
-				s, err := g.Acquire(ctx, "a", time.Now())
-				cancel()
-				if err != nil {
-					continue
-				}
-				n := running.Add(1)
-				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-				}
-				time.Sleep(50 * time.Microsecond)
-				running.Add(-1)
-				s.Release()
-			}
-		}()
-	}
-	wg.Wait()
-	if m := most.Load(); m > 6 {
-		t.Fatalf("%d statements ran at once, at most 6 (share and borrowing)", m)
+	most := hammer(t, g, 32, 200, 50*time.Microsecond, func(i, j int) (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		if (i+j)%7 == 0 {
+			go cancel() // a client that leaves while it waits
+		}
+		return ctx, cancel
+	})
+	if most > 6 {
+		t.Fatalf("%d statements ran at once, at most 6 (share and borrowing)", most)
 	}
 	s := g.sem("a")
 	if n := g.Running("a"); n != 0 || s.waiting.Load() != 0 || len(s.queue) != 0 {

@@ -15,28 +15,19 @@ import (
 // object, a syntax error, deep nesting): decodeObject then asks
 // encoding/json, which decides and words the error.
 func fastObject(raw []byte) (obj map[string]any, ok bool) {
-	p := fastParser{b: raw}
-	p.space()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return nil, false
-	}
-	v, ok := p.value(0)
+	v, ok := fastWhole(raw, '{')
 	if !ok {
-		return nil, false
-	}
-	p.space()
-	if p.i != len(p.b) {
 		return nil, false
 	}
 	return v.(map[string]any), true
 }
 
-// fastItems is fastObject for a bulk body: an array whose elements are
-// all objects. ok is false for anything else, left to encoding/json.
-func fastItems(raw []byte) (items []map[string]any, ok bool) {
+// fastWhole decodes raw when it is one JSON value that starts with open,
+// with nothing but white space around it.
+func fastWhole(raw []byte, open byte) (any, bool) {
 	p := fastParser{b: raw}
 	p.space()
-	if p.i >= len(p.b) || p.b[p.i] != '[' {
+	if p.i >= len(p.b) || p.b[p.i] != open {
 		return nil, false
 	}
 	v, ok := p.value(0)
@@ -44,7 +35,14 @@ func fastItems(raw []byte) (items []map[string]any, ok bool) {
 		return nil, false
 	}
 	p.space()
-	if p.i != len(p.b) {
+	return v, p.i == len(p.b)
+}
+
+// fastItems is fastObject for a bulk body: an array whose elements are
+// all objects. ok is false for anything else, left to encoding/json.
+func fastItems(raw []byte) (items []map[string]any, ok bool) {
+	v, ok := fastWhole(raw, '[')
+	if !ok {
 		return nil, false
 	}
 	elems := v.([]any)
@@ -137,20 +135,28 @@ func (p *fastParser) object(depth int) (any, bool) {
 			return nil, false
 		}
 		obj[key] = v
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return obj, true
-		default:
-			return nil, false
+		if more, ok := p.next('}'); !ok || !more {
+			return obj, ok
 		}
 	}
+}
+
+// next takes what follows a member or element: a comma (more follow) or
+// the closing bracket; ok is false for anything else.
+func (p *fastParser) next(closing byte) (more, ok bool) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return true, true
+	case closing:
+		p.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (p *fastParser) array(depth int) (any, bool) {
@@ -168,18 +174,8 @@ func (p *fastParser) array(depth int) (any, bool) {
 			return nil, false
 		}
 		arr = append(arr, v)
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return arr, true
-		default:
-			return nil, false
+		if more, ok := p.next(']'); !ok || !more {
+			return arr, ok
 		}
 	}
 }
