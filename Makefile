@@ -44,6 +44,8 @@ test-go: lint
 	# A short fuzzing run of the query parsers on top of their seed corpus.
 	go test -run '^$$' -fuzz FuzzParseFilter -fuzztime 8s ./translate/
 	go test -run '^$$' -fuzz FuzzParseList -fuzztime 8s ./translate/
+	# And of the table writes' JSON decoder against encoding/json.
+	go test -run '^$$' -fuzz FuzzFastObject -fuzztime 8s ./internal/jsonbody/
 
 test-dashboard: dashboard/node_modules
 	cd dashboard && npm run typecheck && npm run lint && npm test
