@@ -69,6 +69,15 @@ func TestAnswersAreCompressedWhenBigAndAcceptedOnly(t *testing.T) {
 	if one.Header.Get("Content-Encoding") != "" || one.Header.Get("Vary") != "" || one.Data()["id"] != float64(1) {
 		t.Fatalf("small answer: Content-Encoding %q, Vary %q, body %s", one.Header.Get("Content-Encoding"), one.Header.Get("Vary"), one.Raw)
 	}
+	// Its Content-Length comes from net/http (autoLengthMax); a HEAD,
+	// whose body is never written, gets the GET's from the module.
+	if one.Header.Get("Content-Length") != strconv.Itoa(len(one.Raw)) || len(one.Raw) > 2048 {
+		t.Errorf("small answer: Content-Length %q for %d bytes", one.Header.Get("Content-Length"), len(one.Raw))
+	}
+	head := s.Do("HEAD", "/v1/"+p.ID+"/notes/1", p.Key, nil, "Accept-Encoding", "identity").Must(t, 200)
+	if head.Header.Get("Content-Length") != strconv.Itoa(len(one.Raw)) || len(head.Raw) != 0 {
+		t.Errorf("HEAD: Content-Length %q (GET's body %d bytes), body %d bytes", head.Header.Get("Content-Length"), len(one.Raw), len(head.Raw))
+	}
 	// Errors are envelopes like any other answer.
 	bad := s.Do("GET", "/v1/"+p.ID+"/notes?limit=abc", p.Key, nil, "Accept-Encoding", "gzip").Must(t, 400)
 	if bad.Body["success"] != false {
