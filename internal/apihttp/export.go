@@ -201,9 +201,8 @@ type exportStarter struct{ ew *exportWriter }
 
 func (s exportStarter) Write(b []byte) (int, error) {
 	s.ew.start()
-	// An export may take longer than the server's write timeout; what
-	// bounds it is progress: each write gets writedeadline.Grace.
-	_ = s.ew.rc.SetWriteDeadline(time.Now().Add(writedeadline.Grace))
+	// An export may take longer than the server's write timeout.
+	writedeadline.Renew(s.ew.rc)
 	return s.ew.w.Write(b)
 }
 

@@ -70,6 +70,7 @@ type sem struct {
 // woken for nothing.
 type waiter struct {
 	start int64
+	slot  Slot          // the slot handed over, set before ready
 	ready chan struct{} // receives the hand-over; capacity 1
 	timer *time.Timer
 }
@@ -167,7 +168,7 @@ func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot
 	w.timer.Reset(g.wait)
 	select {
 	case <-w.ready:
-		return g.handedOver(s, w), nil
+		return handedOver(w), nil
 	case <-w.timer.C:
 	case <-ctx.Done():
 	}
@@ -176,7 +177,7 @@ func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot
 	s.mu.Unlock()
 	if !queued { // handed a slot as the wait ended: take it
 		<-w.ready
-		return g.handedOver(s, w), nil
+		return handedOver(w), nil
 	}
 	w.timer.Stop()
 	waiters.Put(w)
@@ -187,9 +188,10 @@ func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot
 	return Slot{}, ErrBusy
 }
 
-func (g *Gate) handedOver(s *sem, w *waiter) Slot {
+func handedOver(w *waiter) Slot {
 	w.timer.Stop()
-	sl := Slot{g: g, s: s, start: w.start}
+	sl := w.slot
+	w.slot = Slot{}
 	waiters.Put(w)
 	return sl
 }
@@ -198,9 +200,11 @@ func (g *Gate) handedOver(s *sem, w *waiter) Slot {
 func (g *Gate) dispatch(s *sem) {
 	for len(s.queue) > 0 {
 		w := s.queue[0]
-		if _, ok := g.take(s, w.start); !ok {
+		sl, ok := g.take(s, w.start)
+		if !ok {
 			return
 		}
+		w.slot = sl
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		if len(s.queue) == 0 {

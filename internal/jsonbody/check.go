@@ -107,15 +107,20 @@ type scanner struct {
 	keys [][]byte
 }
 
-func (s *scanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
+func (s *scanner) space() { s.i = skipSpace(s.b, s.i) }
+
+// skipSpace returns the index of the first byte at or after i in b that
+// is not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			s.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 func (s *scanner) value(depth int) *problem {

@@ -2,7 +2,6 @@ package jsonbody
 
 import (
 	"encoding/json"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -64,16 +63,7 @@ type fastParser struct {
 	i int
 }
 
-func (p *fastParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *fastParser) space() { p.i = skipSpace(p.b, p.i) }
 
 func (p *fastParser) value(depth int) (any, bool) {
 	if p.i >= len(p.b) || depth > fastMaxDepth {
@@ -277,7 +267,7 @@ func (p *fastParser) escapedStr(start int) (string, bool) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r, ok := p.hex(p.i + 2)
+			r, ok := hex4(p.b, p.i+2)
 			if !ok {
 				return "", false
 			}
@@ -287,7 +277,7 @@ func (p *fastParser) escapedStr(start int) (string, bool) {
 				if p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
 					return "", false
 				}
-				lo, ok := p.hex(p.i + 2)
+				lo, ok := hex4(p.b, p.i+2)
 				r = utf16.DecodeRune(r, lo)
 				if !ok || r == utf8.RuneError {
 					return "", false
@@ -302,16 +292,4 @@ func (p *fastParser) escapedStr(start int) (string, bool) {
 		p.i += 2
 	}
 	return "", false
-}
-
-// hex reads the four hex digits of a \u escape at b[i:].
-func (p *fastParser) hex(i int) (rune, bool) {
-	if i+4 > len(p.b) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(p.b[i:i+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	return rune(v), true
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
 )
@@ -65,9 +64,8 @@ func (s *sseWriter) flush() {
 	if s.failed != nil || len(s.buf) == 0 {
 		return
 	}
-	// A stream outlives the server's write timeout; what bounds it is
-	// progress: each flush gets writedeadline.Grace to go out.
-	_ = s.rc.SetWriteDeadline(time.Now().Add(writedeadline.Grace))
+	// A stream outlives the server's write timeout.
+	writedeadline.Renew(s.rc)
 	if _, err := s.w.Write(s.buf); err != nil {
 		s.failed = err
 		return

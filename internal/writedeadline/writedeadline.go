@@ -21,16 +21,17 @@ const Grace = 30 * time.Second
 // its own; quicker ones keep the server's, at no cost.
 const Slow = time.Second
 
-// Set gives the next writes to w Grace from now.
-func Set(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(Grace))
+// Renew gives the next writes through rc Grace from now: streams and
+// exports call it before each write, as their progress is what bounds them.
+func Renew(rc *http.ResponseController) {
+	_ = rc.SetWriteDeadline(time.Now().Add(Grace))
 }
 
 // ForAnswer is called as a request starts its answer: when the request
 // began (start) more than Slow ago, its answer gets Grace from now.
 func ForAnswer(w http.ResponseWriter, start time.Time) {
 	if time.Since(start) > Slow {
-		Set(w)
+		Renew(http.NewResponseController(w))
 	}
 }
 
