@@ -121,6 +121,8 @@ var goldenCases = []struct {
 	{"filter_expression_and_fields_combine", "users", "filter[tier]=gold&filter=" + url.QueryEscape("balance > 10.50 or name !~ 'x'"), access.Key("", false)},
 	{"search_every_text_column", "users", "search=ann_1%25", access.Key("", false)},
 	{"fields_keep_id", "users", "fields=name,email", access.Key("", false)},
+	{"next_cursor_reads_a_timestamp_key_again", "users", "sort=-seen_at", access.Key("", false)},
+	{"next_cursor_reads_a_key_fields_leave_out_again", "users", "sort=age&fields=name", access.Key("", false)},
 	{"include_to_one", "posts", "include=author", access.Key("", false)},
 	{"include_to_many", "users", "include=posts", access.Key("", false)},
 	{"include_nested_three_levels", "comments", "include=post.author.posts,post.comments", access.Key("", false)},

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tablesmith/tablesmith/schema"
@@ -98,14 +99,27 @@ func (r *renderer) keysetCond(c condition, alias string) string {
 
 // pageAndNext renders the data and next columns of the list statement
 // from rows, the page's records in order: the page as one JSON array,
-// and when the page is full, the sort key values of its last row, read
-// again by primary key from the table (fields may have left keys out
-// of the records, and the records show timestamps in their own format).
-// Both come from one pass over the page.
+// and when the page is full, the sort key values of its last row. Both
+// come from one pass over the page. When the records carry every sort
+// key as it is stored, the keys are the last row's own; otherwise
+// (fields left a key out, or a timestamp key, which the records show in
+// their own format) the last row is read again by primary key.
 func pageAndNext(pl *listPlan, rows, limitArg string) string {
 	pk := pl.table.Table.PK
 	if pk == nil {
 		return "(SELECT coalesce(json_agg(_r), '[]') FROM (" + rows + ") _r) AS data, NULL::json AS next"
+	}
+	if keysInRecords(pl) {
+		lasts := make([]string, len(pl.order))
+		keys := make([]string, len(pl.order))
+		for i, k := range pl.order {
+			alias := "_k" + strconv.Itoa(i)
+			lasts[i] = "(array_agg(_r." + k.col.Ident + "))[count(*)] AS " + alias
+			keys[i] = "_p." + alias
+		}
+		return "_p.data, CASE WHEN _p.n = " + limitArg + " THEN json_build_array(" + strings.Join(keys, ", ") + ") END AS next" +
+			" FROM (SELECT coalesce(json_agg(_r), '[]') AS data, count(*) AS n, " + strings.Join(lasts, ", ") +
+			" FROM (" + rows + ") _r) _p"
 	}
 	keys := make([]string, len(pl.order))
 	for i, k := range pl.order {
@@ -115,6 +129,26 @@ func pageAndNext(pl *listPlan, rows, limitArg string) string {
 		" _k WHERE _k." + pk.Ident + " = _p.last AND _p.n = " + limitArg + ") AS next" +
 		" FROM (SELECT coalesce(json_agg(_r), '[]') AS data, count(*) AS n, (array_agg(_r." + pk.Ident + "))[count(*)]::" + pk.PGType +
 		" AS last FROM (" + rows + ") _r) _p"
+}
+
+// keysInRecords reports whether the page's records hold every sort key
+// as the table stores it (ColumnOutput leaves the column as it is), so
+// that the next cursor can take the last record's values: the same
+// values, and the same JSON, as reading the row again would give.
+func keysInRecords(pl *listPlan) bool {
+	for _, k := range pl.order {
+		if ColumnOutput(k.col, "t") != "t."+k.col.Ident {
+			return false
+		}
+		found := false
+		for _, c := range pl.output {
+			found = found || c.Name == k.col.Name
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // NextCursor turns the statement's next column (the last row's sort key
