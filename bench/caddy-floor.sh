@@ -10,7 +10,9 @@
 #          ordered before handle, read_body/write instead of the idle
 #          timeouts,
 # each loaded by wrk (32 connections) in rotating rounds; it prints each
-# server's requests/s and its CPU time per request (µs, from /proc).
+# server's requests/s, its CPU time per request (µs, from /proc) and the
+# median latency of one connection alone (p50, µs; the floor of the
+# unloaded-latency target).
 #   ./bench/caddy-floor.sh [rounds] [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,7 +75,7 @@ wait_for $pn
 wait_for $pf
 names=(bare nested flat); ports=($pb $pn $pf)
 tck=$(getconf CLK_TCK)
-declare -A rps cpu
+declare -A rps cpu lat
 for _ in $(seq "$rounds"); do
 	for i in 0 1 2; do
 		pid=${pids[$i]}
@@ -83,11 +85,15 @@ for _ in $(seq "$rounds"); do
 		n=$(awk '/requests in/{print $1}' <<<"$out")
 		rps[$i]+=" $(awk '/Requests\/sec/{print int($2)}' <<<"$out")"
 		cpu[$i]+=" $(( (b - a) * 1000000 / tck * 10 / n ))"
+		# one connection alone: wrk's p50 in µs
+		one=$(wrk -t1 -c1 -d"${secs}s" --latency "http://127.0.0.1:${ports[$i]}/v1/x/users/5")
+		lat[$i]+=" $(awk '$1=="50%"{v=$2; if (v ~ /ms$/) {sub(/ms$/,"",v); v*=1000} else sub(/us$/,"",v); printf "%d", v}' <<<"$one")"
 	done
 done
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
-echo "server  requests/s (median of $rounds × ${secs}s)  CPU µs/request (median)  rounds: req/s | CPU in 0.1 µs"
+echo "server  requests/s (median of $rounds × ${secs}s)  CPU µs/request (median)  1 connection p50 µs (median)  rounds: req/s | CPU in 0.1 µs | p50 µs"
 for i in 0 1 2; do
 	c=$(median <<<"${cpu[$i]}")
-	printf '%-7s %12s %26s.%s  %s | %s\n' "${names[$i]}" "$(median <<<"${rps[$i]}")" "$((c / 10))" "$((c % 10))" "${rps[$i]}" "${cpu[$i]}"
+	printf '%-7s %12s %26s.%s %22s  %s | %s | %s\n' "${names[$i]}" "$(median <<<"${rps[$i]}")" "$((c / 10))" "$((c % 10))" \
+		"$(median <<<"${lat[$i]}")" "${rps[$i]}" "${cpu[$i]}" "${lat[$i]}"
 done
