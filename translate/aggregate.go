@@ -237,7 +237,7 @@ func BuildAggregate(p *Published, t *schema.CTable, q *AggregateQuery) (*Aggrega
 // aliasUnlessNamed names a group column's output after the column when
 // ColumnOutput does not already.
 func aliasUnlessNamed(c *schema.CColumn) string {
-	if c.PGType == "timestamptz" {
+	if !outputAsStored(c) {
 		return ""
 	}
 	return " AS " + c.Ident

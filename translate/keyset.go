@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,21 +133,15 @@ func pageAndNext(pl *listPlan, rows, limitArg string) string {
 }
 
 // keysInRecords reports whether the page's records hold every sort key
-// as the table stores it (ColumnOutput leaves the column as it is), so
-// that the next cursor can take the last record's values: the same
-// values, and the same JSON, as reading the row again would give. Sort
-// keys are scalars (planOrder refuses json and passthrough columns), so
-// array_agg of one is a flat array that [count(*)] indexes.
+// as the table stores it (outputAsStored), so that the next cursor can
+// take the last record's values: the same values, and the same JSON, as
+// reading the row again would give. Sort keys are scalars (planOrder
+// refuses json and passthrough columns), so array_agg of one is a flat
+// array that [count(*)] indexes.
 func keysInRecords(pl *listPlan) bool {
 	for _, k := range pl.order {
-		if ColumnOutput(k.col, "t") != "t."+k.col.Ident {
-			return false
-		}
-		found := false
-		for _, c := range pl.output {
-			found = found || c.Name == k.col.Name
-		}
-		if !found {
+		inRecords := slices.ContainsFunc(pl.output, func(c *schema.CColumn) bool { return c.Name == k.col.Name })
+		if !inRecords || !outputAsStored(k.col) {
 			return false
 		}
 	}

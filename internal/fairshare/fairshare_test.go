@@ -266,13 +266,7 @@ func TestANewcomerDoesNotTakeTheSlotFreedForAWaiter(t *testing.T) {
 			t.Fatal(err)
 		}
 		waiter := make(chan Slot)
-		go func() {
-			s, err := g.Acquire(context.Background(), "a", time.Now())
-			if err != nil {
-				t.Error(err)
-			}
-			waiter <- s
-		}()
+		acquireInBackground(t, g, "a", waiter)
 		waitForWaiters(t, g, "a", 1)
 		held.Release()
 		// Straight after the release, before the waiter has run: the
@@ -300,13 +294,7 @@ func TestTwoReleasesInARowWakeTwoWaitersForBorrowedSlots(t *testing.T) {
 	}
 	got := make(chan Slot, 2)
 	for range 2 {
-		go func() {
-			s, err := g.Acquire(context.Background(), "a", time.Now())
-			if err != nil {
-				t.Error(err)
-			}
-			got <- s
-		}()
+		acquireInBackground(t, g, "a", got)
 	}
 	waitForWaiters(t, g, "a", 2)
 	held[1].Release()
@@ -347,4 +335,16 @@ func TestWaitersThatGiveUpNeverLoseOrLeakASlot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// acquireInBackground acquires a slot of project in a goroutine of its
+// own and sends it to out once it has one.
+func acquireInBackground(t *testing.T, g *Gate, project string, out chan<- Slot) {
+	go func() {
+		s, err := g.Acquire(context.Background(), project, time.Now())
+		if err != nil {
+			t.Error(err)
+		}
+		out <- s
+	}()
 }
