@@ -98,11 +98,8 @@ func (p *fastParser) literal(word string) bool {
 }
 
 func (p *fastParser) object(depth int) (any, bool) {
-	p.i++ // {
 	obj := make(map[string]any)
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
+	if p.opensEmpty('}') {
 		return obj, true
 	}
 	for {
@@ -131,6 +128,18 @@ func (p *fastParser) object(depth int) (any, bool) {
 	}
 }
 
+// opensEmpty takes an object's or array's opening bracket and, when the
+// closing one follows straight away, that too.
+func (p *fastParser) opensEmpty(closing byte) bool {
+	p.i++
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == closing {
+		p.i++
+		return true
+	}
+	return false
+}
+
 // next takes what follows a member or element: a comma (more follow) or
 // the closing bracket; ok is false for anything else.
 func (p *fastParser) next(closing byte) (more, ok bool) {
@@ -150,11 +159,8 @@ func (p *fastParser) next(closing byte) (more, ok bool) {
 }
 
 func (p *fastParser) array(depth int) (any, bool) {
-	p.i++ // [
 	arr := []any{}
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
+	if p.opensEmpty(']') {
 		return arr, true
 	}
 	for {
