@@ -8,7 +8,9 @@
 #          of four globs) and Caddy's default idle timeouts,
 #   flat   Caddy with today's layout: the answer at the top of the site,
 #          ordered before handle, read_body/write instead of the idle
-#          timeouts,
+#          timeouts, and a site address with a port and no host (a host
+#          puts the site's routes in a subroute Caddy matches and compiles
+#          on every request),
 # each loaded by wrk (32 connections) in rotating rounds; it prints each
 # server's requests/s, its CPU time per request (µs, from /proc) and the
 # median latency of one connection alone (p50, µs; the floor of the
@@ -66,7 +68,7 @@ cat >"$work/flat" <<CF
 		}
 	}
 }
-http://127.0.0.1:$pf {
+http://:$pf {
 	respond /v1/* \`$body\` 200$rest
 CF
 XDG_CONFIG_HOME=$work XDG_DATA_HOME=$work "$work/caddy" run --config "$work/nested" --adapter caddyfile >"$work/nested.log" 2>&1 & pids+=($!)

@@ -40,7 +40,8 @@ func caddyEnv(t *testing.T, dbURL string) string {
 	if err := os.WriteFile(filepath.Join(dash, "index.html"), []byte("<!doctype html><title>Tablesmith</title>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("TABLESMITH_ADDR", "http://"+addr)
+	// The default's form: a port and no host, so any Host is served.
+	t.Setenv("TABLESMITH_ADDR", "http://:"+addr[strings.LastIndexByte(addr, ':')+1:])
 	t.Setenv("TABLESMITH_CADDY_ADMIN", "off")
 	t.Setenv("TABLESMITH_DASHBOARD_DIR", dash)
 	t.Setenv("TABLESMITH_DATABASE_URL", dbURL)
@@ -167,6 +168,18 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 	if hdr.Get("Server") != "Caddy" {
 		t.Fatalf("not served by Caddy: %v", hdr)
 	}
+	// Under any name the clients use (a container's, a LAN address).
+	req, _ := http.NewRequest("GET", base+"/v1/"+project+"/users/1", nil)
+	req.Host = "tablesmith.internal.test"
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.ContentLength == 0 {
+		t.Fatalf("GET with Host %s: %d, %d bytes", req.Host, res.StatusCode, res.ContentLength)
+	}
 	// Compression as Caddyfile.example sets it up: the module compresses
 	// answers of 1 KiB or more itself, the API description and Swagger UI
 	// included, Caddy's encode the dashboard; a small answer goes out as
@@ -206,6 +219,54 @@ func TestCaddyServesDashboardPlatformAndGeneratedAPI(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != 200 || !strings.Contains(string(page), "<title>Tablesmith</title>") {
 			t.Fatalf("GET %s: %d %s", path, res.StatusCode, page)
+		}
+	}
+}
+
+// Caddyfile.example's default site is a port with no host: Caddy neither
+// matches the Host of each request nor answers another name with an empty
+// 200, and the API sits at the top of the server's routes.
+func TestTheExamplesDefaultSiteServesAnyHostOnPort8080(t *testing.T) {
+	t.Setenv("TABLESMITH_ADDR", "")
+	os.Unsetenv("TABLESMITH_ADDR")
+	cfg, err := adaptExample(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Apps struct {
+			HTTP struct {
+				Servers map[string]struct {
+					Listen []string `json:"listen"`
+					Routes []struct {
+						Match  []map[string]json.RawMessage `json:"match"`
+						Handle []struct {
+							Handler string `json:"handler"`
+						} `json:"handle"`
+					} `json:"routes"`
+				} `json:"servers"`
+			} `json:"http"`
+		} `json:"apps"`
+	}
+	if err := json.Unmarshal(cfg, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Apps.HTTP.Servers) != 1 {
+		t.Fatalf("servers: %s", cfg)
+	}
+	for _, srv := range doc.Apps.HTTP.Servers {
+		if len(srv.Listen) != 1 || srv.Listen[0] != ":8080" {
+			t.Errorf("listen = %v, want [:8080]", srv.Listen)
+		}
+		if len(srv.Routes) == 0 || len(srv.Routes[0].Handle) != 1 || srv.Routes[0].Handle[0].Handler != "tablesmith_api" {
+			t.Errorf("the first route is not the generated API's: %s", cfg)
+		}
+		for _, r := range srv.Routes {
+			for _, m := range r.Match {
+				if _, ok := m["host"]; ok {
+					t.Errorf("a route matches the host: %s", cfg)
+				}
+			}
 		}
 	}
 }

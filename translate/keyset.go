@@ -2,7 +2,6 @@ package translate
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tablesmith/tablesmith/schema"
@@ -111,16 +110,10 @@ func pageAndNext(pl *listPlan, rows, limitArg string) string {
 		return "(SELECT coalesce(json_agg(_r), '[]') FROM (" + rows + ") _r) AS data, NULL::json AS next"
 	}
 	if keysInRecords(pl) {
-		lasts := make([]string, len(pl.order))
-		keys := make([]string, len(pl.order))
-		for i, k := range pl.order {
-			alias := "_k" + strconv.Itoa(i)
-			lasts[i] = "(array_agg(_r." + k.col.Ident + "))[count(*)] AS " + alias
-			keys[i] = "_p." + alias
-		}
-		return "_p.data, CASE WHEN _p.n = " + limitArg + " THEN json_build_array(" + strings.Join(keys, ", ") + ") END AS next" +
-			" FROM (SELECT coalesce(json_agg(_r), '[]') AS data, count(*) AS n, " + strings.Join(lasts, ", ") +
-			" FROM (" + rows + ") _r) _p"
+		// The keys are the last record's own (NextCursor reads them from
+		// the page): next only says whether the page is full.
+		return "coalesce(json_agg(_r), '[]') AS data, CASE WHEN count(*) = " + limitArg + " THEN to_json(true) END AS next" +
+			" FROM (" + rows + ") _r"
 	}
 	keys := make([]string, len(pl.order))
 	for i, k := range pl.order {
@@ -135,9 +128,9 @@ func pageAndNext(pl *listPlan, rows, limitArg string) string {
 // keysInRecords reports whether the page's records hold every sort key
 // as the table stores it (outputAsStored), so that the next cursor can
 // take the last record's values: the same values, and the same JSON, as
-// reading the row again would give. Sort keys are scalars (planOrder
-// refuses json and passthrough columns), so array_agg of one is a flat
-// array that [count(*)] indexes.
+// reading the row again would give (PostgreSQL writes a value the same
+// way in a record and in json_build_array). Sort keys are scalars
+// (planOrder refuses json and passthrough columns).
 func keysInRecords(pl *listPlan) bool {
 	for _, k := range pl.order {
 		inRecords := slices.ContainsFunc(pl.output, func(c *schema.CColumn) bool { return c.Name == k.col.Name })
@@ -148,11 +141,33 @@ func keysInRecords(pl *listPlan) bool {
 	return true
 }
 
-// NextCursor turns the statement's next column (the last row's sort key
-// values, or NULL) into the meta's next_cursor.
-func (l *ListSQL) NextCursor(next []byte) (*string, error) {
+// recordKeyNames are the record members that hold the sort keys when
+// the next cursor takes them from the page (keysInRecords), else nil.
+func recordKeyNames(pl *listPlan) []string {
+	if pl.table.Table.PK == nil || !keysInRecords(pl) {
+		return nil
+	}
+	names := make([]string, len(pl.order))
+	for i, k := range pl.order {
+		names[i] = k.col.Name
+	}
+	return names
+}
+
+// NextCursor turns the statement's next column into the meta's
+// next_cursor: NULL on the last page; on a full page, the last row's sort
+// key values, or, when the records hold them (recordKeys), a mark that
+// the page is full, and the keys come from the last record of data.
+func (l *ListSQL) NextCursor(next, data []byte) (*string, error) {
 	if next == nil || l.shape == "" {
 		return nil, nil
+	}
+	if l.recordKeys != nil {
+		keys, err := lastRecordKeys(data, l.recordKeys)
+		if err != nil {
+			return nil, err
+		}
+		next = keys
 	}
 	c, err := encodeCursor(l.shape, next)
 	if err != nil {

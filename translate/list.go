@@ -130,6 +130,11 @@ type ListSQL struct {
 	// after a cursor, whose position has no page number.
 	shape      string
 	cursorPage bool
+	// recordKeys, when set, are the members of the page's last record
+	// that hold its sort keys: the statement's next column then only
+	// says the page is full, and NextCursor reads the keys from the page
+	// (recordkeys.go).
+	recordKeys []string
 	// rest is the statement after its count column, whose arguments are
 	// the first pageArgs of Args (Uncounted).
 	rest     string

@@ -96,7 +96,7 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 	return &ListSQL{
 		SQL: stmt, Args: r.args,
 		page: pageNumber(q, pl), limit: pl.limit, offset: pl.offset, count: pl.count, inlineEstimate: inlineEstimate,
-		shape: pl.shape, cursorPage: pl.after != nil,
+		shape: pl.shape, cursorPage: pl.after != nil, recordKeys: recordKeyNames(pl),
 		estimate: "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + rel + " t" + whereSQL,
 		condArgs: condArgs, rest: rest, pageArgs: pageArgs,
 	}

@@ -74,7 +74,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		srv.projects[id] = &project{pub: pub, hand: handWritten(pub)}
+		srv.projects[id] = &project{pub: pub, hand: fixture.HandWritten(pub)}
 	}
 
 	if *pprofAddr != "" {
@@ -219,27 +219,11 @@ type project struct {
 	writes sync.Map // kind + column mask → string
 }
 
-// handSQL is issue 18's list written by hand: the page and the count.
-type handSQL struct{ page, count string }
+// handSQL is issue 18's list written by hand (fixture.HandWritten).
+type handSQL = fixture.HandSQL
 
 // activeByAge is the path of the hand-written list under /users/.
 const activeByAge = "active-by-age"
-
-// handWritten renders the hand-written list for a project. The rows are
-// rendered with the module's projection, so that both answer the same
-// JSON; the table and column names are the published schema's, quoted.
-func handWritten(pub *translate.Published) handSQL {
-	users, ok := pub.Tables["users"]
-	if !ok {
-		return handSQL{}
-	}
-	active, age := schema.QuoteIdent("is_active"), schema.QuoteIdent("age")
-	return handSQL{
-		page: "SELECT coalesce(json_agg(_r), '[]') FROM (SELECT " + users.Projection + " FROM " + users.Rel +
-			" t WHERE t." + active + " ORDER BY t." + age + " DESC, t.id DESC LIMIT 20) _r",
-		count: "SELECT count(*) FROM " + users.Rel + " WHERE " + active,
-	}
-}
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
@@ -278,7 +262,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = list(ctx, db, w, r, p, t)
 	case len(parts) == 2 && r.Method == http.MethodPost:
 		err = write(ctx, db, w, r, p, t, 0)
-	case r.Method == http.MethodGet && parts[2] == activeByAge && p.hand.page != "":
+	case r.Method == http.MethodGet && parts[2] == activeByAge && p.hand.Page != "":
 		err = handList(ctx, db, w, p.hand, r.URL.Query().Get("count") == "exact")
 	case r.Method == http.MethodGet:
 		var id int64
@@ -322,13 +306,13 @@ func one(ctx context.Context, db rowRunner, w http.ResponseWriter, stmt, message
 // count as a second statement.
 func handList(ctx context.Context, db rowRunner, w http.ResponseWriter, h handSQL, exact bool) error {
 	var data []byte
-	if err := db.scanRow(ctx, h.page, nil, &data); err != nil {
+	if err := db.scanRow(ctx, h.Page, nil, &data); err != nil {
 		return err
 	}
 	meta := translate.Meta{Page: 1, Limit: 20}
 	if exact {
 		var total int64
-		if err := db.scanRow(ctx, h.count, nil, &total); err != nil {
+		if err := db.scanRow(ctx, h.Count, nil, &total); err != nil {
 			return err
 		}
 		pages := (total + 19) / 20
@@ -363,7 +347,7 @@ func list(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Requ
 		return err
 	}
 	meta := ls.Meta(count)
-	cursor, err := ls.NextCursor(next)
+	cursor, err := ls.NextCursor(next, data)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,12 @@ import (
 // The headline phase (issue 18): the module through Caddy against the
 // strongest simple alternative, a bare net/http server whose statements
 // are prepared once (lib/pq, and pgx v5 with its statement cache), with
-// pgbench running the bare server's statements as the ceiling. Every
-// server has a pool of 8 (-pool). Load comes from wrk when it is on PATH
-// (as the issue measured), else from the Go generator.
+// pgbench running the bare server's statements as the ceiling. For the GET
+// and the list it also loads bare's handler inside a second Caddy
+// (bench/caddybare): what Caddy itself leaves of bare's pace, the most any
+// handler under Caddy can reach. Every server has a pool of 8 (-pool).
+// Load comes from wrk when it is on PATH (as the issue measured), else
+// from the Go generator.
 
 // issue18List is the list of the issue: active users, oldest first.
 const issue18List = "filter%5Bis_active%5D=true&sort=-age&limit=20"
@@ -44,6 +47,9 @@ type headlineCase struct {
 	sameIDs bool
 	// latency reports p50 and p99 instead of requests per second.
 	latency bool
+	// ceiling also loads the bare handler inside Caddy (bench/caddybare):
+	// what Caddy leaves of the bare server's pace.
+	ceiling bool
 }
 
 func headlineCases(users int) []headlineCase {
@@ -62,10 +68,10 @@ func headlineCases(users int) []headlineCase {
 	}
 	include := get1("include", fmt.Sprintf("/posts?include=author&limit=%d&count=none", includeLimit))
 	return []headlineCase{
-		{name: "GET one by id", conns: 32, module: get, bare: get, pgbench: "get.sql"},
+		{name: "GET one by id", conns: 32, module: get, bare: get, pgbench: "get.sql", ceiling: true},
 		{name: "list: `filter[is_active]=true&sort=-age&limit=20&count=none` vs `WHERE is_active ORDER BY age DESC, id DESC LIMIT 20`", conns: 32,
 			module: get1("list count=none", "/users?"+issue18List+"&count=none"), bare: get1("list", "/users/active-by-age"),
-			pgbench: "list.sql", sameIDs: true},
+			pgbench: "list.sql", sameIDs: true, ceiling: true},
 		{name: "same list with the default count", conns: 32, module: get1("list default count", "/users?"+issue18List)},
 		{name: "same list with `count=exact` vs a second `count(*)`", conns: 32,
 			module: get1("list count=exact", "/users?"+issue18List+"&count=exact"), bare: get1("list count", "/users/active-by-age?count=exact"),
@@ -165,20 +171,23 @@ func (bn *bench) headline() {
 	bn.printf("\n== headline (issue 18): module through Caddy vs bare servers with prepared statements, pgbench as the ceiling ==\n")
 	bn.printf("load: %s; %d round(s) of %s per target after %s of warm-up, targets rotating; pools of %d; %d users\n",
 		gen, bn.c.headlineRounds, bn.c.headlineMeasure, bn.c.warmup, bn.c.poolSize(), mp.sizes.Users)
-	targets := []target{bn.module("main"), bn.bareTarget("main", ""), bn.bareTarget("main", "pgx")}
+	targets := []target{bn.module("main"), bn.bareTarget("main", ""), bn.bareTarget("main", "pgx"), bn.bareCaddyTarget("main")}
 	var notes []string
 	head := &table{}
-	head.add("| operation", "| Tablesmith", "| bare lib/pq, prepared", "| ratio", "| bare pgx", "| pgbench |")
-	head.add("|---", "|---:", "|---:", "|---:", "|---:", "|---: |")
+	head.add("| operation", "| Tablesmith", "| bare lib/pq, prepared", "| ratio", "| bare pgx", "| pgbench", "| bare lib/pq in Caddy (÷ bare)", "| Tablesmith ÷ it |")
+	head.add("|---", "|---:", "|---:", "|---:", "|---:", "|---:", "|---:", "|---: |")
 	lat := &table{}
-	lat.add("operation", "module p50 / p99 ms", "bare p50 / p99 ms", "bare-pgx p50 / p99 ms", "p99 ÷ bare", "ratio per round", "errors m/b/x")
+	lat.add("operation", "module p50 / p99 ms", "bare p50 / p99 ms", "bare-pgx p50 / p99 ms", "bare in Caddy p50 / p99 ms", "p99 ÷ bare", "ratio per round", "errors m/b/x/c")
 	cpu := &table{}
-	cpu.add("operation", "caddy", "bare", "bare-pgx", "pg (module)", "pg (bare)", "pg (pgx)", "driver", "other load")
+	cpu.add("operation", "caddy", "bare", "bare-pgx", "bare in Caddy", "pg (module)", "pg (bare)", "pg (pgx)", "pg (bare in Caddy)", "driver", "other load")
 	for _, hc := range headlineCases(mp.sizes.Users) {
 		if !bn.headlineRowWanted(hc.name) {
 			continue
 		}
-		run := targets
+		run := targets[:3]
+		if hc.ceiling {
+			run = targets
+		}
 		if hc.bare == nil {
 			run = targets[:1]
 		}
@@ -236,11 +245,16 @@ func (bn *bench) headline() {
 			rounds = ratioRange(per)
 			p99 = fmt.Sprintf("%.2f", float64(sums[0].p99)/float64(sums[1].p99))
 		}
-		head.add("| "+hc.name, "| "+cell(0), "| "+cell(1), "| "+ratio, "| "+cell(2), "| "+pg+" |")
+		inCaddy, overIt := "", ""
+		if len(sums) > 3 {
+			inCaddy = fmt.Sprintf("%s (%.2f)", cell(3), sums[3].rps()/sums[1].rps())
+			overIt = fmt.Sprintf("%.2f", sums[0].rps()/sums[3].rps())
+		}
+		head.add("| "+hc.name, "| "+cell(0), "| "+cell(1), "| "+ratio, "| "+cell(2), "| "+pg, "| "+inCaddy, "| "+overIt+" |")
 		short := hc.module.name
-		lats, errs := make([]string, 3), make([]string, 3)
-		cpus, pgs := make([]string, 3), make([]string, 3)
-		for i := range 3 {
+		lats, errs := make([]string, 4), make([]string, 4)
+		cpus, pgs := make([]string, 4), make([]string, 4)
+		for i := range 4 {
 			lats[i], errs[i], cpus[i], pgs[i] = "", "-", "", ""
 			if i < len(sums) {
 				r := sums[i]
@@ -249,18 +263,19 @@ func (bn *bench) headline() {
 				cpus[i], pgs[i] = perRequest(r.cpu.server, r.requests), perRequest(r.cpu.postgres, r.requests)
 			}
 		}
-		lat.add(short, lats[0], lats[1], lats[2], p99, rounds, strings.Join(errs, "/"))
+		lat.add(short, lats[0], lats[1], lats[2], lats[3], p99, rounds, strings.Join(errs, "/"))
 		var driver time.Duration
 		var requests int
 		for _, r := range sums {
 			driver += r.cpu.driver
 			requests += r.requests
 		}
-		cpu.add(short, cpus[0], cpus[1], cpus[2], pgs[0], pgs[1], pgs[2], perRequest(driver, requests), headlineOtherLoad(sums))
+		cpu.add(short, cpus[0], cpus[1], cpus[2], cpus[3], pgs[0], pgs[1], pgs[2], pgs[3], perRequest(driver, requests), headlineOtherLoad(sums))
 		bn.printf("   %s done\n", short)
 	}
 	hwm, _ := memory(bn.caddy.pid())
-	bn.printf("\nratio: Tablesmith ÷ bare lib/pq (requests/s; for the unloaded latency, the p50 difference). pgbench: transactions/s, -M prepared, %d clients.\n\n%s", 32, head)
+	bn.printf("\nratio: Tablesmith ÷ bare lib/pq (requests/s; for the unloaded latency, the p50 difference). pgbench: transactions/s, -M prepared, %d clients.\n"+
+		"bare lib/pq in Caddy: bare's handler as a Caddy module (bench/caddybare) in Caddyfile.example's place of tablesmith_api: what Caddy leaves of bare's pace, the most any handler under Caddy reaches.\n\n%s", 32, head)
 	bn.printf("\nlatency under load (median of the rounds' p50 and p99), p99 ratio module ÷ bare lib/pq, module ÷ bare per round:\n%s", lat)
 	bn.printf("\nCPU time per request in µs (server process, PostgreSQL backends, load generator; other load: cores other processes kept busy):\n%s", cpu)
 	bn.printf("\nCaddy peak resident memory so far (VmHWM): %.1f MB (target ≤ 150 MB)\n", float64(hwm)/1024)

@@ -127,6 +127,10 @@ type bench struct {
 	admin    string // Caddy's admin address
 	site     string // Caddy's site address
 	bareAddr string
+	// bareCaddy is bench/bare's handler inside a second Caddy
+	// (bench/caddybare), at bareCaddySite.
+	bareCaddy     *process
+	bareCaddySite string
 	// barePprof serves the bare server's /debug/pprof.
 	barePprof string
 	projects  map[string]project // "main", "10k", "1m"
@@ -252,9 +256,13 @@ func run(c config) error {
 	if err := b.startBare(); err != nil {
 		return err
 	}
+	onCleanup(func() { b.bareCaddy.stop() })
+	if err := b.startBareCaddy(); err != nil {
+		return err
+	}
 	if c.hold {
-		b.printf("database %s\ncaddy pid %d: site http://%s, admin http://%s\nbare pid %d: http://%s, pprof http://%s\n",
-			b.dbURL, b.caddy.pid(), b.site, b.admin, b.bare.pid(), b.bareAddr, b.barePprof)
+		b.printf("database %s\ncaddy pid %d: site http://%s, admin http://%s\nbare pid %d: http://%s, pprof http://%s\nbare in Caddy pid %d: http://%s\n",
+			b.dbURL, b.caddy.pid(), b.site, b.admin, b.bare.pid(), b.bareAddr, b.barePprof, b.bareCaddy.pid(), b.bareCaddySite)
 		for name, p := range b.projects {
 			b.printf("project %s: /v1/%s key %s\n", name, p.id, p.key)
 		}
@@ -288,6 +296,7 @@ func run(c config) error {
 	stopSampler()
 	b.caddy.stop()
 	b.bare.stop()
+	b.bareCaddy.stop()
 	if b.phase("metering") {
 		if err := b.metering(); err != nil {
 			return err
@@ -332,11 +341,20 @@ func (b *bench) startCaddy() error {
 // (Caddyfile plan blocks) added to the tablesmith options and env added to
 // its environment, and waits until it serves.
 func (b *bench) launchCaddy(name, plans string, env []string) (p *process, site, admin string, err error) {
+	return b.launchCaddyEdited(name, plans, env, nil)
+}
+
+// launchCaddyEdited is launchCaddy with edit, when set, applied to the
+// Caddyfile's text first.
+func (b *bench) launchCaddyEdited(name, plans string, env []string, edit func(string) string) (p *process, site, admin string, err error) {
 	raw, err := os.ReadFile(b.c.caddyfile)
 	if err != nil {
 		return nil, "", "", err
 	}
 	text := string(raw)
+	if edit != nil {
+		text = edit(text)
+	}
 	const anchor = "max_body 1MiB"
 	if !strings.Contains(text, anchor) {
 		return nil, "", "", fmt.Errorf("%s has no %q line to put options after", b.c.caddyfile, anchor)
@@ -356,7 +374,8 @@ func (b *bench) launchCaddy(name, plans string, env []string) (p *process, site,
 	}
 	admin, site = freeAddr(), freeAddr()
 	env = append([]string{
-		"TABLESMITH_ADDR=http://" + site,
+		// Caddyfile.example's default form: a port, no host to match.
+		"TABLESMITH_ADDR=http://:" + site[strings.LastIndexByte(site, ':')+1:],
 		"TABLESMITH_DATABASE_URL=" + withAppName(b.dbURL, name),
 		"TABLESMITH_CADDY_ADMIN=" + admin,
 		"TABLESMITH_DEFAULT_PLAN=unlimited",
@@ -457,6 +476,30 @@ func (b *bench) startBare() error {
 func (b *bench) module(name string) target {
 	p := b.projects[name]
 	return target{name: "module", addr: b.site, prefix: "/v1/" + p.id, key: p.key, pid: b.caddy.pid()}
+}
+
+// startBareCaddy starts bench/bare's handler inside Caddy: Caddyfile.example
+// with bench_bare in place of tablesmith_api (bench/caddybare), serving
+// the main project. The difference between it and bare is what Caddy
+// itself costs a request.
+func (b *bench) startBareCaddy() error {
+	swap := func(text string) string { return strings.Replace(text, "tablesmith_api /v1/*", "bench_bare /v1/*", 1) }
+	raw, err := os.ReadFile(b.c.caddyfile)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(string(raw), "tablesmith_api /v1/*") {
+		return fmt.Errorf("%s has no %q line to swap", b.c.caddyfile, "tablesmith_api /v1/*")
+	}
+	env := []string{"TABLESMITH_BENCH_BARE_URL=" + withAppName(b.dbURL, "bare-caddy"), "TABLESMITH_BENCH_BARE_PROJECT=" + b.projects["main"].id}
+	b.bareCaddy, b.bareCaddySite, _, err = b.launchCaddyEdited("caddy-bare", "", env, swap)
+	return err
+}
+
+// bareCaddyTarget is the bare handler inside Caddy (startBareCaddy).
+func (b *bench) bareCaddyTarget(name string) target {
+	p := b.projects[name]
+	return target{name: "bare-caddy", addr: b.bareCaddySite, prefix: "/v1/" + p.id, pid: b.bareCaddy.pid()}
 }
 
 func (b *bench) bareTarget(name, mode string) target {

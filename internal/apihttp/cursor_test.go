@@ -3,6 +3,7 @@ package apihttp_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,7 +121,23 @@ func TestNextCursorIsTheSameWithOrWithoutTheKeysInTheRecords(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(cursorSchema)
 	seedItems(t, s, p, 60)
-	for _, raw := range []string{"sort=score", "sort=-score", "sort=name,-score", "sort=-price,label", "order=desc"} {
+	// Text keys the page's JSON must be read around: quotes, braces,
+	// backslashes, non-ASCII letters.
+	tricky := []string{`q"}{`, `back\slash"`, `ünï ☃`, `]{"x":[1]}`, `\`, `"`}
+	for i, name := range tricky {
+		s.API(p, "POST", "/items", map[string]any{"name": name, "score": i % 3, "label": `l"` + name}).Must(t, 201)
+	}
+	for _, name := range tricky { // each the last record of a full page
+		q := "sort=-name,label&limit=1&filter%5Bname%5D=" + url.QueryEscape(name)
+		inRecords := s.API(p, "GET", "/items?"+q, nil).Must(t, 200)
+		reread := s.API(p, "GET", "/items?"+q+"&fields=seen", nil).Must(t, 200)
+		a := inRecords.Body["meta"].(map[string]any)["next_cursor"]
+		b := reread.Body["meta"].(map[string]any)["next_cursor"]
+		if a == nil || a != b {
+			t.Errorf("name %q: next_cursor %v from the record, %v read again", name, a, b)
+		}
+	}
+	for _, raw := range []string{"sort=score", "sort=-score", "sort=name,-score", "sort=-name", "sort=-label,score", "sort=-price,label", "order=desc"} {
 		for _, page := range []string{"1", "2", "5"} {
 			q := raw + "&limit=7&page=" + page
 			inRecords := s.API(p, "GET", "/items?"+q, nil).Must(t, 200)

@@ -150,7 +150,7 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 			}
 			count := page.Count
 			data, meta = page.Data, run.Meta(count)
-			next, err := run.NextCursor(page.Next)
+			next, err := run.NextCursor(page.Next, page.Data)
 			if err != nil {
 				return err
 			}

@@ -6,8 +6,9 @@ import (
 )
 
 // ListPage is what a list statement selects: the count (NULL when not
-// counted), the page as a JSON array, and the next page's cursor keys
-// (a JSON array, NULL on the last page).
+// counted), the page as a JSON array, and, NULL on the last page, the
+// next page's cursor keys or the mark that the records hold them
+// (translate.ListSQL.NextCursor reads both).
 type ListPage struct {
 	Count sql.NullInt64
 	Data  []byte
