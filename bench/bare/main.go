@@ -298,7 +298,7 @@ func one(ctx context.Context, db rowRunner, w http.ResponseWriter, stmt, message
 	if data == nil {
 		return errNoRows
 	}
-	writeJSON(w, http.StatusOK, envelope(data, message, nil))
+	writeJSON(w, http.StatusOK, fixture.Envelope(data, message, nil))
 	return nil
 }
 
@@ -318,7 +318,7 @@ func handList(ctx context.Context, db rowRunner, w http.ResponseWriter, h handSQ
 		pages := (total + 19) / 20
 		meta.Total, meta.TotalPages = &total, &pages
 	}
-	writeJSON(w, http.StatusOK, envelope(data, "", meta.AppendJSON(nil)))
+	writeJSON(w, http.StatusOK, fixture.Envelope(data, "", meta.AppendJSON(nil)))
 	return nil
 }
 
@@ -363,7 +363,7 @@ func list(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Requ
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, envelope(data, "", meta.AppendJSON(nil)))
+	writeJSON(w, http.StatusOK, fixture.Envelope(data, "", meta.AppendJSON(nil)))
 	return nil
 }
 
@@ -436,7 +436,7 @@ func write(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Req
 	if data == nil {
 		return errNoRows
 	}
-	writeJSON(w, status, envelope(data, message, nil))
+	writeJSON(w, status, fixture.Envelope(data, message, nil))
 	return nil
 }
 
@@ -445,23 +445,6 @@ func deref[T any](p *T) any {
 		return nil
 	}
 	return *p
-}
-
-// envelope wraps raw JSON data as the contract's success envelope.
-func envelope(data []byte, message string, meta []byte) []byte {
-	b := make([]byte, 0, len(data)+len(meta)+96)
-	b = append(b, `{"success":true,"data":`...)
-	b = append(b, data...)
-	if message != "" {
-		b = append(b, `,"message":"`...)
-		b = append(b, message...)
-		b = append(b, '"')
-	}
-	if meta != nil {
-		b = append(b, `,"meta":`...)
-		b = append(b, meta...)
-	}
-	return append(b, '}', '\n')
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -106,18 +106,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
-	body := make([]byte, 0, len(data)+96)
-	body = append(body, `{"success":true,"data":`...)
-	body = append(body, data...)
-	if message != "" {
-		body = append(body, `,"message":"`...)
-		body = append(body, message...)
-		body = append(body, '"')
-	} else {
-		body = append(body, `,"meta":`...)
-		body = translate.Meta{Page: 1, Limit: 20}.AppendJSON(body)
+	var meta []byte
+	if message == "" {
+		meta = translate.Meta{Page: 1, Limit: 20}.AppendJSON(nil)
 	}
-	body = append(body, '}', '\n')
+	body := fixture.Envelope(data, message, meta)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
