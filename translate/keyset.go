@@ -99,19 +99,18 @@ func (r *renderer) keysetCond(c condition, alias string) string {
 
 // pageAndNext renders the data and next columns of the list statement
 // from rows, the page's records in order: the page as one JSON array,
-// and when the page is full, the sort key values of its last row. Both
-// come from one pass over the page. When the records carry every sort
-// key as it is stored, the keys are the last row's own; otherwise
+// and when the page is full, next. When the records carry every sort key
+// as it is stored (keysInPage, recordKeyNames), next only marks the full
+// page and NextCursor reads the keys from its last record; otherwise
 // (fields left a key out, or a timestamp key, which the records show in
-// their own format) the last row is read again by primary key.
-func pageAndNext(pl *listPlan, rows, limitArg string) string {
+// their own format) next is the last row's keys, read again by primary
+// key in the same pass.
+func pageAndNext(pl *listPlan, rows, limitArg string, keysInPage bool) string {
 	pk := pl.table.Table.PK
 	if pk == nil {
 		return "(SELECT coalesce(json_agg(_r), '[]') FROM (" + rows + ") _r) AS data, NULL::json AS next"
 	}
-	if keysInRecords(pl) {
-		// The keys are the last record's own (NextCursor reads them from
-		// the page): next only says whether the page is full.
+	if keysInPage {
 		return "coalesce(json_agg(_r), '[]') AS data, CASE WHEN count(*) = " + limitArg + " THEN to_json(true) END AS next" +
 			" FROM (" + rows + ") _r"
 	}

@@ -67,7 +67,8 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 		rows = "SELECT " + columns(pl.output, "t") + r.embeds(pl.embeds, "t") +
 			" FROM (SELECT t.* FROM " + rel + " t" + whereSQL + page + ") t" + order
 	}
-	rest := pageAndNext(pl, rows, limitArg)
+	recordKeys := recordKeyNames(pl)
+	rest := pageAndNext(pl, rows, limitArg, recordKeys != nil)
 	// The count comes last, so that its own argument (the table, for an
 	// inline estimate) ends the list and Uncounted can leave it off.
 	pageArgs := len(r.args)
@@ -96,7 +97,7 @@ func render(p *Published, pl *listPlan, q *ListQuery) *ListSQL {
 	return &ListSQL{
 		SQL: stmt, Args: r.args,
 		page: pageNumber(q, pl), limit: pl.limit, offset: pl.offset, count: pl.count, inlineEstimate: inlineEstimate,
-		shape: pl.shape, cursorPage: pl.after != nil, recordKeys: recordKeyNames(pl),
+		shape: pl.shape, cursorPage: pl.after != nil, recordKeys: recordKeys,
 		estimate: "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + rel + " t" + whereSQL,
 		condArgs: condArgs, rest: rest, pageArgs: pageArgs,
 	}

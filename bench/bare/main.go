@@ -222,9 +222,6 @@ type project struct {
 // handSQL is issue 18's list written by hand (fixture.HandWritten).
 type handSQL = fixture.HandSQL
 
-// activeByAge is the path of the hand-written list under /users/.
-const activeByAge = "active-by-age"
-
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	mode := ""
@@ -262,7 +259,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = list(ctx, db, w, r, p, t)
 	case len(parts) == 2 && r.Method == http.MethodPost:
 		err = write(ctx, db, w, r, p, t, 0)
-	case r.Method == http.MethodGet && parts[2] == activeByAge && p.hand.Page != "":
+	case r.Method == http.MethodGet && parts[2] == fixture.HandWrittenPath && p.hand.Page != "":
 		err = handList(ctx, db, w, p.hand, r.URL.Query().Get("count") == "exact")
 	case r.Method == http.MethodGet:
 		var id int64

@@ -9,7 +9,8 @@
 //	bench_bare /v1/*
 //
 // serves the project TABLESMITH_BENCH_BARE_PROJECT of the database at
-// TABLESMITH_BENCH_BARE_URL with the statements bench/bare runs: the
+// TABLESMITH_BENCH_BARE_URL, with a pool of TABLESMITH_BENCH_BARE_POOL
+// connections (default 8), and the statements bench/bare runs: the
 // module's GET text, and the hand-written list (fixture.HandWritten).
 package caddybare
 
@@ -50,14 +51,22 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.bench_bare", New: func() caddy.Module { return new(Handler) }}
 }
 
-// Provision opens a pool of 8 and prepares both statements once.
+// Provision opens the pool and prepares both statements once.
 func (h *Handler) Provision(ctx caddy.Context) error {
+	conns := 8
+	if v := os.Getenv("TABLESMITH_BENCH_BARE_POOL"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errors.New("bench_bare: TABLESMITH_BENCH_BARE_POOL is not a positive number")
+		}
+		conns = n
+	}
 	db, err := sql.Open("postgres", os.Getenv("TABLESMITH_BENCH_BARE_URL"))
 	if err != nil {
 		return err
 	}
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8)
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	h.db = db
 	pub, err := fixture.LoadPublished(ctx, db, os.Getenv("TABLESMITH_BENCH_BARE_PROJECT"))
 	if err != nil {
@@ -75,7 +84,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 }
 
 // Cleanup closes the pool.
-func (h *Handler) Cleanup() error { return h.db.Close() }
+func (h *Handler) Cleanup() error {
+	if h.db == nil {
+		return nil
+	}
+	return h.db.Close()
+}
 
 // ServeHTTP answers /v1/<p>/users/<id> and /v1/<p>/users/active-by-age
 // as bench/bare does.
@@ -88,7 +102,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	var data []byte
 	var err error
 	message := ""
-	if parts[4] == "active-by-age" {
+	if parts[4] == fixture.HandWrittenPath {
 		err = h.list.QueryRowContext(r.Context()).Scan(&data)
 	} else {
 		id, perr := strconv.ParseInt(parts[4], 10, 64)

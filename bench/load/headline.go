@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/bench/fixture"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
@@ -70,11 +71,11 @@ func headlineCases(users int) []headlineCase {
 	return []headlineCase{
 		{name: "GET one by id", conns: 32, module: get, bare: get, pgbench: "get.sql", ceiling: true},
 		{name: "list: `filter[is_active]=true&sort=-age&limit=20&count=none` vs `WHERE is_active ORDER BY age DESC, id DESC LIMIT 20`", conns: 32,
-			module: get1("list count=none", "/users?"+issue18List+"&count=none"), bare: get1("list", "/users/active-by-age"),
+			module: get1("list count=none", "/users?"+issue18List+"&count=none"), bare: get1("list", "/users/"+fixture.HandWrittenPath),
 			pgbench: "list.sql", sameIDs: true, ceiling: true},
 		{name: "same list with the default count", conns: 32, module: get1("list default count", "/users?"+issue18List)},
 		{name: "same list with `count=exact` vs a second `count(*)`", conns: 32,
-			module: get1("list count=exact", "/users?"+issue18List+"&count=exact"), bare: get1("list count", "/users/active-by-age?count=exact"),
+			module: get1("list count=exact", "/users?"+issue18List+"&count=exact"), bare: get1("list count", "/users/"+fixture.HandWrittenPath+"?count=exact"),
 			pgbench: "list-count.sql", sameIDs: true},
 		{name: "create (POST /posts vs a prepared INSERT … RETURNING)", conns: 32, module: create, bare: create, pgbench: "create.sql"},
 		{name: fmt.Sprintf("list of %d posts with `include=author` vs the same statement", includeLimit), conns: 32, module: include, bare: include},
@@ -252,9 +253,9 @@ func (bn *bench) headline() {
 		}
 		head.add("| "+hc.name, "| "+cell(0), "| "+cell(1), "| "+ratio, "| "+cell(2), "| "+pg, "| "+inCaddy, "| "+overIt+" |")
 		short := hc.module.name
-		lats, errs := make([]string, 4), make([]string, 4)
-		cpus, pgs := make([]string, 4), make([]string, 4)
-		for i := range 4 {
+		lats, errs := make([]string, len(targets)), make([]string, len(targets))
+		cpus, pgs := make([]string, len(targets)), make([]string, len(targets))
+		for i := range targets {
 			lats[i], errs[i], cpus[i], pgs[i] = "", "-", "", ""
 			if i < len(sums) {
 				r := sums[i]

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,6 +31,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -346,14 +348,16 @@ func (b *bench) launchCaddy(name, plans string, env []string) (p *process, site,
 
 // launchCaddyEdited is launchCaddy with edit, when set, applied to the
 // Caddyfile's text first.
-func (b *bench) launchCaddyEdited(name, plans string, env []string, edit func(string) string) (p *process, site, admin string, err error) {
+func (b *bench) launchCaddyEdited(name, plans string, env []string, edit func(string) (string, error)) (p *process, site, admin string, err error) {
 	raw, err := os.ReadFile(b.c.caddyfile)
 	if err != nil {
 		return nil, "", "", err
 	}
 	text := string(raw)
 	if edit != nil {
-		text = edit(text)
+		if text, err = edit(text); err != nil {
+			return nil, "", "", fmt.Errorf("%s: %w", b.c.caddyfile, err)
+		}
 	}
 	const anchor = "max_body 1MiB"
 	if !strings.Contains(text, anchor) {
@@ -373,9 +377,13 @@ func (b *bench) launchCaddyEdited(name, plans string, env []string, edit func(st
 		return nil, "", "", err
 	}
 	admin, site = freeAddr(), freeAddr()
+	_, port, err := net.SplitHostPort(site)
+	if err != nil {
+		return nil, "", "", err
+	}
 	env = append([]string{
 		// Caddyfile.example's default form: a port, no host to match.
-		"TABLESMITH_ADDR=http://:" + site[strings.LastIndexByte(site, ':')+1:],
+		"TABLESMITH_ADDR=http://:" + port,
 		"TABLESMITH_DATABASE_URL=" + withAppName(b.dbURL, name),
 		"TABLESMITH_CADDY_ADMIN=" + admin,
 		"TABLESMITH_DEFAULT_PLAN=unlimited",
@@ -483,15 +491,16 @@ func (b *bench) module(name string) target {
 // the main project. The difference between it and bare is what Caddy
 // itself costs a request.
 func (b *bench) startBareCaddy() error {
-	swap := func(text string) string { return strings.Replace(text, "tablesmith_api /v1/*", "bench_bare /v1/*", 1) }
-	raw, err := os.ReadFile(b.c.caddyfile)
-	if err != nil {
-		return err
+	const api = "tablesmith_api /v1/*"
+	swap := func(text string) (string, error) {
+		if !strings.Contains(text, api) {
+			return "", fmt.Errorf("no %q line to put bench_bare in the place of", api)
+		}
+		return strings.Replace(text, api, "bench_bare /v1/*", 1), nil
 	}
-	if !strings.Contains(string(raw), "tablesmith_api /v1/*") {
-		return fmt.Errorf("%s has no %q line to swap", b.c.caddyfile, "tablesmith_api /v1/*")
-	}
-	env := []string{"TABLESMITH_BENCH_BARE_URL=" + withAppName(b.dbURL, "bare-caddy"), "TABLESMITH_BENCH_BARE_PROJECT=" + b.projects["main"].id}
+	env := []string{"TABLESMITH_BENCH_BARE_URL=" + withAppName(b.dbURL, "bare-caddy"), "TABLESMITH_BENCH_BARE_PROJECT=" + b.projects["main"].id,
+		"TABLESMITH_BENCH_BARE_POOL=" + strconv.Itoa(b.c.poolSize())}
+	var err error
 	b.bareCaddy, b.bareCaddySite, _, err = b.launchCaddyEdited("caddy-bare", "", env, swap)
 	return err
 }
