@@ -27,7 +27,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"flag"
 	"log"
@@ -48,7 +47,6 @@ import (
 
 	"github.com/tablesmith/tablesmith/bench/fixture"
 	"github.com/tablesmith/tablesmith/internal/access"
-	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
@@ -364,14 +362,6 @@ func list(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Requ
 	return nil
 }
 
-// postInput is a posts body, decoded the way a hand-written server would.
-type postInput struct {
-	Title     *string `json:"title"`
-	Views     *int64  `json:"views"`
-	Published *bool   `json:"published"`
-	AuthorID  *int64  `json:"author_id"`
-}
-
 // write creates (id 0) or patches a post with translate's INSERT or
 // UPDATE for the columns present, in the table's column order as the
 // module's validator gives them.
@@ -380,26 +370,13 @@ func write(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Req
 		http.Error(w, "bare writes posts only", http.StatusNotImplemented)
 		return nil
 	}
-	var in postInput
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+	in, err := fixture.DecodePost(r.Body)
+	if err != nil {
 		writeJSON(w, http.StatusBadRequest, []byte(`{"success":false,"error":{"code":"INVALID_JSON","message":"bad body"}}`))
 		return nil
 	}
-	var names []string
-	var args []any
-	mask := 0
-	add := func(bit int, name string, present bool, v any) {
-		if present {
-			mask |= bit
-			names = append(names, name)
-			args = append(args, v)
-		}
-	}
-	add(1, "title", in.Title != nil, deref(in.Title))
-	add(2, "views", in.Views != nil, deref(in.Views))
-	add(4, "published", in.Published != nil, deref(in.Published))
-	add(8, "author_id", in.AuthorID != nil, deref(in.AuthorID))
-	if id == 0 && (in.Title == nil || in.AuthorID == nil) {
+	mask, names, args := in.Columns()
+	if id == 0 && !in.CanCreate() {
 		writeJSON(w, http.StatusBadRequest, []byte(`{"success":false,"error":{"code":"VALIDATION_ERROR","message":"title and author_id are required"}}`))
 		return nil
 	}
@@ -410,10 +387,7 @@ func write(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Req
 	key := kind + strconv.Itoa(mask)
 	stmt, ok := p.writes.Load(key)
 	if !ok {
-		cols := make([]*schema.CColumn, len(names))
-		for i, n := range names {
-			cols[i], _ = t.Table.Column(n)
-		}
+		cols := fixture.ColumnsOf(t, names)
 		if id == 0 {
 			stmt = t.Insert(cols)
 		} else {
@@ -435,13 +409,6 @@ func write(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Req
 	}
 	writeJSON(w, status, fixture.Envelope(data, message, nil))
 	return nil
-}
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

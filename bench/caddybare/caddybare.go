@@ -1,5 +1,6 @@
-// Package caddybare is bench/bare's GET by id and hand-written list as a
-// Caddy handler: the same prepared lib/pq statements and the same answer,
+// Package caddybare is bench/bare's GET by id, hand-written list and
+// create of a post as a Caddy handler: the same prepared lib/pq
+// statements and the same answer,
 // with nothing of the module around them (no credential, limiter, gate,
 // deadline, request id or ETag). Run in Caddyfile.example's layout in
 // place of tablesmith_api, it is what Caddy itself leaves of the bare
@@ -11,7 +12,8 @@
 // serves the project TABLESMITH_BENCH_BARE_PROJECT of the database at
 // TABLESMITH_BENCH_BARE_URL, with a pool of TABLESMITH_BENCH_BARE_POOL
 // connections (default 8), and the statements bench/bare runs: the
-// module's GET text, and the hand-written list (fixture.HandWritten).
+// module's GET text, the hand-written list (fixture.HandWritten), and the
+// module's INSERT … RETURNING for the columns a posts body has.
 package caddybare
 
 import (
@@ -21,6 +23,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -40,10 +43,12 @@ func init() {
 	httpcaddyfile.RegisterDirectiveOrder("bench_bare", httpcaddyfile.Before, "handle")
 }
 
-// Handler serves the two bare routes.
+// Handler serves the bare routes.
 type Handler struct {
 	db        *sql.DB
 	get, list *sql.Stmt
+	posts     *translate.TableSQL
+	inserts   *sync.Map // fixture.PostInput.Columns mask → *sql.Stmt
 }
 
 // CaddyModule registers the handler.
@@ -68,6 +73,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	h.db = db
+	h.inserts = new(sync.Map)
 	pub, err := fixture.LoadPublished(ctx, db, os.Getenv("TABLESMITH_BENCH_BARE_PROJECT"))
 	if err != nil {
 		return err
@@ -75,6 +81,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	users, ok := pub.Tables["users"]
 	if !ok {
 		return errors.New("bench_bare: the project has no users table")
+	}
+	if h.posts, ok = pub.Tables["posts"]; !ok {
+		return errors.New("bench_bare: the project has no posts table")
 	}
 	if h.get, err = db.PrepareContext(ctx, users.Get); err != nil {
 		return err
@@ -91,10 +100,13 @@ func (h *Handler) Cleanup() error {
 	return h.db.Close()
 }
 
-// ServeHTTP answers /v1/<p>/users/<id> and /v1/<p>/users/active-by-age
-// as bench/bare does.
+// ServeHTTP answers GET /v1/<p>/users/<id>, GET
+// /v1/<p>/users/active-by-age and POST /v1/<p>/posts as bench/bare does.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	parts := strings.Split(r.URL.Path, "/")
+	if r.Method == http.MethodPost && len(parts) == 4 && parts[3] == "posts" {
+		return h.create(w, r)
+	}
 	if len(parts) != 5 || parts[3] != "users" {
 		http.NotFound(w, r)
 		return nil
@@ -124,11 +136,41 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	if message == "" {
 		meta = translate.Meta{Page: 1, Limit: 20}.AppendJSON(nil)
 	}
-	body := fixture.Envelope(data, message, meta)
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	writeJSON(w, http.StatusOK, fixture.Envelope(data, message, meta))
 	return nil
+}
+
+// create inserts a post with the statement for the columns its body has,
+// prepared on first use.
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
+	in, err := fixture.DecodePost(r.Body)
+	if err != nil || !in.CanCreate() {
+		http.Error(w, "a post needs a title and an author_id", http.StatusBadRequest)
+		return nil
+	}
+	mask, names, values := in.Columns()
+	v, ok := h.inserts.Load(mask)
+	if !ok {
+		st, err := h.db.PrepareContext(r.Context(), h.posts.Insert(fixture.ColumnsOf(h.posts, names)))
+		if err != nil {
+			return caddyhttp.Error(http.StatusInternalServerError, err)
+		}
+		if v, ok = h.inserts.LoadOrStore(mask, st); ok {
+			st.Close()
+		}
+	}
+	var data []byte
+	if err := v.(*sql.Stmt).QueryRowContext(r.Context(), values...).Scan(&data); err != nil {
+		return caddyhttp.Error(http.StatusInternalServerError, err)
+	}
+	writeJSON(w, http.StatusCreated, fixture.Envelope(data, "Record created successfully", nil))
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 var (

@@ -19,8 +19,8 @@ import (
 // The headline phase (issue 18): the module through Caddy against the
 // strongest simple alternative, a bare net/http server whose statements
 // are prepared once (lib/pq, and pgx v5 with its statement cache), with
-// pgbench running the bare server's statements as the ceiling. For the GET
-// and the list it also loads bare's handler inside a second Caddy
+// pgbench running the bare server's statements as the ceiling. For the
+// GET, the list and create it also loads bare's handler inside a second Caddy
 // (bench/caddybare): what Caddy itself leaves of bare's pace, the most any
 // handler under Caddy can reach. Every server has a pool of 8 (-pool).
 // Load comes from wrk when it is on PATH (as the issue measured), else
@@ -77,7 +77,7 @@ func headlineCases(users int) []headlineCase {
 		{name: "same list with `count=exact` vs a second `count(*)`", conns: 32,
 			module: get1("list count=exact", "/users?"+issue18List+"&count=exact"), bare: get1("list count", "/users/"+fixture.HandWrittenPath+"?count=exact"),
 			pgbench: "list-count.sql", sameIDs: true},
-		{name: "create (POST /posts vs a prepared INSERT … RETURNING)", conns: 32, module: create, bare: create, pgbench: "create.sql"},
+		{name: "create (POST /posts vs a prepared INSERT … RETURNING)", conns: 32, module: create, bare: create, pgbench: "create.sql", ceiling: true},
 		{name: fmt.Sprintf("list of %d posts with `include=author` vs the same statement", includeLimit), conns: 32, module: include, bare: include},
 		{name: "unloaded GET latency (1 connection), p50 (p99)", conns: 1, module: unloaded, bare: unloaded, latency: true},
 	}
