@@ -10,6 +10,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/tablesmith/tablesmith/bench/fixture"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
@@ -53,7 +54,7 @@ func (s *server) includeList(ctx context.Context, w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, append(body, '\n'))
+	fixture.WriteJSON(w, http.StatusOK, append(body, '\n'))
 	return nil
 }
 

@@ -211,14 +211,11 @@ type server struct {
 // from it, once per distinct query string.
 type project struct {
 	pub   *translate.Published
-	hand  handSQL
+	hand  fixture.HandSQL
 	lists sync.Map // table + "?" + raw query → *translate.ListSQL
 	// inserts and updates by the set of columns present
 	writes sync.Map // kind + column mask → string
 }
-
-// handSQL is issue 18's list written by hand (fixture.HandWritten).
-type handSQL = fixture.HandSQL
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
@@ -274,12 +271,12 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err == errNoRows {
-		writeJSON(w, http.StatusNotFound, []byte(`{"success":false,"error":{"code":"NOT_FOUND","message":"Record not found"}}`))
+		fixture.WriteJSON(w, http.StatusNotFound, fixture.NotFound)
 		return
 	}
 	if err != nil {
 		log.Printf("%s %s: %v", r.Method, r.URL, err)
-		writeJSON(w, http.StatusInternalServerError, []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR","message":"`+
+		fixture.WriteJSON(w, http.StatusInternalServerError, []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR","message":"`+
 			strings.ReplaceAll(err.Error(), `"`, `'`)+`"}}`))
 	}
 }
@@ -293,13 +290,13 @@ func one(ctx context.Context, db rowRunner, w http.ResponseWriter, stmt, message
 	if data == nil {
 		return errNoRows
 	}
-	writeJSON(w, http.StatusOK, fixture.Envelope(data, message, nil))
+	fixture.WriteJSON(w, http.StatusOK, fixture.Envelope(data, message, nil))
 	return nil
 }
 
 // handList serves the hand-written list: the page, and with exact the
 // count as a second statement.
-func handList(ctx context.Context, db rowRunner, w http.ResponseWriter, h handSQL, exact bool) error {
+func handList(ctx context.Context, db rowRunner, w http.ResponseWriter, h fixture.HandSQL, exact bool) error {
 	var data []byte
 	if err := db.scanRow(ctx, h.Page, nil, &data); err != nil {
 		return err
@@ -313,7 +310,7 @@ func handList(ctx context.Context, db rowRunner, w http.ResponseWriter, h handSQ
 		pages := (total + 19) / 20
 		meta.Total, meta.TotalPages = &total, &pages
 	}
-	writeJSON(w, http.StatusOK, fixture.Envelope(data, "", meta.AppendJSON(nil)))
+	fixture.WriteJSON(w, http.StatusOK, fixture.Envelope(data, "", meta.AppendJSON(nil)))
 	return nil
 }
 
@@ -358,7 +355,7 @@ func list(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Requ
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, fixture.Envelope(data, "", meta.AppendJSON(nil)))
+	fixture.WriteJSON(w, http.StatusOK, fixture.Envelope(data, "", meta.AppendJSON(nil)))
 	return nil
 }
 
@@ -370,16 +367,12 @@ func write(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Req
 		http.Error(w, "bare writes posts only", http.StatusNotImplemented)
 		return nil
 	}
-	in, err := fixture.DecodePost(r.Body)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, []byte(`{"success":false,"error":{"code":"INVALID_JSON","message":"bad body"}}`))
+	in, problem := fixture.ReadPost(r.Body, id == 0)
+	if problem != nil {
+		fixture.WriteJSON(w, http.StatusBadRequest, problem)
 		return nil
 	}
 	mask, names, args := in.Columns()
-	if id == 0 && !in.CanCreate() {
-		writeJSON(w, http.StatusBadRequest, []byte(`{"success":false,"error":{"code":"VALIDATION_ERROR","message":"title and author_id are required"}}`))
-		return nil
-	}
 	kind := "u"
 	if id == 0 {
 		kind = "i"
@@ -407,13 +400,6 @@ func write(ctx context.Context, db rowRunner, w http.ResponseWriter, r *http.Req
 	if data == nil {
 		return errNoRows
 	}
-	writeJSON(w, status, fixture.Envelope(data, message, nil))
+	fixture.WriteJSON(w, status, fixture.Envelope(data, message, nil))
 	return nil
-}
-
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }

@@ -126,7 +126,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		err = h.get.QueryRowContext(r.Context(), id).Scan(&data)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		http.NotFound(w, r)
+		fixture.WriteJSON(w, http.StatusNotFound, fixture.NotFound)
 		return nil
 	}
 	if err != nil {
@@ -136,16 +136,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	if message == "" {
 		meta = translate.Meta{Page: 1, Limit: 20}.AppendJSON(nil)
 	}
-	writeJSON(w, http.StatusOK, fixture.Envelope(data, message, meta))
+	fixture.WriteJSON(w, http.StatusOK, fixture.Envelope(data, message, meta))
 	return nil
 }
 
 // create inserts a post with the statement for the columns its body has,
 // prepared on first use.
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
-	in, err := fixture.DecodePost(r.Body)
-	if err != nil || !in.CanCreate() {
-		http.Error(w, "a post needs a title and an author_id", http.StatusBadRequest)
+	in, problem := fixture.ReadPost(r.Body, true)
+	if problem != nil {
+		fixture.WriteJSON(w, http.StatusBadRequest, problem)
 		return nil
 	}
 	mask, names, values := in.Columns()
@@ -163,14 +163,8 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err := v.(*sql.Stmt).QueryRowContext(r.Context(), values...).Scan(&data); err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
-	writeJSON(w, http.StatusCreated, fixture.Envelope(data, "Record created successfully", nil))
+	fixture.WriteJSON(w, http.StatusCreated, fixture.Envelope(data, "Record created successfully", nil))
 	return nil
-}
-
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 var (
