@@ -10,7 +10,9 @@
 // paths come from translate, as the module's do. Under /v1/ the driver is
 // lib/pq with each SQL text prepared once (database/sql prepares it again
 // on each connection that runs it); under /pgx/v1/ the same statements go
-// through a pgx v5 pool, whose default statement cache prepares them.
+// through a pgx v5 pool, whose default statement cache prepares them; under
+// /pgconn/v1/ through pgx's bare connections with no pool library
+// (pgconn.go).
 //
 // GET /v1/<project>/users/active-by-age[?count=exact] is issue 18's list as
 // one would write it by hand: active users, oldest first, the id as a
@@ -66,7 +68,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &server{pq: pqDB, pgx: pgxDB, projects: map[string]*project{}}
+	connDB := newConnPool(*dbURL, *conns)
+	srv := &server{pq: pqDB, pgx: pgxDB, conn: connDB, projects: map[string]*project{}}
 	for _, id := range strings.Split(*projects, ",") {
 		pub, err := fixture.LoadPublished(ctx, pqDB.db, id)
 		if err != nil {
@@ -98,6 +101,7 @@ func main() {
 	}
 	pqDB.db.Close()
 	pgxDB.pool.Close()
+	connDB.close()
 }
 
 // errNoRows is either driver's "no rows".
@@ -204,6 +208,7 @@ func (p *pgxPool) scanRow(ctx context.Context, query string, args []any, dest ..
 type server struct {
 	pq       *pqPrepared
 	pgx      *pgxPool
+	conn     *connPool
 	projects map[string]*project
 }
 
@@ -221,13 +226,16 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	mode := ""
 	var db rowRunner = s.pq
-	for _, m := range []string{"/per-relation", "/n-plus-1", "/pgx"} {
+	for _, m := range []string{"/per-relation", "/n-plus-1", "/pgconn", "/pgx"} {
 		if rest, ok := strings.CutPrefix(path, m); ok {
 			mode, path = m[1:], rest
 		}
 	}
-	if mode == "pgx" {
+	switch mode {
+	case "pgx":
 		mode, db = "", s.pgx
+	case "pgconn":
+		mode, db = "", s.conn
 	}
 	rest, ok := strings.CutPrefix(path, "/v1/")
 	if !ok {
