@@ -1,5 +1,5 @@
 # Tablesmith: `make run` builds and serves everything; `make test` runs every test.
-.PHONY: run dashboard check-node test test-go test-dashboard test-e2e lint bench stop-db swagger-ui
+.PHONY: run dashboard check-node test test-go test-fuzz test-dashboard test-e2e lint bench stop-db swagger-ui
 
 # -race: every Go test runs under the race detector (issue 16).
 GO_TEST_FLAGS ?= -race -p 2 -count=1 -timeout 15m
@@ -16,13 +16,14 @@ run: caddy dashboard/dist/index.html
 
 # ./caddy with the module (xcaddy.sh), rebuilt when a Go source, a
 # migration or the pinned Swagger UI changes.
-caddy: $(GO_SOURCES) openapi/swaggerui/package.json
+caddy: $(GO_SOURCES) internal/swaggerui/package.json
 	./xcaddy.sh
 
 dashboard: dashboard/dist/index.html
 
+# Vite alone: the type check is make test-dashboard's (npm run build does both).
 dashboard/dist/index.html: dashboard/node_modules $(DASHBOARD_SOURCES)
-	cd dashboard && npm run build
+	cd dashboard && npx vite build
 	@touch $@
 
 dashboard/node_modules: dashboard/package-lock.json | check-node
@@ -33,37 +34,64 @@ dashboard/node_modules: dashboard/package-lock.json | check-node
 check-node:
 	@./scripts/check-node.sh
 
-test: test-go test-dashboard test-e2e
+# make test runs the phases below in order and prints each one's time at
+# the end (scripts/test.sh; docs/testing.md says how to run one part alone).
+test:
+	@./scripts/test.sh
 
 # Swagger UI's files from swagger-ui-dist, embedded in the module (go:embed) for /docs.
 swagger-ui:
-	./openapi/swaggerui/copy-assets.sh
+	./internal/swaggerui/copy-assets.sh
 
-test-go: lint
-	go test $(GO_TEST_FLAGS) ./...
-	# A short fuzzing run of the query parsers on top of their seed corpus.
-	go test -run '^$$' -fuzz FuzzParseFilter -fuzztime 8s ./translate/
-	go test -run '^$$' -fuzz FuzzParseList -fuzztime 8s ./translate/
-	# And of the table writes' JSON decoder against encoding/json.
-	go test -run '^$$' -fuzz FuzzFastObject -fuzztime 8s ./internal/jsonbody/
+# The Go tests that start Caddy as a process, and the browser tests, all
+# run one binary: built with -race, so that after lint it is only linked.
+TEST_CADDY := .bin/caddy-race
+
+$(TEST_CADDY): $(GO_SOURCES) internal/swaggerui/package.json | swagger-ui
+	go build -race -o $@ ./cmd/caddy
+
+test-go: $(TEST_CADDY)
+	TABLESMITH_TEST_CADDY=$(abspath $(TEST_CADDY)) go test $(GO_TEST_FLAGS) ./...
+
+# Short fuzzing runs on top of the seed corpora: the query parsers, and the
+# table writes' JSON decoder against encoding/json. The three run at once
+# (one worker each): most of a run is compiling its instrumented package.
+FUZZ_TIME ?= 8s
+FUZZ_TARGETS := fuzz-FuzzParseFilter@translate fuzz-FuzzParseList@translate fuzz-FuzzFastObject@internal/jsonbody
+.PHONY: $(FUZZ_TARGETS)
+test-fuzz:
+	@$(MAKE) -s -j3 --output-sync $(FUZZ_TARGETS)
+$(FUZZ_TARGETS):
+	go test -run '^$$' -fuzz '^$(word 1,$(subst @, ,$(patsubst fuzz-%,%,$@)))$$' -fuzztime $(FUZZ_TIME) -parallel 1 ./$(word 2,$(subst @, ,$@))/
 
 test-dashboard: dashboard/node_modules
 	cd dashboard && npm run typecheck && npm run lint && npm test
 
-test-e2e:
-	./scripts/e2e.sh
+test-e2e: $(TEST_CADDY)
+	TABLESMITH_TEST_CADDY=$(abspath $(TEST_CADDY)) ./scripts/e2e.sh
 
 # golangci-lint (staticcheck, errcheck, unused, gocyclo, govet, ineffassign:
-# .golangci.yml), pinned in tools/golangci-lint/go.mod like xcaddy.
-GOLANGCI_LINT := .bin/golangci-lint
+# .golangci.yml), pinned in tools/golangci-lint/go.mod like xcaddy. Building
+# it takes a minute and a half, so the binary is kept in the user's cache
+# under a key of its go.mod, go.sum and the Go version: a fresh clone on the
+# same machine finds it there.
+LINT_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/tablesmith
+LINT_KEY := $(shell { go env GOVERSION; cat tools/golangci-lint/go.mod tools/golangci-lint/go.sum; } | sha256sum | cut -c1-16)
+GOLANGCI_LINT := $(LINT_CACHE)/golangci-lint-$(LINT_KEY)
 
-$(GOLANGCI_LINT): tools/golangci-lint/go.mod tools/golangci-lint/go.sum
-	cd tools/golangci-lint && go build -o ../../$(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+$(GOLANGCI_LINT):
+	mkdir -p $(LINT_CACHE)
+	cd tools/golangci-lint && go build -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	mv $@.tmp $@
 
+# GOFLAGS=-race: vet and the linters type-check against packages compiled
+# with the race detector's flags, the ones `go test -race` needs, so a cold
+# build cache compiles Caddy's thousand packages once, not twice
+# (docs/testing.md has the measurement).
 lint: swagger-ui $(GOLANGCI_LINT)
 	gofmt -l . | (! grep .)
-	go vet ./...
-	$(GOLANGCI_LINT) run --allow-parallel-runners ./...
+	GOFLAGS=-race go vet ./...
+	GOFLAGS=-race $(GOLANGCI_LINT) run --allow-parallel-runners ./...
 
 # make bench: the headline of issue 18 first, then every other phase;
 # make bench BENCH_FLAGS=-quick (small tables, short runs), or

@@ -36,7 +36,7 @@ if [ -z "$xcaddy" ]; then
 fi
 # Swagger UI's files are embedded in the module for /v1/<project>/docs; without
 # Node.js the build goes on, and /docs answers a message saying how to add them.
-./openapi/swaggerui/copy-assets.sh || echo "xcaddy.sh: Swagger UI files not copied (needs Node.js and npm): /docs will be unavailable" >&2
+./internal/swaggerui/copy-assets.sh || echo "xcaddy.sh: Swagger UI files not copied (needs Node.js and npm): /docs will be unavailable" >&2
 # A fixed placeholder version with a local replacement makes xcaddy (and
 # go get) take the module from this tree instead of asking a module proxy.
 "$xcaddy" build "$caddy_version" \

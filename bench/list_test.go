@@ -8,7 +8,7 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"io"
 	"net/http"
 	"net/url"

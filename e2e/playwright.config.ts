@@ -10,8 +10,10 @@ export default defineConfig({
   // The journey walks every page; on a loaded 2-core machine it can take minutes.
   timeout: 480_000,
   expect: { timeout: 15_000 },
+  // Two spec files at a time (each signs up its own accounts); the tests of
+  // one file run in order. TABLESMITH_E2E_WORKERS=1 runs one file at a time.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.TABLESMITH_E2E_WORKERS ?? 2),
   retries: 0,
   reporter: [['list']],
   use: {

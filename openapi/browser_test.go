@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/swaggerui"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 	"github.com/tablesmith/tablesmith/openapi/check"
-	"github.com/tablesmith/tablesmith/openapi/swaggerui"
 )
 
 // TestSwaggerUITryItOutCreatesAndLists opens a live project's /docs in
@@ -21,9 +21,9 @@ func TestSwaggerUITryItOutCreatesAndLists(t *testing.T) {
 	t.Parallel()
 	if !swaggerui.New(swaggerui.Embedded()).Available() {
 		if os.Getenv("TABLESMITH_TEST_REQUIRE_ALL") == "1" {
-			t.Fatal("Swagger UI assets are not embedded: run openapi/swaggerui/copy-assets.sh before go test")
+			t.Fatal("Swagger UI assets are not embedded: run internal/swaggerui/copy-assets.sh before go test")
 		}
-		t.Skip("Swagger UI assets are not embedded: run openapi/swaggerui/copy-assets.sh (make swagger-ui)")
+		t.Skip("Swagger UI assets are not embedded: run internal/swaggerui/copy-assets.sh (make swagger-ui)")
 	}
 	check.Node(t)
 	chromium := check.Chromium(t)

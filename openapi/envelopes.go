@@ -6,7 +6,7 @@ import (
 	"github.com/pb33f/libopenapi/orderedmap"
 	"go.yaml.in/yaml/v4"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 )
 
 // errorCodes are the codes a generated API answers with (CONTRACT 2),

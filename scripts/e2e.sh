@@ -25,10 +25,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$work/bin" # not $work/caddy: that is Caddy's data directory under XDG_DATA_HOME
-go build -o "$work/bin/caddy" ./cmd/caddy
+# make test-e2e passes the -race Caddy the Go tests ran (TABLESMITH_TEST_CADDY);
+# run alone, this builds one.
+caddy_bin=${TABLESMITH_TEST_CADDY:-}
+if [ -z "$caddy_bin" ]; then
+	mkdir -p "$work/bin" # not $work/caddy: that is Caddy's data directory under XDG_DATA_HOME
+	caddy_bin="$work/bin/caddy"
+	go build -o "$caddy_bin" ./cmd/caddy
+fi
 make -s dashboard
-(cd e2e && npm ci --no-audit --no-fund --silent)
 
 psql "$server_url" -qc "CREATE DATABASE $db" >/dev/null
 psql "$server_url" -qc "CREATE DATABASE $ext_db" >/dev/null
@@ -43,11 +48,11 @@ export TABLESMITH_E2E_EXTERNAL_URL=$(with_db "$ext_db")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
 export TABLESMITH_ADDR="http://127.0.0.1:$port" TABLESMITH_CADDY_ADMIN=off TABLESMITH_DATABASE_URL="$db_url" \
 	TABLESMITH_DEFAULT_PLAN=unlimited TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" XDG_CONFIG_HOME="$work" XDG_DATA_HOME="$work"
-"$work/bin/caddy" run --config Caddyfile.example --adapter caddyfile >"$work/caddy.log" 2>&1 &
+"$caddy_bin" run --config Caddyfile.example --adapter caddyfile >"$work/caddy.log" 2>&1 &
 caddy_pid=$!
 for _ in $(seq 60); do curl -sf "$TABLESMITH_ADDR/api/engines" >/dev/null && break; sleep 0.5; done
 curl -sf "$TABLESMITH_ADDR/api/engines" >/dev/null || { echo "e2e: Caddy did not start:" >&2; cat "$work/caddy.log" >&2; exit 1; }
 
 # The specs that need a rate-limited plan move their account with
 # `caddy tablesmith set-plan` (TABLESMITH_DATABASE_URL is exported above).
-TABLESMITH_E2E_CADDY="$work/bin/caddy" TABLESMITH_E2E_URL="$TABLESMITH_ADDR" ./e2e/run.sh "$@" || { echo "e2e: Caddy log:" >&2; tail -50 "$work/caddy.log" >&2; exit 1; }
+TABLESMITH_E2E_CADDY="$caddy_bin" TABLESMITH_E2E_URL="$TABLESMITH_ADDR" ./e2e/run.sh "$@" || { echo "e2e: Caddy log:" >&2; tail -50 "$work/caddy.log" >&2; exit 1; }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/schema"
 )
 

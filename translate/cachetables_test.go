@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 )
 
 func TestAWriteChangesItsTableAndWhatItsDeletesCascadeTo(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/schema"
 )
 

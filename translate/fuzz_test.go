@@ -2,7 +2,7 @@ package translate
 
 import (
 	"errors"
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"net/url"
 	"regexp"
 	"strings"

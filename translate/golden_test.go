@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"net/url"
 	"os"
 	"path/filepath"

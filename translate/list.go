@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 )
 
 // List parameter bounds of CONTRACT 5.1 and the limits docs/query-language.md

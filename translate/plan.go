@@ -3,7 +3,7 @@ package translate
 import (
 	"strings"
 
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/schema"
 )
 

@@ -3,7 +3,7 @@ package translate
 import (
 	"database/sql"
 	"errors"
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"net/url"
 	"strings"
 	"testing"

@@ -47,8 +47,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/lib/pq"
 
+	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/bench/fixture"
-	"github.com/tablesmith/tablesmith/internal/access"
 	"github.com/tablesmith/tablesmith/translate"
 )
 

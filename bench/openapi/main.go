@@ -27,7 +27,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/registry"
-	"github.com/tablesmith/tablesmith/openapi/swaggerui"
+	"github.com/tablesmith/tablesmith/internal/swaggerui"
 	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
 )

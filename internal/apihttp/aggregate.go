@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/tablesmith/tablesmith/internal/access"
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/access"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/translate"

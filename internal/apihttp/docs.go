@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/compress"
+	"github.com/tablesmith/tablesmith/internal/swaggerui"
 	"github.com/tablesmith/tablesmith/openapi"
-	"github.com/tablesmith/tablesmith/openapi/swaggerui"
 )
 
 // Operations of the documentation routes, as analytics names them.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/swaggerui"
 	"github.com/tablesmith/tablesmith/internal/testserver"
-	"github.com/tablesmith/tablesmith/openapi/swaggerui"
 )
 
 const docsSchema = `{"tables": [{"name": "books", "columns": [
@@ -151,9 +151,9 @@ func TestDocsServesSwaggerUIFromEmbeddedAssets(t *testing.T) {
 	t.Parallel()
 	if !swaggerui.New(swaggerui.Embedded()).Available() {
 		if os.Getenv("TABLESMITH_TEST_REQUIRE_ALL") == "1" {
-			t.Fatal("Swagger UI assets are not embedded: run openapi/swaggerui/copy-assets.sh before go test")
+			t.Fatal("Swagger UI assets are not embedded: run internal/swaggerui/copy-assets.sh before go test")
 		}
-		t.Skip("Swagger UI assets not embedded: run openapi/swaggerui/copy-assets.sh (make swagger-ui)")
+		t.Skip("Swagger UI assets not embedded: run internal/swaggerui/copy-assets.sh (make swagger-ui)")
 	}
 	s := testserver.New(t)
 	p := s.NewProject(docsSchema)

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/access"
+	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/translate"
 )

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
 	"github.com/tablesmith/tablesmith/translate"

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/fairshare"
 )
 

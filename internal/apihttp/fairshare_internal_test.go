@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 )
 
 // TestOnlyAStatementCutByThePlansTimeoutIsReportedAsThePlans: a request

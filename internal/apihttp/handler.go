@@ -17,8 +17,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/tablesmith/tablesmith/internal/access"
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/access"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/cache"
 	"github.com/tablesmith/tablesmith/internal/compress"

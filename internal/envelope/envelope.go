@@ -1,5 +1,5 @@
 // Package envelope writes the JSON envelopes of CONTRACT section 2 and maps
-// the error codes of internal/apierr to HTTP statuses, for the platform API
+// the error codes of apierr to HTTP statuses, for the platform API
 // and generated APIs alike: the HTTP side of the contract's errors.
 package envelope
 
@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 )
 
 // RetryAfterUnavailable is the Retry-After (seconds) of a 503 that does

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 )
 
 func TestAppendStringWritesWhatMarshalWrites(t *testing.T) {

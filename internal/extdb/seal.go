@@ -9,7 +9,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/schema/introspect"
 )

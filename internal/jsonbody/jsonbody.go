@@ -15,7 +15,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 )
 
 // MsgNotObject is the message of a body that is not one JSON object

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
 )
 

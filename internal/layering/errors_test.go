@@ -25,16 +25,16 @@ func depsOfForErrors(t *testing.T, pkg string) []string {
 }
 
 // The packages below the handlers say what went wrong with the error
-// codes of internal/apierr; only the handlers and internal/envelope know
+// codes of apierr; only the handlers and internal/envelope know
 // HTTP (issue 17.3).
 func TestErrorCodesAndTheLayersBelowTheHandlersDoNotDependOnNetHTTP(t *testing.T) {
-	const mod = "github.com/tablesmith/tablesmith/internal/"
-	for _, pkg := range []string{"apierr", "events", "pgexec", "publish", "extdb", "analytics"} {
+	const mod = "github.com/tablesmith/tablesmith/"
+	for _, pkg := range []string{"apierr", "internal/events", "internal/pgexec", "internal/publish", "internal/extdb", "internal/analytics"} {
 		deps := depsOfForErrors(t, mod+pkg)
 		if slices.Contains(deps, "net/http") {
 			t.Errorf("%s depends on net/http", pkg)
 		}
-		if slices.Contains(deps, mod+"envelope") {
+		if slices.Contains(deps, mod+"internal/envelope") {
 			t.Errorf("%s depends on internal/envelope, the HTTP writer", pkg)
 		}
 	}
@@ -43,8 +43,8 @@ func TestErrorCodesAndTheLayersBelowTheHandlersDoNotDependOnNetHTTP(t *testing.T
 // apierr is a leaf: every package may import it, so it imports none of
 // ours.
 func TestTheErrorCodePackageImportsNoneOfOurs(t *testing.T) {
-	for _, d := range depsOfForErrors(t, "github.com/tablesmith/tablesmith/internal/apierr") {
-		if strings.HasPrefix(d, "github.com/tablesmith/tablesmith/") && d != "github.com/tablesmith/tablesmith/internal/apierr" {
+	for _, d := range depsOfForErrors(t, "github.com/tablesmith/tablesmith/apierr") {
+		if strings.HasPrefix(d, "github.com/tablesmith/tablesmith/") && d != "github.com/tablesmith/tablesmith/apierr" {
 			t.Errorf("apierr depends on %s", d)
 		}
 	}

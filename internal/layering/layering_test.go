@@ -47,13 +47,29 @@ var layerRules = []layerRule{
 		name:      "translate renders SQL without a driver or HTTP",
 		reason:    "translate turns requests into SQL text and parameters; it takes decisions (access.Grant) as data",
 		applies:   layerOurs(layerOnly("translate")),
-		forbidden: layerAny(layerStd("net/http"), layerUnder("github.com/lib/pq"), layerOurs(layerExcept("translate", "schema", "internal/access"))),
+		forbidden: layerAny(layerStd("net/http"), layerUnder("github.com/lib/pq"), layerOurs(layerExcept("translate", "schema", "access"))),
 	},
 	{
 		name:      "access knows only the schema",
 		reason:    "the permission rules are a pure function of the schema and the principal",
-		applies:   layerOurs(layerOnly("internal/access")),
-		forbidden: layerOurs(layerExcept("internal/access", "schema")),
+		applies:   layerOurs(layerOnly("access")),
+		forbidden: layerOurs(layerExcept("access", "schema")),
+	},
+	{
+		// Folders are floors (docs/architecture.md, "Floors"): the ground
+		// floor is every top-level folder but internal/, caddymodule/, cmd/
+		// and bench/; internal/ stands on it; caddymodule/ and cmd/ on top.
+		// An import goes down a floor or stays in its room.
+		name:      "the ground floor never imports internal/ or the Caddy adapter",
+		reason:    "schema, access, apierr, translate and openapi are the floor internal/ stands on; a package there that imported internal/ or caddymodule would make the floors a loop",
+		applies:   layerOurs(layerExcept("", "internal/...", "caddymodule/...", "cmd/...", "bench/...", "tools/...")),
+		forbidden: layerOurs(layerOnly("internal/...", "caddymodule/...", "cmd/...")),
+	},
+	{
+		name:      "internal/ never imports the Caddy adapter",
+		reason:    "caddymodule and cmd/caddy adapt internal/ to Caddy; internal/ is usable without them",
+		applies:   layerOurs(layerOnly("internal/...")),
+		forbidden: layerOurs(layerOnly("caddymodule/...", "cmd/...")),
 	},
 	{
 		name:      "handlers never reach the wiring",
@@ -86,8 +102,8 @@ func TestPackagesFollowTheDependencyRules(t *testing.T) {
 // The checker itself, on a graph with one bad edge two steps down.
 func TestALayerViolationNamesTheImportChain(t *testing.T) {
 	g := layerGraph{
-		layerModule + "/translate":         {layerModule + "/internal/access", "strings"},
-		layerModule + "/internal/access":   {layerModule + "/schema", layerModule + "/internal/envelope"},
+		layerModule + "/translate":         {layerModule + "/access", "strings"},
+		layerModule + "/access":            {layerModule + "/schema", layerModule + "/internal/envelope"},
 		layerModule + "/internal/envelope": {"net/http"},
 		layerModule + "/schema":            nil,
 		"net/http":                         nil,
@@ -100,7 +116,7 @@ func TestALayerViolationNamesTheImportChain(t *testing.T) {
 		}
 	}
 	got := layerViolations(g, translate)
-	want := []string{layerModule + "/translate", layerModule + "/internal/access", layerModule + "/internal/envelope"}
+	want := []string{layerModule + "/translate", layerModule + "/access", layerModule + "/internal/envelope"}
 	if len(got) != 1 || strings.Join(got[0], " ") != strings.Join(want, " ") {
 		t.Fatalf("violations = %q, want the one chain %q", got, want)
 	}
@@ -193,7 +209,7 @@ func layerSorted(g layerGraph) []string {
 }
 
 // layerOurs matches the module's own packages whose path inside the module
-// (e.g. "internal/access", "" for the root) rel accepts.
+// (e.g. "access", "" for the root) rel accepts.
 func layerOurs(rel func(string) bool) func(string) bool {
 	return func(pkg string) bool {
 		if pkg == layerModule {

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/cors"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,19 +45,43 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
-// buildCaddy builds ./cmd/caddy into the test's temporary directory.
+// buildCaddy returns the Caddy binary make test built once for every test
+// that runs one (TABLESMITH_TEST_CADDY), or builds ./cmd/caddy into the
+// test's temporary directory, with -race when this test binary has it, so
+// that the build reuses the packages go test compiled.
 func buildCaddy(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs Caddy; skipped with -short")
 	}
+	if bin := os.Getenv("TABLESMITH_TEST_CADDY"); bin != "" {
+		return bin
+	}
 	bin := filepath.Join(t.TempDir(), "caddy")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/caddy")
+	args := []string{"build", "-o", bin}
+	if raceEnabled() {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./cmd/caddy")...)
 	cmd.Dir = moduleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/caddy: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
 }
 
 func freePort(t *testing.T) int {

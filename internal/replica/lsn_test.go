@@ -9,7 +9,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 )
 
 func TestLSNReadsPostgresTextAndKeepsItsOrder(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/apierr"
+	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/pgpool"
 	"github.com/tablesmith/tablesmith/internal/replica"

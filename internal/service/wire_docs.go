@@ -3,8 +3,8 @@ package service
 import (
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/swaggerui"
 	"github.com/tablesmith/tablesmith/openapi"
-	"github.com/tablesmith/tablesmith/openapi/swaggerui"
 )
 
 // wireDocs adds the OpenAPI document and Swagger UI routes (issue 5). A

@@ -27,4 +27,4 @@ for f in "${files[@]}"; do
 done
 printf '%s\n' "$want" > assets/VERSION.tmp
 if ! cmp -s assets/VERSION.tmp assets/VERSION; then mv assets/VERSION.tmp assets/VERSION; else rm assets/VERSION.tmp; fi
-echo "swagger-ui-dist $want copied into openapi/swaggerui/assets"
+echo "swagger-ui-dist $want copied into internal/swaggerui/assets"

@@ -47,7 +47,7 @@ const initScript = "init.js"
 
 // MissingMessage is what /docs answers when the assets were not embedded.
 const MissingMessage = "Swagger UI is not part of this build: its files were not embedded. " +
-	"Run openapi/swaggerui/copy-assets.sh (or make swagger-ui; needs Node.js and npm) and rebuild. " +
+	"Run internal/swaggerui/copy-assets.sh (or make swagger-ui; needs Node.js and npm) and rebuild. " +
 	"The API description itself is served at ./openapi.json."
 
 // UI serves the page and its assets.
