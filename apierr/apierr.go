@@ -33,6 +33,9 @@ const (
 	CodeUnavailable       = "SERVICE_UNAVAILABLE"
 	CodeTooManyAttempts   = "TOO_MANY_ATTEMPTS"
 	CodeInvalidConnection = "INVALID_CONNECTION"
+	// CodePreconditionFailed is a write whose If-Match (or If-None-Match)
+	// does not hold: nothing was changed.
+	CodePreconditionFailed = "PRECONDITION_FAILED"
 )
 
 // Error is an error that the edge turns into the error envelope. Details
@@ -47,6 +50,9 @@ type Error struct {
 	// RetryAfter, when set, is how long the client should wait before
 	// trying again (the Retry-After header); zero leaves the code's default.
 	RetryAfter time.Duration
+	// Allow, on a METHOD_NOT_ALLOWED, lists the methods the route takes
+	// (the Allow header).
+	Allow string
 	// Cause is the underlying error, for logs only: never sent.
 	Cause error
 }

@@ -14,7 +14,7 @@ import (
 var errorCodes = []string{
 	apierr.CodeValidation, apierr.CodeInvalidJSON, apierr.CodeInvalidQuery,
 	apierr.CodeUnauthorized, apierr.CodeInvalidCreds, apierr.CodeForbidden,
-	apierr.CodeNotFound, apierr.CodeMethodNotAllowed, apierr.CodeConflict, apierr.CodeIdempotencyReused,
+	apierr.CodeNotFound, apierr.CodeMethodNotAllowed, apierr.CodeConflict, apierr.CodeIdempotencyReused, apierr.CodePreconditionFailed,
 	apierr.CodePayloadTooLarge, apierr.CodeUnsupportedMedia, apierr.CodeRateLimited,
 	apierr.CodeTooManyAttempts, apierr.CodeInternal, apierr.CodeUnavailable,
 }
@@ -32,6 +32,7 @@ const (
 	respNotFound     = "NotFound"
 	respConflict     = "Conflict"
 	respKeyReused    = "IdempotencyKeyReused"
+	respPrecondition = "PreconditionFailed"
 	respTooLarge     = "PayloadTooLarge"
 	respMediaType    = "UnsupportedMediaType"
 	respRateLimited  = "RateLimited"
@@ -46,6 +47,7 @@ const (
 	headerLocation  = "Location"
 	headerReplayed  = "Idempotent-Replayed"
 	headerETag      = "ETag"
+	headerApplied   = "Preference-Applied"
 
 	securityBearer = "bearerAuth"
 	jsonMedia      = "application/json"
@@ -164,6 +166,10 @@ func sharedResponses() *orderedmap.Map[string, *v3.Response] {
 	m.Set(respKeyReused, errorResponse("The Idempotency-Key was used within the last 24 hours for another request (method, path or body).", nil,
 		errorExample{"key_reused", "A key sent again with another body", apierr.CodeIdempotencyReused,
 			"This Idempotency-Key was used for a different request (method, path or body) within the last 24 hours; use a new key", nil}))
+	m.Set(respPrecondition, errorResponse("If-Match names a version the record no longer has, or If-None-Match: * met an existing record; nothing was written.", nil,
+		errorExample{"stale", "The record changed since it was read", apierr.CodePreconditionFailed,
+			"The record changed since the version If-Match names; nothing was written. GET it again for its current ETag",
+			map[string]string{"If-Match": "does not match the record's current ETag"}}))
 	m.Set(respTooLarge, errorResponse("The body is larger than the limit (1 MiB by default).", nil,
 		errorExample{"too_large", "Body too large", apierr.CodePayloadTooLarge, "The body is larger than 1048576 bytes", nil}))
 	m.Set(respMediaType, errorResponse("The body's Content-Type is not application/json.", nil,

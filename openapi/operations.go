@@ -24,6 +24,9 @@ const (
 	paramCount  = "Count"
 
 	paramIdempotencyKey = "IdempotencyKey"
+	paramIfMatch        = "IfMatch"
+	paramIfNoneMatch    = "IfNoneMatch"
+	paramPrefer         = "Prefer"
 )
 
 // maxIncludeEnum bounds the enum of include paths; a richer graph gets a
@@ -66,6 +69,17 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 			"Answers of 500 and above are not recorded. Not available for projects that front an existing database (400).",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), MinLength: ptr(int64(1)), MaxLength: ptr(int64(255)),
 			Pattern: "^[ -~]+$"})})
+	m.Set(paramIfMatch, &v3.Parameter{Name: "If-Match", In: "header",
+		Description: "Writes only if the record is still the version this entity tag (the ETag of its GET) names, or any version for *; " +
+			"otherwise answers 412 PRECONDITION_FAILED and writes nothing. Tags compare by their opaque value (W/ or not).",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
+	m.Set(paramIfNoneMatch, &v3.Parameter{Name: "If-None-Match", In: "header",
+		Description: "Only *: with on_conflict, creates every record or, if one already exists, none (412 PRECONDITION_FAILED) instead of updating it.",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("*")}})})
+	m.Set(paramPrefer, &v3.Parameter{Name: "Prefer", In: "header",
+		Description: "return=minimal answers without the record: 204, or 201 with Location for a create (Preference-Applied: return=minimal). " +
+			"return=representation (the default) answers with it.",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("return=minimal"), str("return=representation")}})})
 	for _, name := range []string{paramAfter, paramFormat} {
 		m.Set(name, pagingParameters()[name])
 	}
@@ -79,12 +93,11 @@ func paramRef(name string) *v3.Parameter {
 // listParameters are the query parameters of a table's list operation.
 func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	params := []*v3.Parameter{paramRef(paramPage), paramRef(paramLimit), paramRef(paramOffset)}
-	var sortable, visible []string
+	var sortable []string
 	for _, c := range t.Columns {
 		if c.Hidden {
 			continue
 		}
-		visible = append(visible, c.Name)
 		if c.Type != schema.TypeJSON && c.Type != schema.TypePassthrough {
 			sortable = append(sortable, c.Name)
 		}
@@ -124,20 +137,26 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	if len(t.RelationNames) > 0 {
 		params = append(params, includeParameter(t))
 	}
-	fieldNodes := make([]*yaml.Node, len(visible))
-	for i, n := range visible {
-		fieldNodes[i] = str(n)
-	}
-	params = append(params, &v3.Parameter{Name: "fields", In: "query",
-		Description: "Only these columns (the id is always returned), comma-separated.",
-		Style:       "form", Explode: ptr(false),
-		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
-			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: fieldNodes})}})},
-		paramRef(paramCount))
+	params = append(params, fieldsParameter(t), paramRef(paramCount))
 	if t.PK != nil {
 		params = append(params, paramRef(paramAfter))
 	}
 	return append(params, paramRef(paramFormat))
+}
+
+// fieldsParameter is fields: the visible columns a record may be cut to.
+func fieldsParameter(t *schema.CTable) *v3.Parameter {
+	var fieldNodes []*yaml.Node
+	for _, c := range t.Columns {
+		if !c.Hidden {
+			fieldNodes = append(fieldNodes, str(c.Name))
+		}
+	}
+	return &v3.Parameter{Name: "fields", In: "query",
+		Description: "Only these columns (the id is always returned), comma-separated.",
+		Style:       "form", Explode: ptr(false),
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
+			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: fieldNodes})}})}
 }
 
 // Names of the shared filter value schemas, by column type.
@@ -341,8 +360,9 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 	item := &v3.PathItem{
 		Parameters: []*v3.Parameter{idParameter(t)},
 		Get: &v3.Operation{Tags: tags, OperationId: n.GetOp, Summary: "Get a record from " + t.Name,
-			Description: levelText(readLevel, false), Security: security(readLevel),
-			Responses: responses("200", successResponse("The record (message: \"Record retrieved successfully\").", n.Response, rateHeaders()), readErrors(false)...)},
+			Description: joinSentences("Embed related records with include and pick columns with fields, as the list does.", levelText(readLevel, false)),
+			Parameters: recordParameters(t), Security: security(readLevel),
+			Responses: responses("200", successResponse("The record (message: \"Record retrieved successfully\").", n.Response, rateHeaders()), readErrors(true)...)},
 		Put: &v3.Operation{Tags: tags, OperationId: n.ReplaceOp, Summary: "Replace a record in " + t.Name,
 			Description: joinSentences("Every required field must be present; absent optional fields go back to their default or null.",
 				levelText(updateLevel, true)),
@@ -364,7 +384,58 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 	describeMethods(item, t, n.HeadGetOp, "a record of "+t.Name)
 	for _, op := range []*v3.Operation{collection.Post, item.Put, item.Patch, item.Delete} { // collectionOperations did PATCH and DELETE
 		idempotent(op)
+		minimal(op)
 	}
+	for _, op := range []*v3.Operation{item.Put, item.Patch, item.Delete} {
+		conditional(op, paramIfMatch)
+	}
+	if unique {
+		conditional(collection.Post, paramIfNoneMatch)
+	}
+}
+
+// recordParameters are the query parameters of a GET of one record.
+func recordParameters(t *schema.CTable) []*v3.Parameter {
+	var params []*v3.Parameter
+	if len(t.RelationNames) > 0 {
+		params = append(params, includeParameter(t))
+	}
+	return append(params, fieldsParameter(t))
+}
+
+// minimal documents Prefer: return=minimal on a write of records: the
+// parameter, and for writes answered 200 the 204 it turns them into.
+func minimal(op *v3.Operation) {
+	op.Parameters = append(op.Parameters, paramRef(paramPrefer))
+	if _, ok := op.Responses.Codes.Get("200"); ok {
+		applied := orderedmap.New[string, *v3.Header]()
+		applied.Set(headerApplied, &v3.Header{Description: "return=minimal when the answer left the record out.",
+			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
+		setResponse(op, "204", &v3.Response{Description: "Done, without the record (Prefer: return=minimal).", Headers: applied})
+	}
+}
+
+// conditional documents a precondition header and its 412.
+func conditional(op *v3.Operation, param string) {
+	op.Parameters = append(op.Parameters, paramRef(param))
+	setResponse(op, "412", responseRef(respPrecondition))
+}
+
+// setResponse adds an answer to an operation, keeping the statuses in order.
+func setResponse(op *v3.Operation, status string, r *v3.Response) {
+	codes := orderedmap.New[string, *v3.Response]()
+	added := false
+	for st := op.Responses.Codes.First(); st != nil; st = st.Next() {
+		if !added && st.Key() > status {
+			codes.Set(status, r)
+			added = true
+		}
+		codes.Set(st.Key(), st.Value())
+	}
+	if !added {
+		codes.Set(status, r)
+	}
+	op.Responses.Codes = codes
 }
 
 // idempotent documents the Idempotency-Key header on a write: the
@@ -376,24 +447,12 @@ func idempotent(op *v3.Operation) {
 			r.Headers.Set(headerReplayed, &v3.Header{Reference: "#/components/headers/" + headerReplayed})
 		}
 	}
-	// The error answers stay in status order.
-	codes := orderedmap.New[string, *v3.Response]()
-	added := false
-	for st := op.Responses.Codes.First(); st != nil; st = st.Next() {
-		if !added && st.Key() > "422" {
-			codes.Set("422", responseRef(respKeyReused))
-			added = true
-		}
-		codes.Set(st.Key(), st.Value())
-	}
-	if !added {
-		codes.Set("422", responseRef(respKeyReused))
-	}
-	op.Responses.Codes = codes
+	setResponse(op, "422", responseRef(respKeyReused))
 }
 
 func deleteErrors(c *schema.Compiled, t *schema.CTable) []string {
-	errs := []string{respUnauthorized, respForbidden, respNotFound}
+	// 400: a parameter it does not take, or a malformed If-Match.
+	errs := []string{respInvalidQuery, respUnauthorized, respForbidden, respNotFound}
 	if isRestricted(c, t) {
 		errs = append(errs, respConflict)
 	}

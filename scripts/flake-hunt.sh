@@ -19,6 +19,7 @@ timing_pkgs=(./internal/publish ./internal/faultsuite ./internal/fairshare ./int
 	./internal/realtime ./internal/ratelimit ./internal/writedeadline ./internal/apihttp)
 out=$(mktemp -d)
 export TABLESMITH_TEST_REQUIRE_ALL=${TABLESMITH_TEST_REQUIRE_ALL:-1}
+make -s swagger-ui # the embedded Swagger UI the docs tests serve
 
 stress_pid=""
 if command -v stress-ng >/dev/null; then

@@ -123,7 +123,49 @@ func parseFilters(lq *ListQuery, q url.Values) error {
 		}
 		lq.Exprs = append(lq.Exprs, e)
 	}
+	if n := lq.comparisons(); n > MaxFilterComparisons {
+		return queryErr("filter", "a request may compare at most %d times, counting every filter[...] parameter and every comparison of every filter= expression; this one compares %d times", MaxFilterComparisons, n)
+	}
 	return nil
+}
+
+// comparisons counts the conditions of every filter form of the query.
+func (lq *ListQuery) comparisons() int {
+	n := len(lq.Filters)
+	for _, e := range lq.Exprs {
+		n += countComparisons(e)
+	}
+	return n
+}
+
+// countComparisons counts the comparisons of an expression.
+func countComparisons(e Expr) int {
+	switch x := e.(type) {
+	case *Logical:
+		n := 0
+		for _, t := range x.Terms {
+			n += countComparisons(t)
+		}
+		return n
+	case *Not:
+		return countComparisons(x.X)
+	}
+	return 1
+}
+
+// ParseRecord parses the parameters of a GET of one record: include and
+// fields, read exactly as a list reads them (ParseList).
+func ParseRecord(q url.Values) (*ListQuery, error) {
+	for _, name := range []string{"include", "fields"} {
+		if len(q[name]) > 1 {
+			return nil, queryErr(name, "is given more than once")
+		}
+	}
+	lq := &ListQuery{Page: 1, Limit: 1, Count: CountNone}
+	if err := parseShape(lq, q); err != nil {
+		return nil, err
+	}
+	return lq, nil
 }
 
 // parseSearch reads the search text, bounded in length.

@@ -35,6 +35,11 @@ type TableSQL struct {
 	// as $2 (end users with owner permissions).
 	Get, GetOwned       string
 	Delete, DeleteOwned string
+	// Lock and LockOwned are Get and GetOwned that also lock the row
+	// until the transaction ends: a conditional write (If-Match) reads
+	// the record it compares with, and nothing changes it before the
+	// write.
+	Lock, LockOwned string
 	// outputPrefix wraps a data-modifying CTE named _w into one JSON record.
 	outputPrefix string
 	// CacheMaxAge is the table's shared-cache lifetime in seconds
@@ -80,10 +85,12 @@ func prepareTable(schemaName string, t *schema.CTable) *TableSQL {
 		return "SELECT row_to_json(_r) FROM (SELECT " + s.Projection + " FROM " + from + " t WHERE " + where + ") _r"
 	}
 	s.Get = one(s.Rel, pk+" = $1")
+	s.Lock = one(s.Rel, pk+" = $1 FOR UPDATE")
 	s.Delete = "WITH _w AS (DELETE FROM " + s.Rel + " t WHERE " + pk + " = $1 RETURNING t.*) " + one("_w", "true")
 	if t.Owner != nil {
 		owned := " AND t." + t.Owner.Ident + " = $2"
 		s.GetOwned = one(s.Rel, pk+" = $1"+owned)
+		s.LockOwned = one(s.Rel, pk+" = $1"+owned+" FOR UPDATE")
 		s.DeleteOwned = "WITH _w AS (DELETE FROM " + s.Rel + " t WHERE " + pk + " = $1" + owned + " RETURNING t.*) " + one("_w", "true")
 	}
 	s.outputPrefix = "SELECT row_to_json(_r) FROM (SELECT " + s.Projection + " FROM _w t) _r"

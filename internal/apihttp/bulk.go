@@ -12,7 +12,6 @@ import (
 	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
-	"github.com/tablesmith/tablesmith/internal/jsonbody"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/validate"
 	"github.com/tablesmith/tablesmith/schema"
@@ -22,9 +21,6 @@ import (
 // DefaultMaxBulkRows is how many records one bulk create may hold when
 // Deps.MaxBulkRows is zero (Caddyfile: max_bulk_rows).
 const DefaultMaxBulkRows = 1000
-
-// OnConflictParam names the unique column of an upsert.
-const OnConflictParam = "on_conflict"
 
 // BulkLimiter is a Limiter that can count several requests at once: a
 // bulk create counts one request per record. A Limiter without it counts
@@ -50,31 +46,6 @@ const (
 	ResultUpdated = "updated"
 )
 
-// writeCollection answers a write on a collection: POST creates one
-// record or (an array body) many, and with on_conflict upserts; PATCH and
-// DELETE change every row that the filters match.
-func (h *Handler) writeCollection(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
-	switch rt.Operation {
-	case OpUpdate:
-		return h.updateByFilter(w, r, rt, c)
-	case OpDelete:
-		return h.deleteByFilter(w, r, rt, c)
-	}
-	object, items, err := jsonbody.ObjectOrItems(w, r, h.d.MaxBody)
-	if err != nil {
-		return err
-	}
-	_, upsert := r.URL.Query()[OnConflictParam]
-	if items == nil && !upsert {
-		return h.writeBody(w, r, rt, c, object) // the single create of CONTRACT 5
-	}
-	single := items == nil
-	if single {
-		items = []map[string]any{object}
-	}
-	return h.createMany(w, r, rt, c, items, single)
-}
-
 // bulkCreate is a bulk create or upsert, validated and ready to run.
 type bulkCreate struct {
 	cols  []*schema.CColumn
@@ -97,7 +68,7 @@ func (h *Handler) createMany(w http.ResponseWriter, r *http.Request, rt *Route, 
 	if err := h.countItems(w, r, rt, len(items)); err != nil {
 		return err
 	}
-	up, err := upsertOf(r, rt, c)
+	up, err := upsertOf(rt, c)
 	if err != nil {
 		return err
 	}
@@ -114,34 +85,44 @@ func (h *Handler) createMany(w http.ResponseWriter, r *http.Request, rt *Route, 
 	if err != nil {
 		return err
 	}
+	insertOnly := up != nil && c.req.IfNoneMatchAny
+	if insertOnly {
+		// If-None-Match: * — create every record or, if one exists
+		// already, none (docs/api.md, "Conditional writes").
+		bc.up = nil
+	}
+	write := func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
+		err := bulkInsertOn(ctx, w, r, q, c, bc, single)
+		if insertOnly {
+			err = existingAsPrecondition(err, up)
+		}
+		return err
+	}
+	if up == nil || insertOnly || c.idem != nil {
+		return h.writeOn(w, r, rt, c, write)
+	}
+	// An upsert may meet rows the caller may not update; then nothing
+	// it wrote may stay, which takes a transaction.
 	return h.statements(w, r, rt, func(ctx context.Context) error {
-		if c.idem != nil {
-			return h.once(ctx, w, r, rt, c.t, c.idem, func(q pgexec.Querier, w http.ResponseWriter) error {
-				return bulkInsertOn(ctx, w, r, q, c, bc, single)
-			})
-		}
-		if up == nil {
-			return bulkInsertOn(ctx, w, r, h.db(rt), c, bc, single)
-		}
-		// An upsert may meet rows the caller may not update; then nothing
-		// it wrote may stay, which takes a transaction.
-		tx, err := h.txDB(rt).BeginTx(ctx, nil)
-		if err != nil {
-			return pgexec.MapError(err, c.t, pgexec.OpWrite)
-		}
-		defer tx.Rollback() // no-op after Commit
-		// The answer waits for the commit: nothing may tell the client
-		// (or record its write position for the replicas) before it.
-		a := &answer{header: w.Header()}
-		if err := bulkInsertOn(ctx, a, r, tx, c, bc, single); err != nil {
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return pgexec.MapError(err, c.t, pgexec.OpWrite)
-		}
-		a.to(w)
-		return nil
+		return h.inTransaction(ctx, w, rt, c, func(q pgexec.Querier, w http.ResponseWriter) error {
+			return write(ctx, q, w)
+		})
 	})
+}
+
+// existingAsPrecondition turns the unique conflict of an insert-only
+// upsert on its on_conflict column into the failed precondition it is.
+func existingAsPrecondition(err error, up *translate.Upsert) error {
+	e, ok := err.(*apierr.Error)
+	if !ok || e.Code != apierr.CodeConflict {
+		return err
+	}
+	if _, onKey := e.Details[up.Column.Input]; !onKey {
+		return err
+	}
+	return apierr.Fields(apierr.CodePreconditionFailed,
+		"A record with this "+up.Column.Input+" exists and If-None-Match: * forbids changing it; nothing was written",
+		map[string]string{up.Column.Input: "already exists (If-None-Match: *)"})
 }
 
 // countItems counts a bulk create's records beyond the first against the
@@ -174,16 +155,12 @@ func (h *Handler) countItems(w http.ResponseWriter, r *http.Request, rt *Route, 
 // upsertOf reads on_conflict: a unique column the body may set. An
 // upsert may change existing rows, so the caller needs the update rule
 // too, and its owner scope limits the rows an item may update.
-func upsertOf(r *http.Request, rt *Route, c *tableCall) (*translate.Upsert, error) {
-	vals, ok := r.URL.Query()[OnConflictParam]
-	if !ok {
+func upsertOf(rt *Route, c *tableCall) (*translate.Upsert, error) {
+	if !c.req.Upsert {
 		return nil, nil
 	}
-	if len(vals) != 1 {
-		return nil, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter on_conflict: is given more than once",
-			map[string]string{OnConflictParam: "is given more than once"})
-	}
-	col, ok := c.t.Inputs[vals[0]]
+	name := c.req.OnConflict
+	col, ok := c.t.Inputs[name]
 	if !ok || col.ReadOnly || !col.Unique {
 		var names []string
 		for _, w := range c.t.Writable {
@@ -191,13 +168,13 @@ func upsertOf(r *http.Request, rt *Route, c *tableCall) (*translate.Upsert, erro
 				names = append(names, w.Input)
 			}
 		}
-		msg := fmt.Sprintf("%q is not a unique column of %s", vals[0], c.t.Name)
+		msg := fmt.Sprintf("%q is not a unique column of %s", name, c.t.Name)
 		if len(names) == 0 {
 			msg += " (it has none, so it cannot be upserted)"
 		} else {
 			msg += " (unique columns: " + strings.Join(names, ", ") + ")"
 		}
-		return nil, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter on_conflict: "+msg, map[string]string{OnConflictParam: msg})
+		return nil, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter on_conflict: "+msg, map[string]string{"on_conflict": msg})
 	}
 	g, err := access.Decide(rt.Principal, c.t, access.Update)
 	if err != nil {
@@ -462,7 +439,7 @@ func (h *Handler) deleteByFilter(w http.ResponseWriter, r *http.Request, rt *Rou
 }
 
 func (h *Handler) filterWriteQuery(r *http.Request, rt *Route, c *tableCall) (*translate.FilterWriteQuery, error) {
-	fw, err := translate.ParseFilterWrite(r.URL.Query())
+	fw, err := translate.ParseFilterWrite(c.req.Query)
 	if err != nil {
 		return nil, PlannerError(err)
 	}

@@ -7,10 +7,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tablesmith/tablesmith/apierr"
@@ -26,48 +24,6 @@ const DefaultExportTimeout = 5 * time.Minute
 // reaches the client in chunks while the server holds one buffer.
 const exportFlushRows = 500
 
-// exportFormat reads which export a list request asks for: format=csv or
-// format=ndjson, else an Accept of text/csv or application/x-ndjson; ""
-// for the JSON list. format=json asks for the list whatever Accept says.
-func exportFormat(r *http.Request) (string, error) {
-	switch f := r.URL.Query().Get("format"); f {
-	case translate.FormatCSV, translate.FormatNDJSON:
-		return f, nil
-	case "json":
-		return "", nil
-	case "":
-	default:
-		return "", apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter format: must be json, csv or ndjson",
-			map[string]string{"format": "must be json, csv or ndjson"})
-	}
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		switch mt {
-		case "text/csv":
-			return translate.FormatCSV, nil
-		case "application/x-ndjson":
-			return translate.FormatNDJSON, nil
-		}
-	}
-	return "", nil
-}
-
-// mayExport is the request's deadline choice, made before routing: a
-// request that may be an export gets the export's longer bound.
-func mayExport(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
-	}
-	if strings.Contains(r.URL.RawQuery, "format=") {
-		return true
-	}
-	a := r.Header.Get("Accept")
-	return strings.Contains(a, "text/csv") || strings.Contains(a, "application/x-ndjson")
-}
-
 // exportRecords streams every row a list's filters, search, sort, fields
 // and owner scope select, as CSV (RFC 4180, a header row) or NDJSON (one
 // record per line), with no page cap and constant memory: rows are read
@@ -80,7 +36,7 @@ func mayExport(r *http.Request) bool {
 // the client sees a broken transfer, never a short file that looks
 // complete.
 func (h *Handler) exportRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall, format string) error {
-	vals := r.URL.Query()
+	vals := c.req.Query
 	for _, p := range []string{"page", "offset", "limit", "after"} {
 		if vals.Get(p) != "" {
 			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+p+": an export streams every matching row; page, offset, limit and after do not apply",

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/apierr"
+	"github.com/tablesmith/tablesmith/internal/apirequest"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/cache"
 	"github.com/tablesmith/tablesmith/internal/compress"
@@ -28,6 +29,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
+	"github.com/tablesmith/tablesmith/translate"
 )
 
 // Deps are the handler's collaborators; optional ones may be nil.
@@ -203,7 +205,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt := &Route{Start: h.d.Now()}
 	sw := &statusWriter{ResponseWriter: w, request: r, start: rt.Start}
 	timeout := h.d.Timeout
-	if mayExport(r) {
+	if apirequest.IsExportRequest(r) {
 		timeout = h.d.ExportTimeout
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
@@ -280,6 +282,16 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error
 	}
 	if route, ok := h.d.Routes[rt.Rest[0]]; ok {
 		rt.Table = rt.Rest[0]
+		// A query string is read whole on every route; the routes that
+		// take parameters check which (realtime), the others take none
+		// but the API description's, which ignores them.
+		q, err := translate.ParseQueryString(r.URL.RawQuery)
+		if err == nil && rt.Rest[0] == "auth" {
+			err = translate.CheckParams(q, translate.NoParams, nil)
+		}
+		if err != nil {
+			return PlannerError(err)
+		}
 		return route(h, w, r, rt)
 	}
 	if entry.WritesPaused && r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -422,11 +434,7 @@ func compressBody(h http.Header, r *http.Request, body []byte) []byte {
 // the body when the client's If-None-Match already holds it. The request
 // still ran and counted: a 304 saves the transfer, not the query.
 func (s *statusWriter) notModified(h http.Header, body []byte) bool {
-	var b [32]byte
-	weak := append(b[:0], `W/"`...)
-	weak = strconv.AppendUint(weak, xxhash.Sum64(body), 36)
-	weak = append(weak, '"')
-	weakTag := string(weak) // one allocation for the header and the comparison
+	weakTag := weakETag(body)
 	tag := weakTag[2:]
 	h["ETag"] = []string{weakTag}
 	inm := s.request.Header.Get("If-None-Match")
@@ -437,6 +445,16 @@ func (s *statusWriter) notModified(h http.Header, body []byte) bool {
 	delete(h, "Content-Length")
 	s.WriteHeader(http.StatusNotModified)
 	return true
+}
+
+// weakETag is the entity tag of an answer's body: a hash of its
+// uncompressed bytes, weak because the same body may go out compressed.
+func weakETag(body []byte) string {
+	var b [32]byte
+	weak := append(b[:0], `W/"`...)
+	weak = strconv.AppendUint(weak, xxhash.Sum64(body), 36)
+	weak = append(weak, '"')
+	return string(weak) // one allocation for the header and the comparison
 }
 
 func (s *statusWriter) status() int {

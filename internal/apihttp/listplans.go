@@ -56,7 +56,7 @@ func (h *Handler) planList(r *http.Request, rt *Route, c *tableCall) (listPlan, 
 			return p, nil
 		}
 	}
-	q, err := translate.ParseListUpTo(r.URL.Query(), h.d.MaxPageSize)
+	q, err := translate.ParseListUpTo(c.req.Query, h.d.MaxPageSize)
 	if err != nil {
 		return listPlan{}, PlannerError(err)
 	}

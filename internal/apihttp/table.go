@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/apierr"
+	"github.com/tablesmith/tablesmith/internal/apirequest"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
@@ -21,21 +22,24 @@ import (
 	"github.com/tablesmith/tablesmith/translate"
 )
 
-// Operations as the permission rules and analytics name them.
-const (
-	OpList   = "list"
-	OpGet    = "get"
-	OpCreate = "create"
-	OpUpdate = "update"
-	OpDelete = "delete"
-)
-
-// actionOf maps an operation to the access action (and rule) that governs it.
-var actionOf = map[string]access.Action{OpList: access.Read, OpGet: access.Read, OpCreate: access.Create, OpUpdate: access.Update, OpDelete: access.Delete}
+// actionOf maps a request's kind to the access action (and rule) that
+// governs it.
+func actionOf(k apirequest.Kind) access.Action {
+	switch k {
+	case apirequest.Create:
+		return access.Create
+	case apirequest.Replace, apirequest.Patch, apirequest.UpdateWhere:
+		return access.Update
+	case apirequest.Delete, apirequest.DeleteWhere:
+		return access.Delete
+	}
+	return access.Read
+}
 
 // tableCall is what every operation on one table route needs once the
-// route is resolved and admitted.
+// request is read and admitted.
 type tableCall struct {
+	req   *apirequest.Request
 	pub   *translate.Published
 	t     *schema.CTable
 	ts    *translate.TableSQL
@@ -45,88 +49,59 @@ type tableCall struct {
 	idem  *idempotency // set when a write carries an Idempotency-Key (idempotency.go)
 }
 
+// serveTable answers a request on a table: read it whole (apirequest),
+// admit it, then plan, run and answer by its kind.
 func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) error {
-	if len(rt.Rest) > 2 {
-		return apierr.New(apierr.CodeNotFound, "Not found")
-	}
 	pub := rt.Entry.Published
 	t, ok := pub.Compiled.Table(rt.Rest[0])
 	if !ok {
 		return apierr.New(apierr.CodeNotFound, "Table %q not found", rt.Rest[0])
 	}
 	rt.Table = t.Name
-	c := &tableCall{pub: pub, t: t, ts: pub.Tables[t.Name]}
-	if isAggregateRoute(c, r.Method, rt.Rest) {
-		return h.aggregateRecords(w, r, rt, c)
-	}
-	item := len(rt.Rest) == 2
-	op, err := tableOperation(w, r.Method, item)
+	req, err := apirequest.Parse(r, rt.Rest, t)
 	if err != nil {
 		return err
 	}
-	rt.Operation = op
-	if item {
-		if c.id, ok = parseID(t, rt.Rest[1]); !ok {
+	rt.Operation = req.Kind.Operation()
+	c := &tableCall{req: req, pub: pub, t: t, ts: pub.Tables[t.Name]}
+	if req.Kind.Item() {
+		if c.id, ok = apirequest.ParseID(t, req.ID); !ok {
 			return apierr.New(apierr.CodeNotFound, "Record not found")
 		}
 	}
-	if c.grant, err = h.admit(w, r, rt, t, actionOf[rt.Operation]); err != nil {
+	if c.grant, err = h.admit(w, r, rt, t, actionOf(req.Kind)); err != nil {
 		return err
 	}
-	if rt.Operation == OpCreate || rt.Operation == OpUpdate || rt.Operation == OpDelete {
+	if req.Kind.Write() {
 		if c.idem, err = h.idempotencyOf(r, rt); err != nil {
 			return err
+		}
+		if req.ReturnMinimal {
+			w = &minimalAnswer{ResponseWriter: w}
 		}
 	}
 	if !c.grant.Rows.All() {
 		c.owner = c.grant.Rows.Value
 	}
-	if !item && rt.Operation != OpList {
-		return h.writeCollection(w, r, rt, c) // bulk.go
-	}
-	switch rt.Operation {
-	case OpList:
-		format, err := exportFormat(r)
-		if err != nil {
-			return err
-		}
-		if format != "" {
-			return h.exportRecords(w, r, rt, c, format)
-		}
+	switch req.Kind {
+	case apirequest.List:
 		return h.listRecords(w, r, rt, c)
-	case OpGet:
+	case apirequest.Export:
+		return h.exportRecords(w, r, rt, c, req.Format)
+	case apirequest.Aggregate:
+		return h.aggregateRecords(w, r, rt, c)
+	case apirequest.Get:
 		return h.getRecord(w, r, rt, c)
-	case OpDelete:
+	case apirequest.Create:
+		return h.createRecords(w, r, rt, c)
+	case apirequest.Delete:
 		return h.deleteRecord(w, r, rt, c)
+	case apirequest.UpdateWhere:
+		return h.updateByFilter(w, r, rt, c)
+	case apirequest.DeleteWhere:
+		return h.deleteByFilter(w, r, rt, c)
 	}
-	return h.writeRecord(w, r, rt, c)
-}
-
-// tableOperation names the operation of method on a collection or (item)
-// a record route, or answers 405 with the methods the route allows.
-func tableOperation(w http.ResponseWriter, method string, item bool) (string, error) {
-	switch {
-	case !item && (method == http.MethodGet || method == http.MethodHead):
-		return OpList, nil
-	case !item && method == http.MethodPost:
-		return OpCreate, nil
-	case item && (method == http.MethodGet || method == http.MethodHead):
-		return OpGet, nil
-	case item && (method == http.MethodPut || method == http.MethodPatch):
-		return OpUpdate, nil
-	case item && method == http.MethodDelete:
-		return OpDelete, nil
-	case !item && method == http.MethodPatch:
-		return OpUpdate, nil // every row that matches the filters (bulk.go)
-	case !item && method == http.MethodDelete:
-		return OpDelete, nil
-	case item:
-		w.Header().Set("Allow", "GET, PUT, PATCH, DELETE")
-		return "", apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", method)
-	default:
-		w.Header().Set("Allow", "GET, POST, PATCH, DELETE")
-		return "", apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a collection; use GET, POST, PATCH or DELETE", method)
-	}
+	return h.writeRecord(w, r, rt, c) // PUT or PATCH of one record
 }
 
 // listRecords answers a list. One statement reads the page, its embeds and
@@ -182,98 +157,184 @@ func (h *Handler) listRecords(w http.ResponseWriter, r *http.Request, rt *Route,
 	return nil
 }
 
-// getRecord answers a GET of one record.
+// msgRetrieved is the message of a GET of one record (CONTRACT 5).
+const msgRetrieved = "Record retrieved successfully"
+
+// getRecord answers a GET of one record. Without include or fields it
+// runs the table's prepared statement; with them, the list's statement
+// narrowed to the record, so that both take the same grammar, answer the
+// same errors and read their embeds in the same one statement.
 func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
 	markShared(rt, c.ts)
-	data, err := h.one(w, r, rt, c.t, pgexec.OpRead, c.ts.Get, c.ts.GetOwned, c.owner, c.id)
+	reads := []string{c.t.Name}
+	var data []byte
+	var err error
+	if len(c.req.Query["include"]) > 0 || len(c.req.Query["fields"]) > 0 {
+		data, reads, err = h.readShapedRecord(w, r, rt, c)
+	} else {
+		err = h.statements(w, r, rt, func(ctx context.Context) error {
+			return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
+				data, err = recordOn(ctx, q, pgexec.ReadJSON, c.ts.Get, c.ts.GetOwned, c.owner, c.id)
+				return pgexec.MapError(err, c.t, pgexec.OpRead)
+			})
+		})
+	}
 	if err != nil {
 		return err
 	}
-	shareRead(w.Header(), rt, c.ts, []string{c.t.Name})
-	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record retrieved successfully"})
+	shareRead(w.Header(), rt, c.ts, reads)
+	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: msgRetrieved})
 	return nil
 }
 
-// deleteRecord answers a DELETE, once per Idempotency-Key when it has one.
+// readShapedRecord reads one record with the include and fields of its
+// query string, as a one-record list filtered on its key; the tables it
+// read come with it (shareRead).
+func (h *Handler) readShapedRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) ([]byte, []string, error) {
+	q, err := translate.ParseRecord(c.req.Query)
+	if err != nil {
+		return nil, nil, PlannerError(err)
+	}
+	q.Filters = append(q.Filters, translate.FieldFilter{Param: "id", Field: c.t.PK.Name, Op: "eq", Value: c.req.ID})
+	q.Caller, q.Rows = rt.Principal, c.grant.Rows
+	ls, err := translate.BuildList(c.pub, c.t, q)
+	if err != nil {
+		return nil, nil, PlannerError(err)
+	}
+	var data []byte
+	err = h.statements(w, r, rt, func(ctx context.Context) error {
+		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
+			page, err := pgexec.ReadListPage(ctx, q, ls.SQL, ls.Args...)
+			if err != nil {
+				return pgexec.MapError(err, c.t, pgexec.OpRead)
+			}
+			var ok bool
+			if data, ok = onlyRecord(page.Data); !ok {
+				return apierr.New(apierr.CodeNotFound, "Record not found")
+			}
+			return nil
+		})
+	})
+	return data, ls.Reads(), err
+}
+
+// onlyRecord is the one record of a JSON array of at most one; false for
+// an empty array.
+func onlyRecord(page []byte) ([]byte, bool) {
+	page = bytes.TrimSpace(page)
+	if len(page) < 2 || page[0] != '[' || page[len(page)-1] != ']' {
+		return nil, false
+	}
+	rec := bytes.TrimSpace(page[1 : len(page)-1])
+	return rec, len(rec) > 0
+}
+
+// deleteRecord answers a DELETE of one record.
 func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
-	if c.idem == nil {
-		data, err := h.one(w, r, rt, c.t, pgexec.OpDelete, c.ts.Delete, c.ts.DeleteOwned, c.owner, c.id)
-		if err != nil {
+	if c.idem != nil {
+		if err := c.idem.bind(r, rt, nil); err != nil {
 			return err
+		}
+	}
+	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
+		data, err := recordOn(ctx, q, pgexec.JSON, c.ts.Delete, c.ts.DeleteOwned, c.owner, c.id)
+		if err != nil {
+			return pgexec.MapError(err, c.t, pgexec.OpDelete)
 		}
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
 		return nil
-	}
-	if err := c.idem.bind(r, rt, nil); err != nil {
-		return err
-	}
-	return h.statements(w, r, rt, func(ctx context.Context) error {
-		return h.once(ctx, w, r, rt, c.t, c.idem, func(q pgexec.Querier, w http.ResponseWriter) error {
-			return deleteOn(ctx, w, q, c.t, c.ts, c.owner, c.id)
-		})
 	})
 }
 
-// writeRecord answers a create (POST) or an update (PUT, PATCH): it reads
-// and validates the body, then writes, once per Idempotency-Key when it
-// has one.
+// writeRecord answers an update of one record (PUT, PATCH): it reads and
+// validates the body, then writes.
 func (h *Handler) writeRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
 	body, err := h.readBody(w, r)
 	if err != nil {
 		return err
 	}
-	return h.writeBody(w, r, rt, c, body)
-}
-
-// writeBody is writeRecord once the body is read.
-func (h *Handler) writeBody(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall, body map[string]any) error {
-	if c.idem != nil {
-		// Before the owner column is filled in: the key binds what was sent.
-		if err := c.idem.bind(r, rt, body); err != nil {
-			return err
-		}
-	}
-	if err := applyOwnerRule(c.grant.Owner, c.t, body, rt.Principal); err != nil {
+	res, err := h.validBody(r, rt, c, body, writeMode(c.req.Kind))
+	if err != nil {
 		return err
 	}
-	res, problems := validate.Record(c.t, body, writeMode(rt.Operation, r.Method))
-	if problems != nil {
-		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
-	}
-	if err := hashPasswords(res); err != nil {
-		return err
-	}
-	if rt.Operation == OpCreate {
-		return h.statements(w, r, rt, func(ctx context.Context) error {
-			if c.idem != nil {
-				return h.once(ctx, w, r, rt, c.t, c.idem, func(q pgexec.Querier, w http.ResponseWriter) error {
-					return insertOn(ctx, w, r, q, c.t, c.ts, res)
-				})
-			}
-			return insertOn(ctx, w, r, h.db(rt), c.t, c.ts, res)
-		})
-	}
-	return h.statements(w, r, rt, func(ctx context.Context) error {
-		if c.idem != nil {
-			return h.once(ctx, w, r, rt, c.t, c.idem, func(q pgexec.Querier, w http.ResponseWriter) error {
-				return updateOn(ctx, w, q, c.t, c.ts, res, c.owner, c.id)
-			})
+	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
+		args := append(res.Values, c.id)
+		if c.owner != nil {
+			args = append(args, c.owner)
 		}
-		return updateOn(ctx, w, h.db(rt), c.t, c.ts, res, c.owner, c.id)
+		data, err := pgexec.JSON(ctx, q, c.ts.Update(res.Columns, res.Reset, c.owner != nil), args...)
+		if errors.Is(err, pgexec.ErrNoRow) {
+			return apierr.New(apierr.CodeNotFound, "Record not found")
+		}
+		if err != nil {
+			return pgexec.MapError(err, c.t, pgexec.OpWrite)
+		}
+		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record updated successfully"})
+		return nil
 	})
 }
 
-// writeMode is how validate reads the body of a write: a POST creates, a
-// PUT replaces, a PATCH changes only what it names.
-func writeMode(op, method string) validate.Mode {
-	mode := validate.Create
-	if op == OpUpdate {
-		mode = validate.Patch
-		if method == http.MethodPut {
-			mode = validate.Replace
+// createRecords answers a POST on a collection: an object creates one
+// record; an array (bulk.go), or on_conflict, creates or upserts many in
+// one statement.
+func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
+	object, items, err := jsonbody.ObjectOrItems(w, r, h.d.MaxBody)
+	if err != nil {
+		return err
+	}
+	if items != nil || c.req.Upsert {
+		single := items == nil
+		if single {
+			items = []map[string]any{object}
+		}
+		return h.createMany(w, r, rt, c, items, single)
+	}
+	res, err := h.validBody(r, rt, c, object, validate.Create)
+	if err != nil {
+		return err
+	}
+	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
+		data, err := pgexec.JSON(ctx, q, c.ts.Insert(res.Columns), res.Values...)
+		if err != nil {
+			return pgexec.MapError(err, c.t, pgexec.OpWrite)
+		}
+		if loc := recordLocation(r, data, c.t.PK.Name); loc != "" {
+			w.Header().Set("Location", loc)
+		}
+		envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
+		return nil
+	})
+}
+
+// validBody binds the Idempotency-Key to the body as sent, applies the
+// owner rule and validates it for mode, with passwords hashed.
+func (h *Handler) validBody(r *http.Request, rt *Route, c *tableCall, body map[string]any, mode validate.Mode) (validate.Result, error) {
+	if c.idem != nil {
+		// Before the owner column is filled in: the key binds what was sent.
+		if err := c.idem.bind(r, rt, body); err != nil {
+			return validate.Result{}, err
 		}
 	}
-	return mode
+	if err := applyOwnerRule(c.grant.Owner, c.t, body, rt.Principal); err != nil {
+		return validate.Result{}, err
+	}
+	res, problems := validate.Record(c.t, body, mode)
+	if problems != nil {
+		return validate.Result{}, apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
+	}
+	return res, hashPasswords(res)
+}
+
+// writeMode is how validate reads the body of a write of one record: a
+// POST creates, a PUT replaces, a PATCH changes only what it names.
+func writeMode(k apirequest.Kind) validate.Mode {
+	switch k {
+	case apirequest.Replace:
+		return validate.Replace
+	case apirequest.Patch, apirequest.UpdateWhere:
+		return validate.Patch
+	}
+	return validate.Create
 }
 
 // applyOwnerRule fills in or guards the owner column of a write's body by
@@ -293,83 +354,17 @@ func applyOwnerRule(rule access.OwnerRule, t *schema.CTable, body map[string]any
 	return nil
 }
 
-// insertOn runs a create on q and writes its answer.
-func insertOn(ctx context.Context, w http.ResponseWriter, r *http.Request, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, res validate.Result) error {
-	data, err := pgexec.JSON(ctx, q, ts.Insert(res.Columns), res.Values...)
-	if err != nil {
-		return pgexec.MapError(err, t, pgexec.OpWrite)
-	}
-	if loc := recordLocation(r, data, t.PK.Name); loc != "" {
-		w.Header().Set("Location", loc)
-	}
-	envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
-	return nil
-}
-
-// updateOn runs a PUT or PATCH on q and writes its answer.
-func updateOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, res validate.Result, owner, id any) error {
-	args := append(res.Values, id)
-	if owner != nil {
-		args = append(args, owner)
-	}
-	data, err := pgexec.JSON(ctx, q, ts.Update(res.Columns, res.Reset, owner != nil), args...)
-	if errors.Is(err, pgexec.ErrNoRow) {
-		return apierr.New(apierr.CodeNotFound, "Record not found")
-	}
-	if err != nil {
-		return pgexec.MapError(err, t, pgexec.OpWrite)
-	}
-	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record updated successfully"})
-	return nil
-}
-
-// one runs a by-id statement of table t, the owner-scoped variant when
-// owner is set, and maps its error as op.
-func (h *Handler) one(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, op pgexec.Op, plain, owned string, owner, id any) ([]byte, error) {
-	run := pgexec.JSON
-	on := func(ctx context.Context, rt *Route, f func(ctx context.Context, q pgexec.Querier) error) error {
-		return f(ctx, h.db(rt))
-	}
-	if rt.Operation == OpGet {
-		run = pgexec.ReadJSON // a read runs again if its connection broke
-		on = h.read
-	}
+// recordOn runs a by-id statement on q, the owner-scoped variant when
+// owner is set; no row is a record that is not there.
+func recordOn(ctx context.Context, q pgexec.Querier, run func(context.Context, pgexec.Querier, string, ...any) ([]byte, error),
+	plain, owned string, owner, id any) ([]byte, error) {
 	var data []byte
-	err := h.statements(w, r, rt, func(ctx context.Context) error {
-		return on(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
-			var err error
-			if owner != nil {
-				data, err = run(ctx, q, owned, id, owner)
-			} else {
-				data, err = run(ctx, q, plain, id)
-			}
-			if errors.Is(err, pgexec.ErrNoRow) {
-				return apierr.New(apierr.CodeNotFound, "Record not found")
-			}
-			return pgexec.MapError(err, t, op)
-		})
-	})
-	return data, err
-}
-
-// deleteOn runs a delete on q and writes its answer.
-func deleteOn(ctx context.Context, w http.ResponseWriter, q pgexec.Querier, t *schema.CTable, ts *translate.TableSQL, owner, id any) error {
-	data, err := oneOn(ctx, q, ts.Delete, ts.DeleteOwned, owner, id)
-	if err != nil {
-		return pgexec.MapError(err, t, pgexec.OpDelete)
+	var err error
+	if owner != nil {
+		data, err = run(ctx, q, owned, id, owner)
+	} else {
+		data, err = run(ctx, q, plain, id)
 	}
-	envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
-	return nil
-}
-
-// oneOn is one on q.
-func oneOn(ctx context.Context, q pgexec.Querier, plain, owned string, owner, id any) ([]byte, error) {
-	data, err := func() ([]byte, error) {
-		if owner != nil {
-			return pgexec.JSON(ctx, q, owned, id, owner)
-		}
-		return pgexec.JSON(ctx, q, plain, id)
-	}()
 	if errors.Is(err, pgexec.ErrNoRow) {
 		return nil, apierr.New(apierr.CodeNotFound, "Record not found")
 	}
@@ -383,22 +378,6 @@ func (h *Handler) db(rt *Route) pgexec.Querier {
 		return rt.Entry.Tables
 	}
 	return h.d.DB
-}
-
-// parseID parses a path id by the table's key type; a malformed id is
-// simply a record that does not exist.
-func parseID(t *schema.CTable, s string) (any, bool) {
-	switch t.PK.Type {
-	case schema.TypeUUID:
-		v, msg := schema.ParseQueryValue(&t.PK.Column, s)
-		return v, msg == ""
-	case schema.TypeInteger:
-		n, err := strconv.ParseInt(s, 10, 64)
-		return n, err == nil && n > 0 || err == nil && t.Doc.External != nil
-	default:
-		v, msg := schema.ParseQueryValue(&t.PK.Column, s)
-		return v, msg == "" && s != ""
-	}
 }
 
 // readBody reads a JSON object body by the shared rules (jsonbody):
@@ -491,9 +470,8 @@ func jsonValue(v any) any {
 // parameter is INVALID_QUERY, an include the caller may not read FORBIDDEN;
 // both name the parameter in details.
 func PlannerError(err error) error {
-	var qe *translate.QueryError
-	if errors.As(err, &qe) {
-		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+qe.Param+": "+qe.Message, map[string]string{qe.Param: qe.Message})
+	if e := apirequest.InvalidQuery(err); e != err {
+		return e
 	}
 	var fe *translate.ForbiddenError
 	if errors.As(err, &fe) {

@@ -18,25 +18,26 @@ import (
 const RetryAfterUnavailable = "5"
 
 var statusOf = map[string]int{
-	apierr.CodeValidation:        http.StatusBadRequest,
-	apierr.CodeInvalidJSON:       http.StatusBadRequest,
-	apierr.CodeInvalidQuery:      http.StatusBadRequest,
-	apierr.CodeInvalidConnection: http.StatusBadRequest,
-	apierr.CodeUnauthorized:      http.StatusUnauthorized,
-	apierr.CodeInvalidCreds:      http.StatusUnauthorized,
-	apierr.CodeForbidden:         http.StatusForbidden,
-	apierr.CodePlanLimit:         http.StatusForbidden,
-	apierr.CodeNotFound:          http.StatusNotFound,
-	apierr.CodeMethodNotAllowed:  http.StatusMethodNotAllowed,
-	apierr.CodeConflict:          http.StatusConflict,
-	apierr.CodeDestructive:       http.StatusConflict,
-	apierr.CodeIdempotencyReused: http.StatusUnprocessableEntity,
-	apierr.CodePayloadTooLarge:   http.StatusRequestEntityTooLarge,
-	apierr.CodeUnsupportedMedia:  http.StatusUnsupportedMediaType,
-	apierr.CodeRateLimited:       http.StatusTooManyRequests,
-	apierr.CodeTooManyAttempts:   http.StatusTooManyRequests,
-	apierr.CodeInternal:          http.StatusInternalServerError,
-	apierr.CodeUnavailable:       http.StatusServiceUnavailable,
+	apierr.CodeValidation:         http.StatusBadRequest,
+	apierr.CodeInvalidJSON:        http.StatusBadRequest,
+	apierr.CodeInvalidQuery:       http.StatusBadRequest,
+	apierr.CodeInvalidConnection:  http.StatusBadRequest,
+	apierr.CodeUnauthorized:       http.StatusUnauthorized,
+	apierr.CodeInvalidCreds:       http.StatusUnauthorized,
+	apierr.CodeForbidden:          http.StatusForbidden,
+	apierr.CodePlanLimit:          http.StatusForbidden,
+	apierr.CodeNotFound:           http.StatusNotFound,
+	apierr.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
+	apierr.CodeConflict:           http.StatusConflict,
+	apierr.CodeDestructive:        http.StatusConflict,
+	apierr.CodeIdempotencyReused:  http.StatusUnprocessableEntity,
+	apierr.CodePreconditionFailed: http.StatusPreconditionFailed,
+	apierr.CodePayloadTooLarge:    http.StatusRequestEntityTooLarge,
+	apierr.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
+	apierr.CodeRateLimited:        http.StatusTooManyRequests,
+	apierr.CodeTooManyAttempts:    http.StatusTooManyRequests,
+	apierr.CodeInternal:           http.StatusInternalServerError,
+	apierr.CodeUnavailable:        http.StatusServiceUnavailable,
 }
 
 // Status is the HTTP status of an error code (500 for a code it does not
@@ -62,6 +63,9 @@ func WriteError(w http.ResponseWriter, err error) {
 	if e.RetryAfter > 0 && w.Header().Get("Retry-After") == "" {
 		secs := (e.RetryAfter + time.Second - 1) / time.Second // whole seconds, rounded up
 		w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	}
+	if e.Allow != "" {
+		w.Header().Set("Allow", e.Allow)
 	}
 	if e.Code == apierr.CodeRateLimited && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "60")
@@ -97,7 +101,22 @@ func Write(w http.ResponseWriter, status int, s Success) {
 	if cap(*bp) < need {
 		*bp = make([]byte, 0, need)
 	}
-	buf := (*bp)[:0]
+	buf, err := appendSuccess((*bp)[:0], s)
+	if err != nil {
+		WriteError(w, err)
+		return
+	}
+	writeJSON(w, status, buf)
+}
+
+// Bytes is the body Write sends for s, final newline included: what an
+// answer's ETag is computed from.
+func Bytes(s Success) ([]byte, error) {
+	buf, err := appendSuccess(make([]byte, 0, len(s.RawData)+len(s.Message)+envelopeRoom), s)
+	return append(buf, '\n'), err
+}
+
+func appendSuccess(buf []byte, s Success) ([]byte, error) {
 	buf = append(buf, `{"success":true,"data":`...)
 	switch {
 	case s.RawData != nil:
@@ -105,8 +124,7 @@ func Write(w http.ResponseWriter, status int, s Success) {
 	default:
 		data, err := json.Marshal(s.Data)
 		if err != nil {
-			WriteError(w, err)
-			return
+			return nil, err
 		}
 		buf = append(buf, data...)
 	}
@@ -120,14 +138,12 @@ func Write(w http.ResponseWriter, status int, s Success) {
 	} else if s.Meta != nil {
 		meta, err := json.Marshal(s.Meta)
 		if err != nil {
-			WriteError(w, err)
-			return
+			return nil, err
 		}
 		buf = append(buf, `,"meta":`...)
 		buf = append(buf, meta...)
 	}
-	buf = append(buf, '}')
-	writeJSON(w, status, buf)
+	return append(buf, '}'), nil
 }
 
 // answerBuffers keeps the buffers answers are built in, so that a

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,14 +35,20 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 		w.Header().Set("Allow", "GET")
 		return apierr.New(apierr.CodeMethodNotAllowed, "The realtime stream is opened with GET")
 	}
-	takeQueryToken(r)
+	q, err := translate.ParseQueryString(r.URL.RawQuery)
+	if err == nil {
+		err = translate.CheckParams(q, streamParams, nil)
+	}
+	if err != nil {
+		return apihttp.PlannerError(err)
+	}
+	takeQueryToken(r, q)
 	if err := h.Authenticate(r, rt); err != nil {
 		return err
 	}
 	if err := h.CountRequest(w, r, rt); err != nil {
 		return err
 	}
-	q := r.URL.Query()
 	spec, err := parseSpec(q, r.Header.Get("Last-Event-ID"))
 	if err != nil {
 		return err
@@ -98,11 +105,14 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 	return nil
 }
 
+// streamParams are what a stream takes in its query string
+// (docs/realtime.md).
+var streamParams = translate.NewParams("tables", "where[", "access_token", "last_event_id")
+
 // takeQueryToken moves ?access_token= into the Authorization header
 // (EventSource cannot send headers) and out of the URL, which loggers
-// print; a header, when sent, wins.
-func takeQueryToken(r *http.Request) {
-	q := r.URL.Query()
+// print, and out of q; a header, when sent, wins.
+func takeQueryToken(r *http.Request, q url.Values) {
 	tok := q.Get("access_token")
 	if _, ok := q["access_token"]; !ok {
 		return
