@@ -75,7 +75,7 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
 	m.Set(paramIfNoneMatch, &v3.Parameter{Name: "If-None-Match", In: "header",
 		Description: "Only *: with on_conflict, creates every record or, if one already exists, none (412 PRECONDITION_FAILED) instead of updating it.",
-		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("*")}})})
+		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("*")}})})
 	m.Set(paramPrefer, &v3.Parameter{Name: "Prefer", In: "header",
 		Description: "return=minimal answers without the record: 204, or 201 with Location for a create (Preference-Applied: return=minimal). " +
 			"return=representation (the default) answers with it.",
@@ -361,7 +361,7 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 		Parameters: []*v3.Parameter{idParameter(t)},
 		Get: &v3.Operation{Tags: tags, OperationId: n.GetOp, Summary: "Get a record from " + t.Name,
 			Description: joinSentences("Embed related records with include and pick columns with fields, as the list does.", levelText(readLevel, false)),
-			Parameters: recordParameters(t), Security: security(readLevel),
+			Parameters:  recordParameters(t), Security: security(readLevel),
 			Responses: responses("200", successResponse("The record (message: \"Record retrieved successfully\").", n.Response, rateHeaders()), readErrors(true)...)},
 		Put: &v3.Operation{Tags: tags, OperationId: n.ReplaceOp, Summary: "Replace a record in " + t.Name,
 			Description: joinSentences("Every required field must be present; absent optional fields go back to their default or null.",
