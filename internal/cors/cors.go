@@ -119,7 +119,7 @@ func normalizeOrigin(s string) (string, string) {
 // What every answer to an allowed origin exposes to the page's script,
 // and what a preflight allows.
 const (
-	exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, X-Request-Id, ETag"
+	exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, X-Request-Id, ETag, Preference-Applied"
 	allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
 	allowedHeaders = "Authorization, Content-Type, Accept, Idempotency-Key, Prefer, If-None-Match, If-Match, X-Request-Id"
 	// MaxAge is Chromium's own cap (2 h): a browser keeps a preflight's
