@@ -12,26 +12,53 @@ import (
 	"github.com/tablesmith/tablesmith/schema"
 )
 
-// admit authenticates the caller, counts the request against the plan and
-// asks the access rules whether the caller may do a to table t: the grant
-// says which rows it reaches and who sets the owner column.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, a access.Action) (access.Grant, error) {
-	if err := h.Authenticate(r, rt); err != nil {
+// Admission says what a request must pass before it runs.
+type Admission struct {
+	// Credential reads the Authorization header into the route's
+	// principal (no header is anonymous; a wrong credential is 401).
+	// Without it the request is anonymous whatever it sends: the sign-in
+	// routes take their credentials in the body.
+	Credential bool
+	// Table, when set, is asked whether the principal may do Action to it.
+	Table  *schema.CTable
+	Action access.Action
+}
+
+// Admit is the one way into the generated API, for table routes and
+// extension routes alike: authenticate (when asked), count the request
+// against the plan (setting the X-RateLimit headers), then decide by the
+// table's rules (when a table is given). The grant says which rows the
+// action reaches and who sets the owner column.
+func (h *Handler) Admit(w http.ResponseWriter, r *http.Request, rt *Route, a Admission) (access.Grant, error) {
+	if a.Credential {
+		if err := h.Authenticate(r, rt); err != nil {
+			return access.Grant{}, err
+		}
+	}
+	if err := h.countRequest(w, r, rt); err != nil {
 		return access.Grant{}, err
 	}
-	if err := h.CountRequest(w, r, rt); err != nil {
-		return access.Grant{}, err
+	if a.Table == nil {
+		return access.Grant{}, nil
 	}
-	g, err := access.Decide(rt.Principal, t, a)
+	return Decide(rt.Principal, a.Table, a.Action)
+}
+
+// Decide asks the access rules whether p may do a to table t, with a
+// refusal in the contract's terms (deniedError). Admit calls it for the
+// request's table; a route that reaches several tables (realtime) calls
+// it for each.
+func Decide(p access.Principal, t *schema.CTable, a access.Action) (access.Grant, error) {
+	g, err := access.Decide(p, t, a)
 	if err != nil {
-		return access.Grant{}, DeniedError(err)
+		return access.Grant{}, deniedError(err)
 	}
 	return g, nil
 }
 
-// DeniedError maps an access refusal to the contract: 401 when another
+// deniedError maps an access refusal to the contract: 401 when another
 // credential could help, 403 when the credential is not enough.
-func DeniedError(err error) error {
+func deniedError(err error) error {
 	var d *access.Denied
 	if !errors.As(err, &d) {
 		return err
@@ -44,6 +71,8 @@ func DeniedError(err error) error {
 
 // Authenticate resolves the request's credential into rt.Principal. A
 // missing credential is allowed here (public rules); a wrong one is not.
+// Admit is the way in; Authenticate alone re-checks the credential of a
+// long-lived request that was admitted already (a realtime stream).
 // The credential's first bytes say what it is meant as: an API key
 // (ts_), the owner's dashboard session (tsp_), else an end-user token;
 // so an API-key request never pays for the other checks.
@@ -114,9 +143,9 @@ func (h *Handler) authenticateOwner(r *http.Request, rt *Route, tok string) erro
 	return nil
 }
 
-// CountRequest applies the plan's rate limit and sets the X-RateLimit
+// countRequest applies the plan's rate limit and sets the X-RateLimit
 // headers on every answer.
-func (h *Handler) CountRequest(w http.ResponseWriter, r *http.Request, rt *Route) error {
+func (h *Handler) countRequest(w http.ResponseWriter, r *http.Request, rt *Route) error {
 	if h.d.Limiter == nil || rt.counted {
 		return nil // a request re-run after a schema change counts once
 	}

@@ -176,9 +176,9 @@ func upsertOf(rt *Route, c *tableCall) (*translate.Upsert, error) {
 		}
 		return nil, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter on_conflict: "+msg, map[string]string{"on_conflict": msg})
 	}
-	g, err := access.Decide(rt.Principal, c.t, access.Update)
+	g, err := Decide(rt.Principal, c.t, access.Update)
 	if err != nil {
-		return nil, DeniedError(err)
+		return nil, err
 	}
 	return &translate.Upsert{Column: col, Rows: g.Rows}, nil
 }

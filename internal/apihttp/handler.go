@@ -9,7 +9,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -57,7 +56,7 @@ type Deps struct {
 	// Routes serve project paths this package does not own, keyed by the
 	// first segment after the project id ("auth", "docs", "openapi.json").
 	// They run before any table route and do their own admission (see
-	// Authenticate and CountRequest).
+	// Admit).
 	Routes map[string]RouteHandler
 	Now    func() time.Time
 	// Gate bounds how many data statements one project runs at once on
@@ -215,38 +214,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer cancel()
 	r = r.WithContext(ctx)
+	// Deferred in this order, the sample is recorded after a panic's 500,
+	// and also while an export broken off on purpose (export.go) goes on
+	// up to net/http.
 	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				// An export broken off on purpose (export.go): after the
-				// sample, net/http drops the connection.
-				defer panic(p)
-			} else {
-				h.d.Logger.Error("panic in generated API", "panic", p, "stack", string(debug.Stack()), "path", r.URL.Path)
-				if !sw.wrote {
-					envelope.WriteError(sw, errors.New("panic"))
-				}
-			}
-		}
 		if h.d.Recorder != nil && rt.ProjectID != "" && rt.Entry != nil && !rt.unrecorded {
 			cred := rt.Principal.Kind.String()
 			h.d.Recorder.Record(Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
 				Credential: cred, Method: r.Method, Status: sw.status(), Latency: h.d.Now().Sub(rt.Start), At: rt.Start})
 		}
 	}()
+	defer envelope.Recover(sw, r, h.d.Logger, "generated API", func() bool { return sw.wrote })
 	setRequestID(sw, r)
 	h.noteWrites(sw, r, rt)
 	h.announceWrites(sw, r, rt)
 	if err := h.serve(sw, r, rt); err != nil {
-		// The one place a request's error becomes a contract error.
-		e := apierr.As(err)
-		switch e.Code {
-		case apierr.CodeInternal:
-			h.d.Logger.Error("generated API request failed", "err", err, "path", r.URL.Path, "request_id", sw.Header().Get("X-Request-Id"))
-		case apierr.CodeUnavailable:
-			h.d.Logger.Warn("generated API request unavailable", "err", err, "path", r.URL.Path, "request_id", sw.Header().Get("X-Request-Id"))
-		}
-		envelope.WriteError(sw, e)
+		envelope.Fail(sw, r, h.d.Logger, "generated API", err)
 	}
 }
 

@@ -69,7 +69,7 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 			return apierr.New(apierr.CodeNotFound, "Record not found")
 		}
 	}
-	if c.grant, err = h.admit(w, r, rt, t, actionOf(req.Kind)); err != nil {
+	if c.grant, err = h.Admit(w, r, rt, Admission{Credential: true, Table: t, Action: actionOf(req.Kind)}); err != nil {
 		return err
 	}
 	if req.Kind.Write() {

@@ -83,7 +83,7 @@ func (a *Auth) newSession(ctx context.Context, projectID string, u user, now tim
 // register creates a user exactly as POST /<auth table> would (same
 // validation, sanitization and password hashing) and signs them in.
 func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
-	if err := h.CountRequest(w, r, rt); err != nil {
+	if _, err := h.Admit(w, r, rt, apihttp.Admission{}); err != nil {
 		return err
 	}
 	body, err := h.ReadBody(w, r)
@@ -161,7 +161,7 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 // failure recorded); the throttle is checked first so a locked subject
 // costs no hashing.
 func (a *Auth) login(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
-	if err := h.CountRequest(w, r, rt); err != nil {
+	if _, err := h.Admit(w, r, rt, apihttp.Admission{}); err != nil {
 		return err
 	}
 	body, err := h.ReadBody(w, r)
@@ -218,7 +218,7 @@ var errBadRefresh = apierr.New(apierr.CodeUnauthorized, "Invalid refresh token")
 // new pair is returned. A token presented after it was rotated means it
 // was copied (or a client raced itself): the whole session is revoked.
 func (a *Auth) refresh(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
-	if err := h.CountRequest(w, r, rt); err != nil {
+	if _, err := h.Admit(w, r, rt, apihttp.Admission{}); err != nil {
 		return err
 	}
 	in, err := readStrings(h, w, r, "refresh_token")
@@ -305,10 +305,7 @@ func (a *Auth) revoke(ctx context.Context, projectID, sessionID, reason string, 
 func (a *Auth) logout(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
 	ctx, now := r.Context(), a.cfg.Now()
 	if r.ContentLength == 0 {
-		if err := h.Authenticate(r, rt); err != nil {
-			return err
-		}
-		if err := h.CountRequest(w, r, rt); err != nil {
+		if _, err := h.Admit(w, r, rt, apihttp.Admission{Credential: true}); err != nil {
 			return err
 		}
 		if err := needUser(rt, "logout"); err != nil {
@@ -325,7 +322,7 @@ func (a *Auth) logout(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 		envelope.Write(w, http.StatusOK, envelope.Success{Message: "Signed out"})
 		return nil
 	}
-	if err := h.CountRequest(w, r, rt); err != nil {
+	if _, err := h.Admit(w, r, rt, apihttp.Admission{}); err != nil {
 		return err
 	}
 	in, err := readStrings(h, w, r, "refresh_token")
@@ -348,10 +345,7 @@ func (a *Auth) logout(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 
 // me returns the signed-in user's record.
 func (a *Auth) me(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
-	if err := h.Authenticate(r, rt); err != nil {
-		return err
-	}
-	if err := h.CountRequest(w, r, rt); err != nil {
+	if _, err := h.Admit(w, r, rt, apihttp.Admission{Credential: true}); err != nil {
 		return err
 	}
 	if err := needUser(rt, "/auth/me"); err != nil {

@@ -5,7 +5,10 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -212,3 +215,36 @@ var (
 	jsonContentType = []string{"application/json; charset=utf-8"}
 	nosniff         = []string{"nosniff"}
 )
+
+// Fail writes a handler's error as the error envelope: the one place where
+// both APIs turn a request's error into a contract error (apierr.As) and
+// log what the client is not told (an internal error in full, an outage as
+// a warning), with the request id when the answer carries one.
+func Fail(w http.ResponseWriter, r *http.Request, log *slog.Logger, api string, err error) {
+	e := apierr.As(err)
+	switch e.Code {
+	case apierr.CodeInternal:
+		log.Error(api+" request failed", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", w.Header().Get("X-Request-Id"))
+	case apierr.CodeUnavailable:
+		log.Warn(api+" request unavailable", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", w.Header().Get("X-Request-Id"))
+	}
+	WriteError(w, e)
+}
+
+// Recover, deferred by both APIs' ServeHTTP, turns a handler's panic into
+// a logged 500 envelope, when nothing of the answer went out yet (written
+// reports it). http.ErrAbortHandler, a stream broken off on purpose, goes
+// on up to net/http, which drops the connection.
+func Recover(w http.ResponseWriter, r *http.Request, log *slog.Logger, api string, written func() bool) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	log.Error("panic in "+api, "panic", p, "stack", string(debug.Stack()), "method", r.Method, "path", r.URL.Path)
+	if written == nil || !written() {
+		WriteError(w, errors.New("panic"))
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -144,12 +143,7 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) error {
 // of its own (internal/writedeadline).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w = &writedeadline.Writer{ResponseWriter: w, Start: time.Now()}
-	defer func() {
-		if p := recover(); p != nil {
-			h.d.Logger.Error("panic in platform API", "panic", p, "stack", string(debug.Stack()))
-			envelope.WriteError(w, errors.New("panic"))
-		}
-	}()
+	defer envelope.Recover(w, r, h.d.Logger, "platform API", nil)
 	if !cleanPath(r.URL.Path) {
 		// ServeMux would answer 307 with an HTML body to a path it cleans
 		// (/api/projects//schema: an empty project id); a JSON client
@@ -176,11 +170,7 @@ func cleanPath(p string) bool {
 func (h *Handler) serve(next func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := next(w, r); err != nil {
-			e := apierr.As(err) // the one place a request's error becomes a contract error
-			if e.Code == apierr.CodeInternal {
-				h.d.Logger.Error("platform API request failed", "err", err, "method", r.Method, "path", r.URL.Path)
-			}
-			envelope.WriteError(w, e)
+			envelope.Fail(w, r, h.d.Logger, "platform API", err)
 		}
 	}
 }

@@ -43,10 +43,7 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 		return apihttp.PlannerError(err)
 	}
 	takeQueryToken(r, q)
-	if err := h.Authenticate(r, rt); err != nil {
-		return err
-	}
-	if err := h.CountRequest(w, r, rt); err != nil {
+	if _, err := h.Admit(w, r, rt, apihttp.Admission{Credential: true}); err != nil {
 		return err
 	}
 	spec, err := parseSpec(q, r.Header.Get("Last-Event-ID"))
@@ -196,9 +193,9 @@ func planTables(entry *registry.Entry, p access.Principal, s spec) ([]tableFeed,
 			return nil, apierr.Fields(apierr.CodeInvalidQuery, fmt.Sprintf("Table %q does not stream its changes; set \"realtime\": true on it and generate", name),
 				map[string]string{"tables": fmt.Sprintf("%q has realtime off", name)})
 		}
-		g, err := access.Decide(p, t, access.Read)
+		g, err := apihttp.Decide(p, t, access.Read)
 		if err != nil {
-			return nil, apihttp.DeniedError(err)
+			return nil, err
 		}
 		cq, err := translate.ParseChangeFilter("where["+name+"]", s.where[name])
 		if err != nil {
