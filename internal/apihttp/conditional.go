@@ -8,6 +8,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/apirequest"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
+	"github.com/tablesmith/tablesmith/translate"
 )
 
 // writeOn runs a write: inside the transaction of its Idempotency-Key when
@@ -62,7 +63,7 @@ func ifMatch(ctx context.Context, q pgexec.Querier, c *tableCall) error {
 	if c.req.IfMatch == nil {
 		return nil
 	}
-	data, err := recordOn(ctx, q, pgexec.JSON, c.ts.Lock, c.ts.LockOwned, c.owner, c.id)
+	data, err := recordOn(ctx, q, pgexec.JSON, c.ts.ByID(translate.LockRecord, c.id, c.owner))
 	if err != nil {
 		return pgexec.MapError(err, c.t, pgexec.OpRead)
 	}

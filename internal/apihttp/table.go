@@ -174,7 +174,7 @@ func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request, rt *Route, c
 	} else {
 		err = h.statements(w, r, rt, func(ctx context.Context) error {
 			return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
-				data, err = recordOn(ctx, q, pgexec.ReadJSON, c.ts.Get, c.ts.GetOwned, c.owner, c.id)
+				data, err = recordOn(ctx, q, pgexec.ReadJSON, c.ts.ByID(translate.GetRecord, c.id, c.owner))
 				return pgexec.MapError(err, c.t, pgexec.OpRead)
 			})
 		})
@@ -237,7 +237,7 @@ func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request, rt *Route
 		}
 	}
 	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
-		data, err := recordOn(ctx, q, pgexec.JSON, c.ts.Delete, c.ts.DeleteOwned, c.owner, c.id)
+		data, err := recordOn(ctx, q, pgexec.JSON, c.ts.ByID(translate.DeleteRecord, c.id, c.owner))
 		if err != nil {
 			return pgexec.MapError(err, c.t, pgexec.OpDelete)
 		}
@@ -258,14 +258,7 @@ func (h *Handler) writeRecord(w http.ResponseWriter, r *http.Request, rt *Route,
 		return err
 	}
 	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
-		args := append(res.Values, c.id)
-		if c.owner != nil {
-			args = append(args, c.owner)
-		}
-		data, err := pgexec.JSON(ctx, q, c.ts.Update(res.Columns, res.Reset, c.owner != nil), args...)
-		if errors.Is(err, pgexec.ErrNoRow) {
-			return apierr.New(apierr.CodeNotFound, "Record not found")
-		}
+		data, err := recordOn(ctx, q, pgexec.JSON, c.ts.UpdateRecord(res.Columns, res.Values, res.Reset, c.id, c.owner))
 		if err != nil {
 			return pgexec.MapError(err, c.t, pgexec.OpWrite)
 		}
@@ -294,7 +287,8 @@ func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 		return err
 	}
 	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
-		data, err := pgexec.JSON(ctx, q, c.ts.Insert(res.Columns), res.Values...)
+		st := c.ts.InsertRecord(res.Columns, res.Values)
+		data, err := pgexec.JSON(ctx, q, st.SQL, st.Args...)
 		if err != nil {
 			return pgexec.MapError(err, c.t, pgexec.OpWrite)
 		}
@@ -354,17 +348,10 @@ func applyOwnerRule(rule access.OwnerRule, t *schema.CTable, body map[string]any
 	return nil
 }
 
-// recordOn runs a by-id statement on q, the owner-scoped variant when
-// owner is set; no row is a record that is not there.
-func recordOn(ctx context.Context, q pgexec.Querier, run func(context.Context, pgexec.Querier, string, ...any) ([]byte, error),
-	plain, owned string, owner, id any) ([]byte, error) {
-	var data []byte
-	var err error
-	if owner != nil {
-		data, err = run(ctx, q, owned, id, owner)
-	} else {
-		data, err = run(ctx, q, plain, id)
-	}
+// recordOn runs a statement on one record on q; no row is a record that
+// is not there (or not the caller's).
+func recordOn(ctx context.Context, q pgexec.Querier, run func(context.Context, pgexec.Querier, string, ...any) ([]byte, error), st translate.Statement) ([]byte, error) {
+	data, err := run(ctx, q, st.SQL, st.Args...)
 	if errors.Is(err, pgexec.ErrNoRow) {
 		return nil, apierr.New(apierr.CodeNotFound, "Record not found")
 	}

@@ -132,7 +132,8 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 			}
 		}
 	}
-	rec, err := pgexec.JSON(ctx, q.db, q.sql.Insert(res.Columns), res.Values...)
+	st := q.sql.InsertRecord(res.Columns, res.Values)
+	rec, err := pgexec.JSON(ctx, q.db, st.SQL, st.Args...)
 	if err != nil {
 		return pgexec.MapError(err, t, pgexec.OpWrite)
 	}
