@@ -278,6 +278,26 @@ func TestAWhereConditionSelectsTheChangesStreamed(t *testing.T) {
 	st.none(t, 300*time.Millisecond)
 }
 
+func TestAWhereConditionWithARawSemicolonIsReadWhole(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(rtSchema)
+	// Go's own query parser drops a pair holding a ';', which once left
+	// this stream unfiltered; the ';' is part of the condition.
+	cond := strings.ReplaceAll(url.QueryEscape("title = 'a;b'"), "%3B", ";")
+	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts&where[posts]="+cond, p.Key)
+	s.API(p, "POST", "/posts", map[string]any{"title": "a"}).Must(t, 201)
+	s.API(p, "POST", "/posts", map[string]any{"title": "a;b"}).Must(t, 201)
+	if ev := st.next(t); record(ev)["title"] != "a;b" {
+		t.Errorf("got %+v, want only the post titled a;b", ev)
+	}
+	st.none(t, 300*time.Millisecond)
+	// A parameter the stream does not take is refused, not ignored.
+	res := s.Do("GET", "/v1/"+p.ID+"/realtime?tables=posts&filter[title]=a", p.Key, nil).Must(t, 400)
+	if res.Details()["filter[title]"] == nil {
+		t.Fatalf("stream with filter[title] = %s", res.Raw)
+	}
+}
+
 func urlQuery(s string) string {
 	return url.QueryEscape(s)
 }
