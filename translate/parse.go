@@ -14,8 +14,10 @@ var singleParams = []string{"page", "limit", "offset", "sort", "order", "search"
 
 // ParseList parses the list parameters of CONTRACT 5.1 without looking at
 // any schema: numbers and keywords are checked here, names are resolved
-// by BuildList. Unknown parameters are ignored; an empty value means the
-// parameter is absent (except filter[col]=, which compares with the empty string).
+// by BuildList. Other parameters are not its business: the request was
+// checked against ListParams before (CheckParams), so none is ignored. An
+// empty value means the parameter is absent (except filter[col]=, which
+// compares with the empty string).
 // The families are checked in this order, so a query with several bad
 // parameters always names the same one.
 func ParseList(q url.Values) (*ListQuery, error) { return ParseListUpTo(q, MaxLimit) }
