@@ -53,14 +53,15 @@ $(TEST_CADDY): $(GO_SOURCES) internal/swaggerui/package.json | swagger-ui
 test-go: $(TEST_CADDY)
 	TABLESMITH_TEST_CADDY=$(abspath $(TEST_CADDY)) go test $(GO_TEST_FLAGS) ./...
 
-# Short fuzzing runs on top of the seed corpora: the query parsers, and the
-# table writes' JSON decoder against encoding/json. The three run at once
-# (one worker each): most of a run is compiling its instrumented package.
+# Short fuzzing runs on top of the seed corpora: the query parsers (the
+# query string itself against net/url, list parameters, filter expressions)
+# and the table writes' JSON decoder against encoding/json. They run at
+# once, one worker each: most of a run is compiling its instrumented package.
 FUZZ_TIME ?= 8s
-FUZZ_TARGETS := fuzz-FuzzParseFilter@translate fuzz-FuzzParseList@translate fuzz-FuzzFastObject@internal/jsonbody
+FUZZ_TARGETS := fuzz-FuzzParseQueryString@translate fuzz-FuzzParseFilter@translate fuzz-FuzzParseList@translate fuzz-FuzzFastObject@internal/jsonbody
 .PHONY: $(FUZZ_TARGETS)
 test-fuzz:
-	@$(MAKE) -s -j3 --output-sync $(FUZZ_TARGETS)
+	@$(MAKE) -s -j4 --output-sync $(FUZZ_TARGETS)
 $(FUZZ_TARGETS):
 	go test -run '^$$' -fuzz '^$(word 1,$(subst @, ,$(patsubst fuzz-%,%,$@)))$$' -fuzztime $(FUZZ_TIME) -parallel 1 ./$(word 2,$(subst @, ,$@))/
 

@@ -31,12 +31,9 @@ func ParseQueryString(raw string) (url.Values, error) {
 		}
 		rawKey, rawValue, _ := strings.Cut(pair, "=")
 		key, keyOK := unescapeQuery(rawKey)
-		name := key
-		if !keyOK {
-			name = rawKey
-		}
 		if !keyOK || !readableText(key) {
-			return nil, queryErr(name, "is not a readable parameter name: write '%%' as %%25 and every byte outside UTF-8 text as a valid %%XX escape")
+			// Named as written: the decoded name is not text.
+			return nil, queryErr(rawKey, "is not a readable parameter name: write '%%' as %%25 and every byte outside UTF-8 text as a valid %%XX escape")
 		}
 		if key == "" {
 			return nil, queryErr("(empty)", "a parameter has a value but no name (%q)", pair)
