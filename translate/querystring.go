@@ -22,6 +22,9 @@ import (
 //     are errors;
 //   - empty pairs (a&&b, a trailing &) are skipped.
 func ParseQueryString(raw string) (url.Values, error) {
+	if raw == "" {
+		return nil, nil // most requests: no map to allocate
+	}
 	q := url.Values{}
 	for raw != "" {
 		var pair string
