@@ -138,7 +138,8 @@ func limitText(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// tablesmithBlockOf adapts a config file and returns its tablesmith app.
+// tablesmithBlockOf adapts a config file and returns its tablesmith app,
+// checked as Validate checks it.
 func tablesmithBlockOf(file, adapter string) (*App, error) {
 	raw, _, _, err := caddycmd.LoadConfig(file, adapter)
 	if err != nil {
@@ -154,6 +155,11 @@ func tablesmithBlockOf(file, adapter string) (*App, error) {
 	}
 	if cfg.Apps.Tablesmith == nil {
 		return nil, fmt.Errorf("%s has no tablesmith block", file)
+	}
+	// The bounds a load would check, so a command never runs on values
+	// the server would refuse.
+	if err := cfg.Apps.Tablesmith.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: tablesmith: %w", file, err)
 	}
 	return cfg.Apps.Tablesmith, nil
 }
