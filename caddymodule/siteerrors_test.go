@@ -11,8 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // TestAnInternalFailureGoesToTheSitesHandleErrorsAndElseIsAnEnvelope
@@ -96,7 +96,7 @@ http://notfound.test:` + port + ` {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(`DROP TABLE ` + store.SchemaName(project) + `.users CASCADE`); err != nil {
+	if _, err := db.Exec(`DROP TABLE ` + schema.QuoteIdent(schema.ProjectSchema(project)) + `.users CASCADE`); err != nil {
 		t.Fatal(err)
 	}
 

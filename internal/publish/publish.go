@@ -92,7 +92,7 @@ func Published(ctx context.Context, st *store.Store, p store.Project) (schema.Do
 
 // DDL is the DDL renderer for a project's schema.
 func DDL(projectID string, trigram bool) schema.DDL {
-	return schema.DDL{Schema: store.SchemaName(projectID), Trigram: trigram}
+	return schema.DDL{Schema: schema.ProjectSchema(projectID), Trigram: trigram}
 }
 
 // Plan validates a draft and computes the plan from the published

@@ -144,7 +144,7 @@ func publishOnServer(ctx context.Context, tx *sql.Tx, data *sql.DB, projectID st
 		return err
 	}
 	defer dtx.Rollback()
-	if _, err := dtx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+pq.QuoteIdentifier(SchemaName(projectID))); err != nil {
+	if _, err := dtx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema.QuoteIdent(schema.ProjectSchema(projectID))); err != nil {
 		return fmt.Errorf("create project schema: %w", err)
 	}
 	if err := migrate(ctx, dtx, m); err != nil {
@@ -358,7 +358,7 @@ func (s *Store) TakeFinishTurn(ctx context.Context, projectID string) (*FinishTu
 	if err != nil {
 		return nil, err
 	}
-	schemaName := SchemaName(projectID)
+	schemaName := schema.ProjectSchema(projectID)
 	conn, err := data.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -442,8 +442,8 @@ func (t *FinishTurn) Finish(ctx context.Context, wanted []schema.IndexSpec, lock
 	rows.Close()
 	for _, h := range helpers {
 		stmts := []string{
-			"ALTER TABLE " + h.rel + " ALTER COLUMN " + pq.QuoteIdentifier(h.col) + " SET NOT NULL",
-			"ALTER TABLE " + h.rel + " DROP CONSTRAINT " + pq.QuoteIdentifier(h.name),
+			"ALTER TABLE " + h.rel + " ALTER COLUMN " + schema.QuoteIdent(h.col) + " SET NOT NULL",
+			"ALTER TABLE " + h.rel + " DROP CONSTRAINT " + schema.QuoteIdent(h.name),
 		}
 		err := inTx(ctx, conn, lockTimeout, stmts)
 		step := FinishStep{Statement: strings.Join(stmts, "; ")}

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -189,7 +187,7 @@ func (s *Store) dropLeftSchema(ctx context.Context, projectID, server string) er
 		return err
 	}
 	defer restore()
-	if _, err := conn.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+pq.QuoteIdentifier(SchemaName(projectID))+` CASCADE`); err != nil {
+	if _, err := conn.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+schema.QuoteIdent(schema.ProjectSchema(projectID))+` CASCADE`); err != nil {
 		return err
 	}
 	if server != DefaultServer {
