@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tablesmith/tablesmith/internal/plans"
-	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
@@ -120,7 +119,7 @@ func runSetPlan(ctx context.Context, o setPlanOptions) (string, error) {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	prev, err := ratelimit.ChangePlan(ctx, db, o.Email, o.Plan)
+	prev, err := plans.ChangePlan(ctx, db, o.Email, o.Plan)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", fmt.Errorf("no account with the e-mail %s", o.Email)
 	}
