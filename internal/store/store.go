@@ -21,8 +21,8 @@ var ErrNotFound = errors.New("not found")
 // ErrDuplicate is returned when a unique value (an e-mail) is taken.
 var ErrDuplicate = errors.New("duplicate")
 
-// ErrStaleVersion is returned by Publish when another generate published
-// first.
+// ErrStaleVersion is returned by PublishVersion and PublishExternal when
+// another generate published first.
 var ErrStaleVersion = errors.New("the published version changed meanwhile")
 
 // Store reads and writes the control schema.
@@ -226,7 +226,7 @@ func checkProjectLimit(ctx context.Context, tx *sql.Tx, accountID int64, maxProj
 	return nil
 }
 
-// ErrMoving is returned by PublishMigration for a project that is moving
+// ErrMoving is returned by PublishVersion for a project that is moving
 // to another data server.
 var ErrMoving = errors.New("the project is moving to another data server")
 
@@ -336,7 +336,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := unboundedTx(ctx, tx); err != nil { // dropping a large schema
+	if err := UnboundedTx(ctx, tx); err != nil { // dropping a large schema
 		return err
 	}
 	var engine, server string
