@@ -137,7 +137,9 @@ func (s *Store) PublishExternal(ctx context.Context, projectID string, expected 
 		if ext, err = migrate(ctx); err != nil {
 			return 0, err
 		}
-		defer ext.Rollback()
+		// After a commit this does nothing; before one, its error has
+		// no one to go to (the error that stopped the publish is returned).
+		defer func() { _ = ext.Rollback() }()
 	}
 	next := current + 1
 	if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
