@@ -15,8 +15,6 @@ import (
 	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 func init() {
@@ -25,7 +23,9 @@ func init() {
 
 // App is the "tablesmith" Caddy app. Its JSON is produced by the
 // Caddyfile global option; secrets and URLs stay as {env.*} placeholders
-// there and are resolved in Provision.
+// there and are resolved in Provision. A zero value takes the default;
+// Validate checks every other value against its bounds (options.go), the
+// same for a Caddyfile and a JSON config.
 type App struct {
 	// DatabaseURL is the PostgreSQL URL of the control database, where
 	// projects' schemas also live. Required; usually
@@ -68,16 +68,17 @@ type App struct {
 	// ProjectQueueWait is how long a statement waits for its project's
 	// turn before a 503. Default 2 s. Caddyfile: project_queue_wait.
 	ProjectQueueWait caddy.Duration `json:"project_queue_wait,omitempty"`
-	// RequestTimeout is each request's deadline in both APIs. Default
-	// 10 s. The pools are opened with it, so a changed value takes new
+	// RequestTimeout is each request's deadline in both APIs, at least
+	// 100 ms. Default 10 s. The pools are opened with it, so a changed value takes new
 	// pools. Caddyfile: request_timeout.
 	RequestTimeout caddy.Duration `json:"request_timeout,omitempty"`
 	// ExportTimeout bounds one CSV or NDJSON export of the generated API,
-	// in place of request_timeout and the plan's statement_timeout.
-	// Default 5 min. Caddyfile: export_timeout.
+	// in place of request_timeout and the plan's statement_timeout; at
+	// least 1 s. Default 5 min. Caddyfile: export_timeout.
 	ExportTimeout caddy.Duration `json:"export_timeout,omitempty"`
 	// RealtimeRetention is how long a project's change log keeps a change
-	// for realtime streams that resume (docs/realtime.md). Default 15 min.
+	// for realtime streams that resume (docs/realtime.md); at least
+	// 1 min. Default 15 min.
 	// Caddyfile: realtime_retention.
 	RealtimeRetention caddy.Duration `json:"realtime_retention,omitempty"`
 	// ReplicaURLs are PostgreSQL streaming replicas of DatabaseURL: the
@@ -86,8 +87,8 @@ type App struct {
 	// per replica.
 	ReplicaURLs []string `json:"replica_urls,omitempty"`
 	// MaxReplicaLag is how far behind the primary a replica may be and
-	// still serve reads (a client's own writes are always seen). Default
-	// 1 s. Caddyfile: max_replica_lag.
+	// still serve reads (a client's own writes are always seen); at least
+	// 100 ms. Default 1 s. Caddyfile: max_replica_lag.
 	MaxReplicaLag caddy.Duration `json:"max_replica_lag,omitempty"`
 	// DataServers are PostgreSQL servers that hold managed projects'
 	// tables (docs/deployment.md, "Data servers"): once any is set, each
@@ -116,7 +117,8 @@ type DataServerConfig struct {
 	ReplicaURLs []string `json:"replica_urls,omitempty"`
 }
 
-// PlanConfig is one plan's limits; -1 means unlimited.
+// PlanConfig is one plan's limits; -1 means unlimited. Validate holds
+// each to the bounds the Caddyfile's syntax describes.
 type PlanConfig struct {
 	// RatePerHour is the generated-API requests a project of the plan may
 	// make per hour; -1 is unlimited. Caddyfile: rate (<n>/hour,
@@ -153,6 +155,9 @@ func (p pooled) Destruct() error { return p.svc.Close() }
 // does no network I/O, so `caddy validate` works without a database.
 func (a *App) Provision(ctx caddy.Context) error {
 	a.ctx = ctx
+	if err := a.Validate(); err != nil {
+		return fmt.Errorf("invalid configuration: %w", err)
+	}
 	repl := caddy.NewReplacer()
 	a.DatabaseURL = repl.ReplaceKnown(a.DatabaseURL, "")
 	a.RedisURL = repl.ReplaceKnown(a.RedisURL, "")
@@ -236,34 +241,6 @@ func (a *App) planSet() plans.Set {
 	return set
 }
 
-// Validate checks the configuration without side effects.
-func (a *App) Validate() error {
-	for name, p := range a.Plans {
-		if p.RatePerHour < plans.Unlimited || p.Projects < plans.Unlimited {
-			return fmt.Errorf("tablesmith: plan %q: limits must be positive or unlimited", name)
-		}
-	}
-	if a.RequestTimeout < 0 {
-		return fmt.Errorf("tablesmith: request_timeout must be positive")
-	}
-	if a.ExportTimeout < 0 {
-		return fmt.Errorf("tablesmith: export_timeout must be positive")
-	}
-	if a.MaxBody < 0 {
-		return fmt.Errorf("tablesmith: max_body must be positive")
-	}
-	if a.MaxPageSize != 0 && (a.MaxPageSize < translate.MaxLimit || a.MaxPageSize > service.MaxPageSizeCeiling) {
-		return fmt.Errorf("tablesmith: max_page_size must be from %d to %d", translate.MaxLimit, service.MaxPageSizeCeiling)
-	}
-	if a.MaxReplicaLag < 0 {
-		return fmt.Errorf("tablesmith: max_replica_lag must be positive")
-	}
-	if a.MaxBulkRows < 0 {
-		return fmt.Errorf("tablesmith: max_bulk_rows must be positive")
-	}
-	return nil
-}
-
 // Start connects, migrates and starts background work (once per service,
 // however many configs share it).
 func (a *App) Start() error {
@@ -319,20 +296,13 @@ var (
 	_ caddy.CleanerUpper = (*App)(nil)
 )
 
-// dataServers resolves the data servers' placeholders and checks them;
-// key identifies them in the shared service's key.
+// dataServers resolves the data servers' placeholders and checks that
+// each resolves to a URL (Validate checks their names); key identifies
+// them in the shared service's key.
 func (a *App) dataServers(repl *caddy.Replacer) ([]service.DataServer, string, error) {
 	var out []service.DataServer
 	var key strings.Builder
-	seen := map[string]bool{}
 	for _, ds := range a.DataServers {
-		if !validServerName(ds.Name) || ds.Name == store.DefaultServer {
-			return nil, "", fmt.Errorf("tablesmith: data_server %q: a name is letters, digits, '-' and '_', and not %q", ds.Name, store.DefaultServer)
-		}
-		if seen[ds.Name] {
-			return nil, "", fmt.Errorf("tablesmith: data_server %s is defined twice", ds.Name)
-		}
-		seen[ds.Name] = true
 		s := service.DataServer{Name: ds.Name, URL: repl.ReplaceKnown(ds.URL, "")}
 		if s.URL == "" {
 			return nil, "", fmt.Errorf("tablesmith: data_server %s: url is empty (an unset environment variable?)", ds.Name)
@@ -348,17 +318,4 @@ func (a *App) dataServers(repl *caddy.Replacer) ([]service.DataServer, string, e
 		fmt.Fprintf(&key, "%s\x01%s\x01%s\x02", s.Name, s.URL, strings.Join(s.ReplicaURLs, "\x01"))
 	}
 	return out, key.String(), nil
-}
-
-// validServerName accepts letters, digits, '-' and '_', 1 to 63 of them.
-func validServerName(name string) bool {
-	if name == "" || len(name) > 63 {
-		return false
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -3,15 +3,12 @@ package caddymodule
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/dustin/go-humanize"
-	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 func init() {
@@ -41,11 +38,11 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    prepared_statements <n> | off       # prepared statements kept per data pool (64)
 //	    project_concurrency <n> | off       # data statements one project runs at once per node (max_connections/4)
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
-//	    request_timeout <duration>          # each request's deadline, both APIs (10s)
-//	    export_timeout  <duration>          # bound of one CSV/NDJSON export, instead of the above (5m)
-//	    realtime_retention <duration>       # how long changes stay resumable by realtime streams (15m)
+//	    request_timeout <duration>          # each request's deadline, both APIs, at least 100ms (10s)
+//	    export_timeout  <duration>          # bound of one CSV/NDJSON export, at least 1s, instead of the above (5m)
+//	    realtime_retention <duration>       # how long changes stay resumable by realtime streams, at least 1m (15m)
 //	    replica_url     <postgres URL>      # optional, repeatable; a streaming replica that serves reads
-//	    max_replica_lag <duration>          # how stale a replica may be for other clients' reads (1s)
+//	    max_replica_lag <duration>          # how stale a replica may be for other clients' reads, at least 100ms (1s)
 //	    data_server <name> {                # optional, repeatable; a server for new projects' tables
 //	        url         <postgres URL>
 //	        replica_url <postgres URL>      # optional, repeatable
@@ -58,6 +55,14 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    }
 //	}
 //
+// Durations are Caddy's: 500ms, 10s, 15m, 2h, 1d. Parsing keeps to the
+// syntax (how many arguments, and that each is a number, a size, a
+// duration or one of the words an option takes) and reports it with the
+// line; the bounds of every value (ranges and minimums) are checked by
+// Validate, so that a JSON config meets the same checks with the same
+// messages. A zero is refused here: in the JSON config zero means "the
+// default", so the Caddyfile would otherwise silently mean the default.
+//
 // Values may be placeholders such as {env.TABLESMITH_SECRET}: they are
 // resolved when Caddy provisions the app, so secrets never appear in the
 // JSON config or its autosave.
@@ -68,152 +73,21 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for d.NextBlock(0) {
 		key := d.Val()
+		var err error
 		switch key {
-		case "database_url", "redis_url", "secret", "default_plan":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("%s takes exactly one value", key)
-			}
-			switch key {
-			case "database_url":
-				a.DatabaseURL = v
-			case "redis_url":
-				a.RedisURL = v
-			case "secret":
-				a.Secret = v
-			case "default_plan":
-				a.DefaultPlan = v
-			}
-		case "max_body":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("max_body takes exactly one size, e.g. 1MiB")
-			}
-			n, err := humanize.ParseBytes(v)
-			if err != nil || n == 0 {
-				return d.Errf("max_body: %q is not a size (e.g. 512KB, 1MiB)", v)
-			}
-			a.MaxBody = int64(n)
-		case "max_bulk_rows":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("max_bulk_rows takes exactly one number")
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return d.Errf("max_bulk_rows: %q is not a positive number", v)
-			}
-			a.MaxBulkRows = n
-		case "max_connections":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("max_connections takes exactly one number")
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return d.Errf("max_connections: %q is not a positive number", v)
-			}
-			a.MaxConnections = n
-		case "max_page_size":
-			n, err := intArg(d, key, translate.MaxLimit, service.MaxPageSizeCeiling)
-			if err != nil {
-				return err
-			}
-			a.MaxPageSize = n
-		case "prepared_statements":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("prepared_statements takes exactly one number, or off")
-			}
-			if v == "off" {
-				a.PreparedStatements = -1
-				break
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return d.Errf("prepared_statements: %q is not a positive number or off", v)
-			}
-			a.PreparedStatements = n
-		case "project_concurrency":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("project_concurrency takes exactly one number, or off")
-			}
-			if v == "off" {
-				a.ProjectConcurrency = -1
-				break
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return d.Errf("project_concurrency: %q is not a positive number or off", v)
-			}
-			a.ProjectConcurrency = n
-		case "project_queue_wait":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("project_queue_wait takes exactly one duration, e.g. 2s")
-			}
-			w, err := time.ParseDuration(v)
-			if err != nil || w <= 0 {
-				return d.Errf("project_queue_wait: %q is not a positive duration (e.g. 500ms, 2s)", v)
-			}
-			a.ProjectQueueWait = caddy.Duration(w)
-		case "request_timeout":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("request_timeout takes exactly one duration, e.g. 10s")
-			}
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur < 100*time.Millisecond {
-				return d.Errf("request_timeout: %q is not a duration of at least 100ms (e.g. 10s)", v)
-			}
-			a.RequestTimeout = caddy.Duration(dur)
-		case "export_timeout":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("export_timeout takes exactly one duration, e.g. 5m")
-			}
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur < time.Second {
-				return d.Errf("export_timeout: %q is not a duration of at least 1s (e.g. 5m)", v)
-			}
-			a.ExportTimeout = caddy.Duration(dur)
-		case "realtime_retention":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("realtime_retention takes exactly one duration, e.g. 15m")
-			}
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur < time.Minute {
-				return d.Errf("realtime_retention: %q is not a duration of at least 1m (e.g. 15m)", v)
-			}
-			a.RealtimeRetention = caddy.Duration(dur)
-		case "replica_url":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("replica_url takes exactly one URL (repeat the line for more replicas)")
-			}
-			a.ReplicaURLs = append(a.ReplicaURLs, v)
-		case "max_replica_lag":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.Errf("max_replica_lag takes exactly one duration, e.g. 1s")
-			}
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur < 100*time.Millisecond {
-				return d.Errf("max_replica_lag: %q is not a duration of at least 100ms (e.g. 1s)", v)
-			}
-			a.MaxReplicaLag = caddy.Duration(dur)
 		case "plan":
-			if err := a.unmarshalPlan(d); err != nil {
-				return err
-			}
+			err = a.unmarshalPlan(d)
 		case "data_server":
-			if err := a.unmarshalDataServer(d); err != nil {
-				return err
-			}
+			err = a.unmarshalDataServer(d)
 		default:
-			return d.Errf("unknown tablesmith option %q (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, data_server, plan)", key)
+			opt, ok := optionNamed(key)
+			if !ok {
+				return d.Errf("unknown tablesmith option %q (known: %s, data_server, plan)", key, strings.Join(optionNames(), ", "))
+			}
+			err = opt.parse(d, a)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -240,9 +114,6 @@ func (a *App) unmarshalDataServer(d *caddyfile.Dispenser) error {
 			return d.Errf("data_server %s: unknown option %q (known: url, replica_url)", name, key)
 		}
 	}
-	if ds.URL == "" {
-		return d.Errf("data_server %s needs a url", name)
-	}
 	a.DataServers = append(a.DataServers, ds)
 	return nil
 }
@@ -259,38 +130,27 @@ func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
 	var sawRate, sawProjects bool
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		key := d.Val()
-		var v string
-		if !d.AllArgs(&v) {
-			return d.Errf("plan %s: %s takes exactly one value", name, key)
-		}
+		var err error
 		switch key {
 		case "rate":
-			n, err := parseRate(v)
-			if err != nil {
-				return d.Errf("plan %s: rate %q: %v", name, v, err)
-			}
-			p.RatePerHour, sawRate = n, true
+			p.RatePerHour, err = rateArg(d, "plan "+name+": rate")
+			sawRate = true
 		case "projects":
-			n, err := parseCount(v)
-			if err != nil {
-				return d.Errf("plan %s: projects %q: %v", name, v, err)
-			}
+			var n int64
+			n, err = countOrUnlimitedArg(d, "plan "+name+": projects")
 			p.Projects, sawProjects = int(n), true
 		case "statement_timeout":
-			t, err := time.ParseDuration(v)
-			if err != nil || t <= 0 {
-				return d.Errf("plan %s: statement_timeout %q is not a positive duration (e.g. 5s)", name, v)
-			}
-			p.StatementTimeout = caddy.Duration(t)
+			p.StatementTimeout, err = durationArg(d, "plan "+name+": statement_timeout")
 		case "realtime_streams":
-			n, err := parseCount(v)
-			if err != nil {
-				return d.Errf("plan %s: realtime_streams %q: %v", name, v, err)
-			}
+			var n int64
+			n, err = countOrUnlimitedArg(d, "plan "+name+": realtime_streams")
 			streams := int(n)
 			p.RealtimeStreams = &streams
 		default:
 			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams)", name, key)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if !sawRate || !sawProjects {
@@ -300,23 +160,122 @@ func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-type parseError string
+// The argument helpers read the one argument of the option on the
+// current line. what names it in messages ("max_body", "plan free: rate");
+// they return d.Errf errors, which carry the file and line.
 
-func (e parseError) Error() string { return string(e) }
+// oneArg reads the option's one argument; kind says what it is, for the
+// message ("value", "size, e.g. 1MiB").
+func oneArg(d *caddyfile.Dispenser, what, kind string) (string, error) {
+	var v string
+	if !d.AllArgs(&v) {
+		return "", d.Errf("%s takes exactly one %s", what, kind)
+	}
+	return v, nil
+}
 
-// parseRate reads "<n>/hour" ("<n>/h", ulule's "<n>-H"), "<n>/minute"
-// ("<n>/m", "<n>-M", kept as 60n per hour) or "unlimited".
-func parseRate(v string) (int64, error) {
+// sizeArg reads a size such as 512KB or 1MiB.
+func sizeArg(d *caddyfile.Dispenser, what string) (int64, error) {
+	v, err := oneArg(d, what, "size, e.g. 1MiB")
+	if err != nil {
+		return 0, err
+	}
+	n, err := humanize.ParseBytes(v)
+	if err != nil || n > 1<<62 {
+		return 0, d.Errf("%s: %q is not a size (e.g. 512KB, 1MiB)", what, v)
+	}
+	if n == 0 {
+		return 0, zeroErr(d, what)
+	}
+	return int64(n), nil
+}
+
+// intArg reads a whole number; its bounds are Validate's.
+func intArg(d *caddyfile.Dispenser, what string) (int, error) {
+	v, err := oneArg(d, what, "number")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, d.Errf("%s: %q is not a whole number", what, v)
+	}
+	if n == 0 {
+		return 0, zeroErr(d, what)
+	}
+	return n, nil
+}
+
+// countOrOffArg reads a whole number or off (kept as -1).
+func countOrOffArg(d *caddyfile.Dispenser, what string) (int, error) {
+	v, err := oneArg(d, what, "number, or off")
+	if err != nil {
+		return 0, err
+	}
+	if v == "off" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, d.Errf("%s: %q is not a whole number or off", what, v)
+	}
+	if n == 0 {
+		return 0, zeroErr(d, what)
+	}
+	return n, nil
+}
+
+// countOrUnlimitedArg reads a whole number or unlimited (kept as -1);
+// zero is a count like any other here.
+func countOrUnlimitedArg(d *caddyfile.Dispenser, what string) (int64, error) {
+	v, err := oneArg(d, what, "number, or unlimited")
+	if err != nil {
+		return 0, err
+	}
+	if v == "unlimited" {
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, d.Errf("%s: %q is not a whole number or unlimited", what, v)
+	}
+	return n, nil
+}
+
+// durationArg reads a duration in Caddy's form (1d included); its
+// minimum is Validate's.
+func durationArg(d *caddyfile.Dispenser, what string) (caddy.Duration, error) {
+	v, err := oneArg(d, what, "duration, e.g. 10s")
+	if err != nil {
+		return 0, err
+	}
+	dur, err := caddy.ParseDuration(v)
+	if err != nil {
+		return 0, d.Errf("%s: %q is not a duration (e.g. 500ms, 10s, 5m)", what, v)
+	}
+	if dur == 0 {
+		return 0, zeroErr(d, what)
+	}
+	return caddy.Duration(dur), nil
+}
+
+// rateArg reads "<n>/hour" ("<n>/h", ulule's "<n>-H"), "<n>/minute"
+// ("<n>/m", "<n>-M", kept as 60n per hour) or "unlimited" (-1).
+func rateArg(d *caddyfile.Dispenser, what string) (int64, error) {
+	v, err := oneArg(d, what, "rate, e.g. 100/hour")
+	if err != nil {
+		return 0, err
+	}
 	if v == "unlimited" {
 		return -1, nil
 	}
 	num, unit, ok := strings.Cut(strings.ReplaceAll(v, "-", "/"), "/")
 	if !ok {
-		return 0, parseError("write <n>/hour or unlimited")
+		return 0, d.Errf("%s: %q is not a rate: write <n>/hour, <n>/minute or unlimited", what, v)
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 1 {
-		return 0, parseError("the count must be a positive number")
+	if err != nil {
+		return 0, d.Errf("%s: %q is not a rate: the count must be a whole number", what, v)
 	}
 	switch strings.ToLower(unit) {
 	case "h", "hour":
@@ -324,32 +283,14 @@ func parseRate(v string) (int64, error) {
 	case "m", "minute":
 		return n * 60, nil
 	}
-	return 0, parseError("the period must be hour or minute")
+	return 0, d.Errf("%s: %q is not a rate: the period must be hour or minute", what, v)
 }
 
-func parseCount(v string) (int64, error) {
-	if v == "unlimited" {
-		return -1, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, parseError("must be a number or unlimited")
-	}
-	return n, nil
+// zeroErr refuses a zero: the JSON config leaves zero out and means the
+// default by it, which the line surely did not mean.
+func zeroErr(d *caddyfile.Dispenser, what string) error {
+	return d.Errf("%s: 0 is not a value of this option (leave the line out for the default)", what)
 }
 
 // Interface guard.
 var _ caddyfile.Unmarshaler = (*App)(nil)
-
-// intArg reads the one whole-number argument of key, from lo to hi.
-func intArg(d *caddyfile.Dispenser, key string, lo, hi int) (int, error) {
-	var v string
-	if !d.AllArgs(&v) {
-		return 0, d.Errf("%s takes exactly one number", key)
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, d.Errf("%s: %q is not a number from %d to %d", key, v, lo, hi)
-	}
-	return n, nil
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -68,52 +69,114 @@ func TestGlobalOptionParsesEverySubdirective(t *testing.T) {
 	}
 }
 
-func TestGlobalOptionRejectsBadValuesNamingThem(t *testing.T) {
-	cases := map[string]struct{ input, wantErr string }{
-		"unknown option":      {"tablesmith {\ncolour blue\n}", `unknown tablesmith option "colour"`},
-		"bad size":            {"tablesmith {\nmax_body lots\n}", `max_body: "lots" is not a size`},
-		"missing value":       {"tablesmith {\ndatabase_url\n}", `database_url takes exactly one value`},
-		"two values":          {"tablesmith {\nsecret a b\n}", `secret takes exactly one value`},
-		"bad pool size":       {"tablesmith {\nmax_connections 0\n}", `max_connections: "0" is not a positive number`},
-		"page size too big":   {"tablesmith {\nmax_page_size 20000\n}", `max_page_size: "20000" is not a number from 100 to 10000`},
-		"bad bulk rows":       {"tablesmith {\nmax_bulk_rows none\n}", `max_bulk_rows: "none" is not a positive number`},
-		"bad statement count": {"tablesmith {\nprepared_statements many\n}", `prepared_statements: "many" is not a positive number or off`},
-		"bad rate":            {"tablesmith {\nplan free {\nrate fast\nprojects 1\n}\n}", `plan free: rate "fast"`},
-		"bad rate period":     {"tablesmith {\nplan free {\nrate 5/week\nprojects 1\n}\n}", `the period must be hour or minute`},
-		"bad projects":        {"tablesmith {\nplan free {\nrate 5/hour\nprojects -3\n}\n}", `plan free: projects "-3"`},
-		"incomplete plan":     {"tablesmith {\nplan free {\nrate 5/hour\n}\n}", `plan free needs both rate and projects`},
-		"unknown plan key":    {"tablesmith {\nplan free {\nburst 5\n}\n}", `plan free: unknown option "burst"`},
-		"bad concurrency":     {"tablesmith {\nproject_concurrency 0\n}", `project_concurrency: "0" is not a positive number or off`},
-		"bad queue wait":      {"tablesmith {\nproject_queue_wait soon\n}", `project_queue_wait: "soon" is not a positive duration`},
-		"short retention":     {"tablesmith {\nrealtime_retention 10s\n}", `realtime_retention: "10s" is not a duration of at least 1m`},
-		"bad stream cap":      {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nrealtime_streams lots\n}\n}", `plan free: realtime_streams "lots"`},
-		"short export bound":  {"tablesmith {\nexport_timeout 10ms\n}", `export_timeout: "10ms" is not a duration of at least 1s`},
-		"bad timeout":         {"tablesmith {\nplan free {\nrate 5/hour\nprojects 1\nstatement_timeout 0s\n}\n}", `plan free: statement_timeout "0s" is not a positive duration`},
-		"arguments instead":   {`tablesmith postgres://x`, `tablesmith takes a block`},
-		"two replica urls":    {"tablesmith {\nreplica_url a b\n}", `replica_url takes exactly one URL`},
-		"bad replica lag":     {"tablesmith {\nmax_replica_lag 5ms\n}", `max_replica_lag: "5ms" is not a duration of at least 100ms`},
-		"data server no url":  {"tablesmith {\ndata_server east {\nreplica_url x\n}\n}", `data_server east needs a url`},
-		"data server no name": {"tablesmith {\ndata_server {\nurl x\n}\n}", `data_server takes a name and a block`},
-		"data server key":     {"tablesmith {\ndata_server east {\nhost x\n}\n}", `data_server east: unknown option "host"`},
+// TestEachSubdirectiveReadsItsSyntaxAndRefusesBadSyntaxWithItsLine: every
+// single-line subdirective and every line of the plan and data_server
+// blocks, with good values (what the JSON config then holds) and values
+// whose syntax is wrong (refused with the file and line). Values whose
+// syntax is right but which break a bound parse here and are refused by
+// Validate (TestABadValueGetsTheSameMessageFromACaddyfileAndFromJSON).
+func TestEachSubdirectiveReadsItsSyntaxAndRefusesBadSyntaxWithItsLine(t *testing.T) {
+	cases := []struct {
+		block string // lines of the tablesmith block
+		json  string // the app's JSON after a good parse
+		err   string // or the syntax error, which must name line 2
+	}{
+		{block: "database_url postgres://u@h/db", json: `{"database_url":"postgres://u@h/db"}`},
+		{block: "database_url", err: "database_url takes exactly one value"},
+		{block: "redis_url redis://127.0.0.1:6379/1", json: `{"redis_url":"redis://127.0.0.1:6379/1"}`},
+		{block: "secret a b", err: "secret takes exactly one value"},
+		{block: "secret {env.TS_SECRET}", json: `{"secret":"{env.TS_SECRET}"}`},
+		{block: "default_plan pro", json: `{"default_plan":"pro"}`},
+		{block: "default_plan", err: "default_plan takes exactly one value"},
+		{block: "max_body 512KB", json: `{"max_body":512000}`},
+		{block: "max_body 1MiB", json: `{"max_body":1048576}`},
+		{block: "max_body lots", err: `max_body: "lots" is not a size (e.g. 512KB, 1MiB)`},
+		{block: "max_body 0", err: "max_body: 0 is not a value of this option (leave the line out for the default)"},
+		{block: "max_body 1MiB 2MiB", err: "max_body takes exactly one size"},
+		{block: "max_bulk_rows 500", json: `{"max_bulk_rows":500}`},
+		{block: "max_bulk_rows none", err: `max_bulk_rows: "none" is not a whole number`},
+		{block: "max_connections 7", json: `{"max_connections":7}`},
+		{block: "max_connections 0", err: "max_connections: 0 is not a value of this option"},
+		{block: "max_connections -3", json: `{"max_connections":-3}`}, // Validate's to refuse
+		{block: "max_page_size 1000", json: `{"max_page_size":1000}`},
+		{block: "max_page_size 1.5", err: `max_page_size: "1.5" is not a whole number`},
+		{block: "prepared_statements 64", json: `{"prepared_statements":64}`},
+		{block: "prepared_statements off", json: `{"prepared_statements":-1}`},
+		{block: "prepared_statements many", err: `prepared_statements: "many" is not a whole number or off`},
+		{block: "prepared_statements", err: "prepared_statements takes exactly one number, or off"},
+		{block: "project_concurrency 3", json: `{"project_concurrency":3}`},
+		{block: "project_concurrency off", json: `{"project_concurrency":-1}`},
+		{block: "project_concurrency 0", err: "project_concurrency: 0 is not a value of this option"},
+		{block: "project_queue_wait 500ms", json: `{"project_queue_wait":500000000}`},
+		{block: "project_queue_wait soon", err: `project_queue_wait: "soon" is not a duration (e.g. 500ms, 10s, 5m)`},
+		{block: "request_timeout 10s", json: `{"request_timeout":10000000000}`},
+		{block: "request_timeout 1d", json: `{"request_timeout":86400000000000}`}, // Caddy's durations take days
+		{block: "request_timeout 50ms", json: `{"request_timeout":50000000}`},     // Validate's to refuse
+		{block: "request_timeout", err: "request_timeout takes exactly one duration, e.g. 10s"},
+		{block: "request_timeout 1s 2s", err: "request_timeout takes exactly one duration, e.g. 10s"},
+		{block: "request_timeout 0s", err: "request_timeout: 0 is not a value of this option"},
+		{block: "export_timeout 15m", json: `{"export_timeout":900000000000}`},
+		{block: "export_timeout later", err: `export_timeout: "later" is not a duration`},
+		{block: "realtime_retention 1d", json: `{"realtime_retention":86400000000000}`},
+		{block: "realtime_retention 1 h", err: "realtime_retention takes exactly one duration"},
+		{block: "replica_url postgres://r1\nreplica_url postgres://r2", json: `{"replica_urls":["postgres://r1","postgres://r2"]}`},
+		{block: "replica_url a b", err: "replica_url takes exactly one URL (repeat the line for more replicas)"},
+		{block: "max_replica_lag 500ms", json: `{"max_replica_lag":500000000}`},
+		{block: "max_replica_lag 1x", err: `max_replica_lag: "1x" is not a duration`},
+		{block: "colour blue", err: `unknown tablesmith option "colour" (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, data_server, plan)`},
+
+		{block: "plan team {\nrate 100/h\nprojects 3\n}", json: `{"plans":{"team":{"rate_per_hour":100,"projects":3}}}`},
+		{block: "plan team {\nrate 100-H\nprojects 0\n}", json: `{"plans":{"team":{"rate_per_hour":100,"projects":0}}}`},
+		{block: "plan team {\nrate 5/m\nprojects unlimited\n}", json: `{"plans":{"team":{"rate_per_hour":300,"projects":-1}}}`},
+		{block: "plan team {\nrate unlimited\nprojects 1\nstatement_timeout 1m\nrealtime_streams unlimited\n}",
+			json: `{"plans":{"team":{"rate_per_hour":-1,"projects":1,"statement_timeout":60000000000,"realtime_streams":-1}}}`},
+		{block: "plan team {\nrate fast\nprojects 1\n}", err: `plan team: rate: "fast" is not a rate: write <n>/hour, <n>/minute or unlimited`},
+		{block: "plan team {\nrate 5/week\nprojects 1\n}", err: `plan team: rate: "5/week" is not a rate: the period must be hour or minute`},
+		{block: "plan team {\nrate x/hour\nprojects 1\n}", err: `plan team: rate: "x/hour" is not a rate: the count must be a whole number`},
+		{block: "plan team {\nrate 5/hour\nprojects many\n}", err: `plan team: projects: "many" is not a whole number or unlimited`},
+		{block: "plan team {\nrate 5/hour\nprojects 1\nstatement_timeout 0s\n}", err: "plan team: statement_timeout: 0 is not a value of this option"},
+		{block: "plan team {\nrate 5/hour\nprojects 1\nstatement_timeout soon\n}", err: `plan team: statement_timeout: "soon" is not a duration`},
+		{block: "plan team {\nrate 5/hour\nprojects 1\nrealtime_streams lots\n}", err: `plan team: realtime_streams: "lots" is not a whole number or unlimited`},
+		{block: "plan team {\nrate 5/hour 6/hour\nprojects 1\n}", err: "plan team: rate takes exactly one rate, e.g. 100/hour"},
+		{block: "plan team {\nrate 5/hour\n}", err: "plan team needs both rate and projects"},
+		{block: "plan team {\nburst 5\n}", err: `plan team: unknown option "burst" (known: rate, projects, statement_timeout, realtime_streams)`},
+		{block: "plan {\nrate 5/hour\n}", err: "plan takes a name and a block"},
+
+		{block: "data_server east {\nurl postgres://e\nreplica_url postgres://e1\n}",
+			json: `{"data_servers":[{"name":"east","url":"postgres://e","replica_urls":["postgres://e1"]}]}`},
+		{block: "data_server east {\nreplica_url x\n}", json: `{"data_servers":[{"name":"east","url":"","replica_urls":["x"]}]}`}, // Validate's to refuse
+		{block: "data_server {\nurl x\n}", err: "data_server takes a name and a block"},
+		{block: "data_server east {\nhost x\n}", err: `data_server east: unknown option "host" (known: url, replica_url)`},
+		{block: "data_server east {\nurl a b\n}", err: "data_server east: url takes exactly one URL"},
 	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.block, "\n", " "), func(t *testing.T) {
 			var a App
-			err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser(c.input))
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Fatalf("error = %v, want it to contain %q", err, c.wantErr)
+			err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\n" + c.block + "\n}"))
+			if c.err != "" {
+				// The error names the line of the offending option, or
+				// for a block's line the line within the block.
+				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), ", at Testfile:") {
+					t.Fatalf("error = %v, want it to contain %q and the line", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(a)
+			if string(got) != c.json {
+				t.Fatalf("parsed %s, want %s", got, c.json)
 			}
 		})
 	}
 }
 
-func TestPreparedStatementsCanBeTurnedOff(t *testing.T) {
+func TestASyntaxErrorNamesTheLineOfTheOption(t *testing.T) {
 	var a App
-	if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\nprepared_statements off\n}")); err != nil {
-		t.Fatal(err)
-	}
-	if a.PreparedStatements != -1 {
-		t.Fatalf("prepared_statements off parsed as %d, want -1", a.PreparedStatements)
+	err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\nsecret s\nmax_body 1MiB\nmax_connections many\n}"))
+	if err == nil || !strings.HasSuffix(err.Error(), ", at Testfile:4") {
+		t.Fatalf("error = %v, want it to end with the line, 4", err)
 	}
 }
 
@@ -133,16 +196,6 @@ func TestHandlerDirectivesTakeNoArguments(t *testing.T) {
 	}
 }
 
-func TestProjectConcurrencyCanBeTurnedOff(t *testing.T) {
-	var a App
-	if err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\nproject_concurrency off\n}")); err != nil {
-		t.Fatal(err)
-	}
-	if a.ProjectConcurrency != -1 {
-		t.Fatalf("project_concurrency off parsed as %d, want -1", a.ProjectConcurrency)
-	}
-}
-
 func TestAPlanWithoutStatementTimeoutKeepsTheBuiltInOneOrThirtySeconds(t *testing.T) {
 	a := App{Plans: map[string]PlanConfig{
 		"free": {RatePerHour: 10, Projects: 1},
@@ -157,41 +210,96 @@ func TestAPlanWithoutStatementTimeoutKeepsTheBuiltInOneOrThirtySeconds(t *testin
 	}
 }
 
-func TestRequestTimeoutTakesADurationOfAtLeast100ms(t *testing.T) {
+// TestABadValueGetsTheSameMessageFromACaddyfileAndFromJSON: every bound
+// is Validate's, so a value that breaks one stops the load with the same
+// message whether it was written in a Caddyfile or in the JSON config
+// (what Caddy's admin API and autosave hold). Each config is loaded with
+// caddy.Validate, as `caddy validate` and a reload do.
+func TestABadValueGetsTheSameMessageFromACaddyfileAndFromJSON(t *testing.T) {
+	const dbURL = "postgres://nobody@127.0.0.1:1/none?sslmode=disable"
 	cases := []struct {
-		value   string
-		want    time.Duration
-		wantErr string
+		caddyfile string // lines of the tablesmith block; empty: the Caddyfile cannot say it
+		json      string // members of the app's JSON
+		want      string
 	}{
-		{"10s", 10 * time.Second, ""},
-		{"1500ms", 1500 * time.Millisecond, ""},
-		{"2m", 2 * time.Minute, ""},
-		{"50ms", 0, `request_timeout: "50ms" is not a duration of at least 100ms`},
-		{"soon", 0, `request_timeout: "soon" is not a duration`},
-		{"", 0, "request_timeout takes exactly one duration"},
-		{"1s 2s", 0, "request_timeout takes exactly one duration"},
+		{"request_timeout 50ms", `"request_timeout": "50ms"`, "request_timeout: 50ms is not a duration of at least 100ms"},
+		{"request_timeout -1s", `"request_timeout": -1000000000`, "request_timeout: -1s is not a duration of at least 100ms"},
+		{"export_timeout 10ms", `"export_timeout": "10ms"`, "export_timeout: 10ms is not a duration of at least 1s"},
+		{"realtime_retention 10s", `"realtime_retention": "10s"`, "realtime_retention: 10s is not a duration of at least 1m"},
+		{"max_replica_lag 5ms", `"max_replica_lag": "5ms"`, "max_replica_lag: 5ms is not a duration of at least 100ms"},
+		{"project_queue_wait -2s", `"project_queue_wait": "-2s"`, "project_queue_wait: -2s is not a positive duration"},
+		{"max_page_size 20000", `"max_page_size": 20000`, "max_page_size: 20000 is not a number from 100 to 10000"},
+		{"max_page_size 50", `"max_page_size": 50`, "max_page_size: 50 is not a number from 100 to 10000"},
+		{"max_connections -3", `"max_connections": -3`, "max_connections: -3 is not a number of at least 1"},
+		{"max_bulk_rows -1", `"max_bulk_rows": -1`, "max_bulk_rows: -1 is not a number of at least 1"},
+		{"prepared_statements -5", `"prepared_statements": -5`, "prepared_statements: -5 is not a positive number or off (-1)"},
+		{"project_concurrency -2", `"project_concurrency": -2`, "project_concurrency: -2 is not a positive number or off (-1)"},
+		{"", `"max_body": -5`, "max_body: -5 is not a positive size"},
+		{"plan team {\nrate 0/hour\nprojects 1\n}", `"plans": {"team": {"rate_per_hour": 0, "projects": 1}}`,
+			"plan team: rate 0/hour is not a positive rate or unlimited (-1)"},
+		{"plan team {\nrate 5/hour\nprojects -3\n}", `"plans": {"team": {"rate_per_hour": 5, "projects": -3}}`,
+			"plan team: projects -3 is not a number of at least 0 or unlimited (-1)"},
+		{"plan team {\nrate 5/hour\nprojects 1\nstatement_timeout -5s\n}", `"plans": {"team": {"rate_per_hour": 5, "projects": 1, "statement_timeout": "-5s"}}`,
+			"plan team: statement_timeout: -5s is not a positive duration"},
+		{"plan team {\nrate 5/hour\nprojects 1\nrealtime_streams -2\n}", `"plans": {"team": {"rate_per_hour": 5, "projects": 1, "realtime_streams": -2}}`,
+			"plan team: realtime_streams -2 is not a number of at least 0 or unlimited (-1)"},
+		{"data_server east {\nreplica_url postgres://r\n}", `"data_servers": [{"name": "east", "url": "", "replica_urls": ["postgres://r"]}]`,
+			"data_server east needs a url"},
+		{"data_server default {\nurl postgres://d\n}", `"data_servers": [{"name": "default", "url": "postgres://d"}]`,
+			`data_server "default": a name is letters, digits, '-' and '_', and not "default"`},
+		{"data_server a {\nurl postgres://x\n}\ndata_server a {\nurl postgres://y\n}", `"data_servers": [{"name": "a", "url": "postgres://x"}, {"name": "a", "url": "postgres://y"}]`,
+			"data_server a is defined twice"},
+	}
+	load := func(t *testing.T, raw []byte) error {
+		t.Helper()
+		var cfg caddy.Config
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			t.Fatalf("config %s: %v", raw, err)
+		}
+		return caddy.Validate(&cfg)
+	}
+	fromCaddyfile := func(t *testing.T, block string) error {
+		t.Helper()
+		text := "{\n\tadmin off\n\ttablesmith {\n\t\tdatabase_url " + dbURL + "\n" + block + "\n\t}\n}\n"
+		raw, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(text), map[string]any{"filename": "Caddyfile"})
+		if err != nil {
+			t.Fatalf("adapting %q: %v", text, err)
+		}
+		return load(t, raw)
+	}
+	fromJSON := func(t *testing.T, members string) error {
+		t.Helper()
+		return load(t, []byte(`{"admin": {"disabled": true}, "apps": {"tablesmith": {"database_url": "`+dbURL+`", `+members+`}}}`))
+	}
+	// The harness itself loads a good config.
+	if err := fromCaddyfile(t, "request_timeout 2s"); err != nil {
+		t.Fatalf("a good Caddyfile: %v", err)
+	}
+	if err := fromJSON(t, `"request_timeout": "2s"`); err != nil {
+		t.Fatalf("a good JSON config: %v", err)
 	}
 	for _, c := range cases {
-		t.Run(c.value, func(t *testing.T) {
-			var a App
-			err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith {\nrequest_timeout " + c.value + "\n}"))
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("error = %v, want it to contain %q", err, c.wantErr)
-				}
+		t.Run(c.want, func(t *testing.T) {
+			if err := fromJSON(t, c.json); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("JSON config: error = %v, want it to contain %q", err, c.want)
+			}
+			if c.caddyfile == "" {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if time.Duration(a.RequestTimeout) != c.want {
-				t.Fatalf("request_timeout %s parsed as %v", c.value, time.Duration(a.RequestTimeout))
-			}
-			raw, _ := json.Marshal(a)
-			if !strings.Contains(string(raw), `"request_timeout":`) {
-				t.Fatalf("the JSON config lacks request_timeout: %s", raw)
+			if err := fromCaddyfile(t, c.caddyfile); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Caddyfile: error = %v, want it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestValidateReportsEveryBadValueAtOnce(t *testing.T) {
+	a := App{RequestTimeout: caddy.Duration(time.Millisecond), MaxPageSize: 1, Plans: map[string]PlanConfig{"x": {RatePerHour: 0, Projects: 1}}}
+	err := a.Validate()
+	for _, want := range []string{"request_timeout: 1ms", "max_page_size: 1 ", "plan x: rate 0/hour"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error = %v, want it to contain %q", err, want)
+		}
 	}
 }
 

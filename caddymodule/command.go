@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tablesmith/tablesmith/internal/plans"
-	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
@@ -120,7 +119,7 @@ func runSetPlan(ctx context.Context, o setPlanOptions) (string, error) {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	prev, err := ratelimit.ChangePlan(ctx, db, o.Email, o.Plan)
+	prev, err := plans.ChangePlan(ctx, db, o.Email, o.Plan)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", fmt.Errorf("no account with the e-mail %s", o.Email)
 	}
@@ -138,7 +137,8 @@ func limitText(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// tablesmithBlockOf adapts a config file and returns its tablesmith app.
+// tablesmithBlockOf adapts a config file and returns its tablesmith app,
+// checked as Validate checks it.
 func tablesmithBlockOf(file, adapter string) (*App, error) {
 	raw, _, _, err := caddycmd.LoadConfig(file, adapter)
 	if err != nil {
@@ -154,6 +154,11 @@ func tablesmithBlockOf(file, adapter string) (*App, error) {
 	}
 	if cfg.Apps.Tablesmith == nil {
 		return nil, fmt.Errorf("%s has no tablesmith block", file)
+	}
+	// The bounds a load would check, so a command never runs on values
+	// the server would refuse.
+	if err := cfg.Apps.Tablesmith.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: tablesmith: %w", file, err)
 	}
 	return cfg.Apps.Tablesmith, nil
 }

@@ -16,7 +16,6 @@ import (
 func init() {
 	caddy.RegisterModule(&APIHandler{})
 	caddy.RegisterModule(&PlatformHandler{})
-	clientaddr.Server = caddyClientAddr
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_api", parseAPIHandler)
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_platform", parsePlatformHandler)
 	// Before handle: `tablesmith_api /v1/*` at the top of a site answers
@@ -27,10 +26,16 @@ func init() {
 }
 
 // APIHandler serves the generated APIs (/v1/...). Syntax: tablesmith_api
-type APIHandler struct{ app *App }
+type APIHandler struct {
+	app    *App
+	errors siteErrors
+}
 
 // PlatformHandler serves the platform API (/api/...). Syntax: tablesmith_platform
-type PlatformHandler struct{ app *App }
+type PlatformHandler struct {
+	app    *App
+	errors siteErrors
+}
 
 // CaddyModule returns the module information.
 func (*APIHandler) CaddyModule() caddy.ModuleInfo {
@@ -54,34 +59,45 @@ func appOf(ctx caddy.Context) (*App, error) {
 	return a.(*App), nil
 }
 
+// provisionHandler finds the tablesmith app and the server's error
+// routes, and tells the handlers, which do not import Caddy, how to read
+// the client address Caddy determined.
+func provisionHandler(ctx caddy.Context) (*App, siteErrors, error) {
+	clientaddr.UseServer(caddyClientAddr)
+	app, err := appOf(ctx)
+	return app, siteErrorsOf(ctx), err
+}
+
 // Provision finds the tablesmith app.
 func (h *APIHandler) Provision(ctx caddy.Context) (err error) {
-	h.app, err = appOf(ctx)
+	h.app, h.errors, err = provisionHandler(ctx)
 	return err
 }
 
 // Provision finds the tablesmith app.
 func (h *PlatformHandler) Provision(ctx caddy.Context) (err error) {
-	h.app, err = appOf(ctx)
+	h.app, h.errors, err = provisionHandler(ctx)
 	return err
 }
 
-// ServeHTTP answers every request itself (errors included, as envelopes).
+// ServeHTTP answers every request itself, errors included as envelopes,
+// except that on a site with handle_errors an internal failure that
+// nothing was written for yet is returned to Caddy (siteErrors).
 func (h *APIHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	h.app.Service().API().ServeHTTP(w, r)
-	return nil
+	return h.errors.serve(w, r, h.app.Service().API())
 }
 
-// ServeHTTP answers every request itself (errors included, as envelopes).
+// ServeHTTP answers every request itself, errors included as envelopes,
+// except that on a site with handle_errors an internal failure that
+// nothing was written for yet is returned to Caddy (siteErrors).
 func (h *PlatformHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	h.app.Service().Platform().ServeHTTP(w, r)
-	return nil
+	return h.errors.serve(w, r, h.app.Service().Platform())
 }
 
 // caddyClientAddr hands the handlers, which do not import Caddy, the
 // client address Caddy determined (client_ip, honouring the server's
 // trusted_proxies) and whether the peer is a trusted proxy, read from
-// the request's variables when a handler asks (clientaddr.Server).
+// the request's variables when a handler asks (clientaddr.UseServer).
 func caddyClientAddr(r *http.Request) (ip string, trusted bool, ok bool) {
 	ip, _ = caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
 	if ip == "" {

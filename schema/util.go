@@ -8,12 +8,6 @@ import (
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
-// QuoteIdent quotes a PostgreSQL identifier. Names that reach it have
-// passed the name rules already; quoting is the second fence.
-func QuoteIdent(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
-
 // QuoteLiteral quotes a string as a PostgreSQL literal for DDL, where
 // bound parameters cannot be used (defaults, check constraints).
 // standard_conforming_strings is on in every supported PostgreSQL, so a

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
 
 type key struct{}
@@ -25,21 +26,35 @@ func With(ctx context.Context, ip string, trustedProxy bool) context.Context {
 	return context.WithValue(ctx, key{}, addr{ip, trustedProxy})
 }
 
-// Server, when set, reads the client address that the server in front
-// keeps in the request itself (the Caddy module sets it at init): unlike
-// With, it costs a request no copy. ok is false when the request holds
-// none.
-var Server func(r *http.Request) (ip string, trustedProxy bool, ok bool)
+// ServerFunc reads the client address that the server in front keeps in
+// the request itself: unlike With, it costs a request no copy. ok is
+// false when the request holds none.
+type ServerFunc func(r *http.Request) (ip string, trustedProxy bool, ok bool)
+
+// server is the ServerFunc in use, if any. It is read on every From and
+// may be set while requests are served (a config reload provisions its
+// handlers then), hence atomic.
+var server atomic.Pointer[ServerFunc]
+
+// UseServer makes From consult f (nil: no longer consult any). The Caddy
+// module calls it when it provisions its handlers.
+func UseServer(f ServerFunc) {
+	if f == nil {
+		server.Store(nil)
+		return
+	}
+	server.Store(&f)
+}
 
 // From returns the client's IP and whether the peer is a trusted proxy:
-// the values With put in the request's context, or else Server's, or
+// the values With put in the request's context, or else UseServer's, or
 // else the host of RemoteAddr, untrusted.
 func From(r *http.Request) (ip string, trustedProxy bool) {
 	if a, ok := r.Context().Value(key{}).(addr); ok && a.ip != "" {
 		return a.ip, a.trusted
 	}
-	if Server != nil {
-		if ip, trusted, ok := Server(r); ok {
+	if f := server.Load(); f != nil {
+		if ip, trusted, ok := (*f)(r); ok {
 			return ip, trusted
 		}
 	}

@@ -2,6 +2,7 @@ package clientaddr_test
 
 import (
 	"crypto/tls"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -42,5 +43,23 @@ func TestSchemeBelievesXForwardedProtoOnlyFromATrustedProxy(t *testing.T) {
 		if got := clientaddr.Scheme(r); got != tc.want {
 			t.Errorf("%+v: scheme %s, want %s", tc, got, tc.want)
 		}
+	}
+}
+
+func TestFromConsultsTheServersReaderOnlyWhileOneIsInUse(t *testing.T) {
+	t.Cleanup(func() { clientaddr.UseServer(nil) })
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "192.0.2.7:5555"
+	clientaddr.UseServer(func(*http.Request) (string, bool, bool) { return "198.51.100.4", true, true })
+	if ip, trusted := clientaddr.From(r); ip != "198.51.100.4" || !trusted {
+		t.Fatalf("with a reader in use: %s %v", ip, trusted)
+	}
+	clientaddr.UseServer(func(*http.Request) (string, bool, bool) { return "", false, false })
+	if ip, trusted := clientaddr.From(r); ip != "192.0.2.7" || trusted {
+		t.Fatalf("with a reader that finds nothing: %s %v, want the peer", ip, trusted)
+	}
+	clientaddr.UseServer(nil)
+	if ip, _ := clientaddr.From(r); ip != "192.0.2.7" {
+		t.Fatalf("with no reader: %s, want the peer", ip)
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/pgpool"
 
+	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/schema/introspect"
 )
 
@@ -301,7 +302,7 @@ func ReadSchema(ctx context.Context, db *sql.DB, user, schemaName string) (intro
 	if !usage.Bool {
 		return introspect.Catalog{}, &Problem{Kind: ProblemPrivileges,
 			Message: fmt.Sprintf("user %q lacks the USAGE privilege on schema %q (GRANT USAGE ON SCHEMA %s TO %s)",
-				user, schemaName, pq.QuoteIdentifier(schemaName), pq.QuoteIdentifier(user))}
+				user, schemaName, schema.QuoteIdent(schemaName), schema.QuoteIdent(user))}
 	}
 	cat, err := readCatalog(ctx, tx, schemaName)
 	if err != nil {

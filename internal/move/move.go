@@ -17,8 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/publish"
 	"github.com/tablesmith/tablesmith/internal/store"
@@ -118,7 +116,7 @@ func Project(ctx context.Context, st *store.Store, projectID, to string, opt Opt
 		return res, err
 	}
 	defer srcTx.Rollback()
-	ns := store.SchemaName(projectID)
+	ns := schema.ProjectSchema(projectID)
 	tables, err := tablesOf(ctx, srcTx, ns)
 	if err != nil {
 		return res, err
@@ -158,7 +156,7 @@ func Project(ctx context.Context, st *store.Store, projectID, to string, opt Opt
 // and copies the rows read in srcTx (which holds the old copy's locks),
 // checks the counts, and commits.
 func copyTo(ctx context.Context, st *store.Store, srcTx *sql.Tx, dst *sql.DB, projectID string, tables []string, batch int) (map[string]int64, error) {
-	ns := store.SchemaName(projectID)
+	ns := schema.ProjectSchema(projectID)
 	// Generates are refused from the pause on, and one that ran before
 	// held the locks until it committed: the version read now is the
 	// one the tables have.
@@ -180,7 +178,7 @@ func copyTo(ctx context.Context, st *store.Store, srcTx *sql.Tx, dst *sql.DB, pr
 	}
 	ddl := publish.DDL(projectID, store.TrigramAvailable(ctx, dst))
 	before, after := splitDDL(schema.Diff(ddl, schema.Document{}, doc).Statements)
-	if err := execAll(ctx, dstTx, append([]string{`CREATE SCHEMA ` + pq.QuoteIdentifier(ns)}, before...)); err != nil {
+	if err := execAll(ctx, dstTx, append([]string{`CREATE SCHEMA ` + schema.QuoteIdent(ns)}, before...)); err != nil {
 		return nil, err
 	}
 	rows, err := copyRows(ctx, srcTx, dstTx, ns, tables, batch)
@@ -245,7 +243,7 @@ func name(server string) string {
 // (moving back before confirming); any other schema of the project there
 // stops the move.
 func clearTarget(ctx context.Context, st *store.Store, dst *sql.DB, projectID, to string) error {
-	ns := store.SchemaName(projectID)
+	ns := schema.ProjectSchema(projectID)
 	var exists bool
 	if err := dst.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, ns).Scan(&exists); err != nil || !exists {
 		return err
@@ -261,7 +259,7 @@ func clearTarget(ctx context.Context, st *store.Store, dst *sql.DB, projectID, t
 }
 
 func dropCopy(ctx context.Context, db *sql.DB, ns string) error {
-	_, err := db.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+pq.QuoteIdentifier(ns)+` CASCADE`)
+	_, err := db.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+schema.QuoteIdent(ns)+` CASCADE`)
 	return err
 }
 
@@ -289,7 +287,7 @@ func names(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string
 	return out, rows.Err()
 }
 
-func rel(ns, table string) string { return pq.QuoteIdentifier(ns) + "." + pq.QuoteIdentifier(table) }
+func rel(ns, table string) string { return schema.QuoteIdent(ns) + "." + schema.QuoteIdent(table) }
 
 func lockTables(ctx context.Context, tx *sql.Tx, ns string, tables []string, timeout time.Duration) error {
 	if len(tables) == 0 {
@@ -380,7 +378,7 @@ func insertableColumns(ctx context.Context, tx *sql.Tx, ns, table string) ([]str
 func copyTable(ctx context.Context, src, dst *sql.Tx, relation string, cols []string, batch int) (int64, error) {
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = pq.QuoteIdentifier(c)
+		quoted[i] = schema.QuoteIdent(c)
 	}
 	list := strings.Join(quoted, ", ")
 	insert := `INSERT INTO ` + relation + ` (` + list + `) OVERRIDING SYSTEM VALUE SELECT ` + list +

@@ -1,6 +1,9 @@
-// Package plans defines account plans: how many generated-API requests a
-// project may make per hour, how many projects an account may own and how
-// long one of a project's data statements may run.
+// Package plans is where account plans live: what a plan allows (how
+// many generated-API requests a project may make per hour, how many
+// projects an account may own, how long one of a project's data
+// statements may run, how many realtime streams it may hold), which plan
+// a project is on (Resolver), and moving an account to another plan
+// (ChangePlan).
 package plans
 
 import "time"

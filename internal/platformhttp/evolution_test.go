@@ -677,8 +677,9 @@ func TestAFailedStatementOnRealDataChangesNothing(t *testing.T) {
 		{"name": "b2", "renamed_from": "b", "columns": [{"name": "y", "type": "text", "unique": true}]}]}`))
 	plan := schema.Diff(publish.DDL(e.p.ID, false), pub, draft)
 	doc, _ := json.Marshal(draft)
-	_, err := e.s.Svc.Store.PublishMigration(context.Background(), e.p.ID, 1, store.Migration{Statements: plan.Statements}, doc, []byte(`[]`))
-	var se *store.StatementError
+	m := publish.Migration{Statements: plan.Statements}
+	_, err := e.s.Svc.Store.PublishVersion(context.Background(), e.p.ID, 1, store.NewVersion{Document: doc, Applied: []byte(`[]`)}, m.Run)
+	var se *publish.StatementError
 	if !errors.As(err, &se) || !strings.Contains(se.Statement, "CREATE UNIQUE INDEX") {
 		t.Fatalf("migration = %v", err)
 	}

@@ -288,18 +288,18 @@ func frontedKeyRefusal(c *schema.Change, draft schema.Document) string {
 
 // checkRows runs a plan's prechecks (read-only) where the project's
 // tables are.
-func (h *Handler) checkRows(ctx context.Context, p store.Project, checks []schema.Precheck) ([]store.Violation, error) {
+func (h *Handler) checkRows(ctx context.Context, p store.Project, checks []schema.Precheck) ([]publish.Violation, error) {
 	if p.Engine != store.EngineExternal {
-		return h.d.Store.CheckProjectRows(ctx, p.ID, checks)
+		return publish.CheckProjectRows(ctx, h.d.Store, p.ID, checks)
 	}
 	if len(checks) == 0 {
-		return []store.Violation{}, nil
+		return []publish.Violation{}, nil
 	}
 	pool, err := h.externalPool(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	return (&store.Store{DB: pool.DB}).CheckRows(ctx, checks)
+	return publish.CheckRows(ctx, pool.DB, checks)
 }
 
 // generateExternal publishes the draft of a fronted project: the plan's
@@ -330,8 +330,8 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 	}
 	doc, _ := json.Marshal(draft)
 	applied, _ := json.Marshal(plan.Changes)
-	m := store.Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements}
-	version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, db, m, doc, applied)
+	m := publish.Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements}
+	version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, doc, applied, publish.External(db, m))
 	if err != nil {
 		return publish.MigrationError(err)
 	}
@@ -432,7 +432,7 @@ func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.
 		}
 		doc, _ := json.Marshal(newPub)
 		applied, _ := json.Marshal(adopted)
-		version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, nil, store.Migration{}, doc, applied)
+		version, err := h.d.Store.PublishExternal(ctx, p.ID, p.PublishedVersion, doc, applied, nil)
 		if err != nil {
 			return publish.MigrationError(err)
 		}

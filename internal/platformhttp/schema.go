@@ -174,7 +174,7 @@ func (h *Handler) planSchema(w http.ResponseWriter, r *http.Request, _ store.Acc
 	}
 	envelope.OK(w, struct {
 		schema.Plan
-		Violations []store.Violation `json:"violations"`
+		Violations []publish.Violation `json:"violations"`
 	}{plan, violations})
 	return nil
 }

@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 func TestMain(m *testing.M) { testpg.Main(m, "publish") }
@@ -35,7 +34,7 @@ func exec(t *testing.T, db interface {
 }
 
 func rel(p *testserver.Project) string {
-	return pq.QuoteIdentifier(store.SchemaName(p.ID)) + ".items"
+	return schema.QuoteIdent(schema.ProjectSchema(p.ID)) + ".items"
 }
 
 // holdWrite opens a transaction that has written to items and keeps it
@@ -128,7 +127,7 @@ func itemStates(ix map[string]any) map[string]string {
 func invalidIndexes(t *testing.T, s *testserver.Server, p *testserver.Project) []string {
 	t.Helper()
 	rows, err := s.Svc.DB.Query(`SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		WHERE c.relnamespace = $1::regnamespace AND NOT i.indisvalid`, store.SchemaName(p.ID))
+		WHERE c.relnamespace = $1::regnamespace AND NOT i.indisvalid`, schema.ProjectSchema(p.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +147,7 @@ func validIndex(t *testing.T, s *testserver.Server, p *testserver.Project, name 
 	t.Helper()
 	var ok bool
 	err := s.Svc.DB.QueryRow(`SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		WHERE c.relnamespace = $1::regnamespace AND c.relname = $2`, store.SchemaName(p.ID), name).Scan(&ok)
+		WHERE c.relnamespace = $1::regnamespace AND c.relname = $2`, schema.ProjectSchema(p.ID), name).Scan(&ok)
 	if err == sql.ErrNoRows {
 		return false
 	}
@@ -342,7 +341,7 @@ func TestDeletingAProjectCancelsItsRunningIndexBuild(t *testing.T) {
 		t.Fatalf("%d builds left (%v)", rows, err)
 	}
 	var schemas int
-	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname = $1`, store.SchemaName(p.ID)).Scan(&schemas); err != nil || schemas != 0 {
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema.ProjectSchema(p.ID)).Scan(&schemas); err != nil || schemas != 0 {
 		t.Fatalf("schema still there (%v)", err)
 	}
 }
@@ -357,7 +356,7 @@ func TestTheNextGenerateReplacesAColumnOnlyIndexWithItsColumnAndIdIndex(t *testi
 	fill(t, s, p, 500)
 	waitFor(t, s, p, 1, "ready", func(ix map[string]any) bool { return ix["state"] == "ready" })
 	// Make the schema what an older generate left.
-	exec(t, s.Svc.DB, `DROP INDEX `+pq.QuoteIdentifier(store.SchemaName(p.ID))+`.items_score_sort`)
+	exec(t, s.Svc.DB, `DROP INDEX `+schema.QuoteIdent(schema.ProjectSchema(p.ID))+`.items_score_sort`)
 	exec(t, s.Svc.DB, `CREATE INDEX items_score_idx ON `+rel(p)+` (score)`)
 
 	data := generateWithin(t, s, p, itemsV2, 20*time.Second)
@@ -372,14 +371,14 @@ func TestTheNextGenerateReplacesAColumnOnlyIndexWithItsColumnAndIdIndex(t *testi
 		t.Fatal("items_score_sort is not valid")
 	}
 	var def string
-	if err := s.Svc.DB.QueryRow(`SELECT pg_get_indexdef(($1 || '.items_score_sort')::regclass)`, pq.QuoteIdentifier(store.SchemaName(p.ID))).Scan(&def); err != nil {
+	if err := s.Svc.DB.QueryRow(`SELECT pg_get_indexdef(($1 || '.items_score_sort')::regclass)`, schema.QuoteIdent(schema.ProjectSchema(p.ID))).Scan(&def); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(def, "(score, id)") {
 		t.Errorf("items_score_sort = %s, want it on (score, id)", def)
 	}
 	var old int
-	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_class WHERE relname = 'items_score_idx' AND relnamespace = $1::regnamespace`, store.SchemaName(p.ID)).Scan(&old); err != nil || old != 0 {
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_class WHERE relname = 'items_score_idx' AND relnamespace = $1::regnamespace`, schema.ProjectSchema(p.ID)).Scan(&old); err != nil || old != 0 {
 		t.Fatalf("items_score_idx still there (%d, %v)", old, err)
 	}
 	// A third generate has nothing left to build.

@@ -1,8 +1,10 @@
 // Package publish turns a project's draft schema into its published
-// version: the plan, the checks of existing rows, the migration in one
-// transaction, and the work that follows its commit. The platform API's
-// generate and `caddy tablesmith schema apply` both run it, so they
-// answer alike.
+// version: the plan, the checks of existing rows, the migration, and the
+// work that follows its commit. The platform API's generate and `caddy
+// tablesmith schema apply` both run it, so they answer alike. It owns the
+// procedure (what a migration runs and what its outcome means); the store
+// owns the control schema's records of it and the transaction that keeps
+// them and the project's schema together (store.PublishVersion).
 package publish
 
 import (
@@ -92,7 +94,7 @@ func Published(ctx context.Context, st *store.Store, p store.Project) (schema.Do
 
 // DDL is the DDL renderer for a project's schema.
 func DDL(projectID string, trigram bool) schema.DDL {
-	return schema.DDL{Schema: store.SchemaName(projectID), Trigram: trigram}
+	return schema.DDL{Schema: schema.ProjectSchema(projectID), Trigram: trigram}
 }
 
 // Plan validates a draft and computes the plan from the published
@@ -167,10 +169,10 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 	}
 	doc, _ := json.Marshal(draft)
 	applied, _ := json.Marshal(plan.Changes)
-	m := store.Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements,
-		LockTimeout: opt.LockTimeout, BeforeStatement: opt.BeforeStatement,
-		Indexes: DDL(p.ID, opt.Trigram).WantedIndexes(draft)}
-	version, err := st.PublishMigration(ctx, p.ID, p.PublishedVersion, m, doc, applied)
+	m := Migration{Locks: plan.Locks, Prechecks: plan.Prechecks, Statements: plan.Statements,
+		LockTimeout: opt.LockTimeout, BeforeStatement: opt.BeforeStatement}
+	v := store.NewVersion{Document: doc, Applied: applied, Indexes: DDL(p.ID, opt.Trigram).WantedIndexes(draft)}
+	version, err := st.PublishVersion(ctx, p.ID, p.PublishedVersion, v, m.Run)
 	if err != nil {
 		return Result{}, MigrationError(err)
 	}
@@ -264,11 +266,11 @@ func MigrationError(err error) error {
 	if errors.Is(err, store.ErrMoving) {
 		return apierr.New(apierr.CodeConflict, "The project is moving to another database server; generate again once the move is done")
 	}
-	var ve *store.ViolationError
+	var ve *ViolationError
 	if errors.As(err, &ve) {
 		return Violations(ve.Violations)
 	}
-	var se *store.StatementError
+	var se *StatementError
 	if !errors.As(err, &se) {
 		return err
 	}
@@ -294,7 +296,7 @@ func MigrationError(err error) error {
 
 // Violations is the 409 for rows that a plan could not keep: details per
 // table.column, and info.violations with counts and example ids.
-func Violations(vs []store.Violation) error {
+func Violations(vs []Violation) error {
 	details := map[string]string{}
 	for _, v := range vs {
 		path := v.Table
@@ -370,7 +372,7 @@ func Apply(ctx context.Context, st *store.Store, projectID string, file []byte, 
 		if err != nil {
 			return Result{}, nil, err
 		}
-		v, err := st.CheckProjectRows(ctx, p.ID, plan.Prechecks)
+		v, err := CheckProjectRows(ctx, st, p.ID, plan.Prechecks)
 		if err != nil {
 			return Result{}, nil, err
 		}
@@ -397,8 +399,8 @@ func Apply(ctx context.Context, st *store.Store, projectID string, file []byte, 
 
 // DryRun is what Apply reports without applying.
 type DryRun struct {
-	Plan       schema.Plan       `json:"plan"`
-	Violations []store.Violation `json:"violations"`
+	Plan       schema.Plan `json:"plan"`
+	Violations []Violation `json:"violations"`
 }
 
 // DescribeError renders a generate's refusal as plain text lines, with

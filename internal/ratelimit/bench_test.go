@@ -25,7 +25,7 @@ func benchLimiter(b *testing.B, redisURL string) (*ratelimit.Limiter, []string) 
 	// Built once, as the service's settings are: testPlans makes a map per call.
 	set, def := testPlans()
 	l := newLimiter(b, o, ratelimit.Config{RedisURL: redisURL, Prefix: "tsbench:" + store.RandomID(8),
-		Plans: func() (plans.Set, string) { return set, def }})
+		Plans: newResolver(b, o, func() (plans.Set, string) { return set, def })})
 	for _, p := range projects { // warm the owner cache
 		if _, err := l.Take(context.Background(), p, time.Now()); err != nil {
 			b.Fatal(err)

@@ -35,7 +35,7 @@ func testPlans() (plans.Set, string) {
 // of lookups.
 type owners struct {
 	mu      sync.Mutex
-	byID    map[string]ratelimit.Owner
+	byID    map[string]plans.Owner
 	lookups atomic.Int64
 }
 
@@ -43,12 +43,12 @@ func (o *owners) set(project string, accountID int64, plan string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.byID == nil {
-		o.byID = map[string]ratelimit.Owner{}
+		o.byID = map[string]plans.Owner{}
 	}
-	o.byID[project] = ratelimit.Owner{AccountID: accountID, Plan: plan}
+	o.byID[project] = plans.Owner{AccountID: accountID, Plan: plan}
 }
 
-func (o *owners) lookup(ctx context.Context, project string) (ratelimit.Owner, error) {
+func (o *owners) lookup(ctx context.Context, project string) (plans.Owner, error) {
 	o.lookups.Add(1)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -77,11 +77,22 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// newResolver resolves the plans of o's projects among set's plans.
+func newResolver(t testing.TB, o *owners, set func() (plans.Set, string)) *plans.Resolver {
+	t.Helper()
+	r, err := plans.NewResolver(plans.ResolverConfig{Owner: o.lookup, Plans: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// newLimiter starts a limiter on cfg; without cfg.Plans, o's projects
+// are on testPlans.
 func newLimiter(t testing.TB, o *owners, cfg ratelimit.Config) *ratelimit.Limiter {
 	t.Helper()
-	cfg.Owner = o.lookup
 	if cfg.Plans == nil {
-		cfg.Plans = testPlans
+		cfg.Plans = newResolver(t, o, testPlans)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -161,7 +172,8 @@ func TestPlanChangeAppliesAtTheNextRequestAndKeepsTheWindowCount(t *testing.T) {
 	t.Parallel()
 	o := &owners{}
 	o.set("p1", 7, "free")
-	l := newLimiter(t, o, ratelimit.Config{})
+	r := newResolver(t, o, testPlans)
+	l := newLimiter(t, o, ratelimit.Config{Plans: r})
 	for range 3 {
 		mustTake(t, l, "p1")
 	}
@@ -169,11 +181,11 @@ func TestPlanChangeAppliesAtTheNextRequestAndKeepsTheWindowCount(t *testing.T) {
 		t.Fatalf("4th request on free: %+v, want refused", d)
 	}
 	o.set("p1", 7, "pro")
-	l.ForgetAccount(8) // someone else's plan: the cache keeps p1
+	r.ForgetAccount(8) // someone else's plan: the cache keeps p1
 	if d := mustTake(t, l, "p1"); d.Allowed {
 		t.Fatalf("after another account's change: %+v, want still refused", d)
 	}
-	l.ForgetAccount(7)
+	r.ForgetAccount(7)
 	d := mustTake(t, l, "p1")
 	if !d.Allowed || d.Limit != 100_000 || d.Used != 6 || d.Plan.Name != "pro" {
 		t.Fatalf("after moving to pro: %+v, want allowed, limit 100000, 6 used", d)
@@ -200,7 +212,8 @@ func TestOwnerIsLookedUpOncePerProjectNotOncePerRequest(t *testing.T) {
 	t.Parallel()
 	o := &owners{}
 	o.set("p1", 1, "pro")
-	l := newLimiter(t, o, ratelimit.Config{})
+	r := newResolver(t, o, testPlans)
+	l := newLimiter(t, o, ratelimit.Config{Plans: r})
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -217,7 +230,7 @@ func TestOwnerIsLookedUpOncePerProjectNotOncePerRequest(t *testing.T) {
 	if n := o.lookups.Load(); n != 1 {
 		t.Fatalf("%d owner lookups for 400 requests, want 1", n)
 	}
-	l.ForgetAll()
+	r.ForgetAll()
 	mustTake(t, l, "p1")
 	if n := o.lookups.Load(); n != 2 {
 		t.Fatalf("%d lookups after ForgetAll, want 2", n)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/plans"
-	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
@@ -112,7 +111,7 @@ func TestSecondProjectOnTheFreePlanIsRefusedWithPlanLimit(t *testing.T) {
 	if n := len(s.Do("GET", "/api/projects", tok, nil).Must(t, 200).List()); n != 1 {
 		t.Fatalf("%d projects after the refusal, want 1", n)
 	}
-	if _, err := ratelimit.ChangePlan(context.Background(), s.Svc.DB, email, "pro"); err != nil {
+	if _, err := plans.ChangePlan(context.Background(), s.Svc.DB, email, "pro"); err != nil {
 		t.Fatal(err)
 	}
 	s.Do("POST", "/api/projects", tok, map[string]any{"name": "Second"}).Must(t, 201)
@@ -134,7 +133,7 @@ func TestSetPlanRaisesTheLimitOnEveryRunningNode(t *testing.T) {
 		}
 	}
 	acc := a.Do("GET", "/api/account", p.Session, nil).Must(t, 200).Data()
-	prev, err := ratelimit.ChangePlan(context.Background(), a.Svc.DB, acc["email"].(string), "pro")
+	prev, err := plans.ChangePlan(context.Background(), a.Svc.DB, acc["email"].(string), "pro")
 	if err != nil || prev.Plan != "free" {
 		t.Fatalf("ChangePlan = %+v, %v", prev, err)
 	}

@@ -34,14 +34,9 @@ type Config struct {
 	// Window is the length of the fixed window that a plan's hourly
 	// request count applies to (default one hour; tests shorten it).
 	Window time.Duration
-	// Owner reads a project's account and plan name (cached here).
-	Owner OwnerLookup
-	// Plans returns the current plans and the default plan; it is called
-	// on every request, so a config reload applies at once.
-	Plans func() (plans.Set, string)
-	// OwnerTTL bounds how long a cached owner is trusted without an event
-	// (default 5 minutes).
-	OwnerTTL time.Duration
+	// Plans tells each project's plan (required): the limiter asks it on
+	// every request, and it keeps the owners cached and the plans current.
+	Plans *plans.Resolver
 	// RedisTimeout bounds each Redis command (default 500ms).
 	RedisTimeout time.Duration
 	// ProbeEvery is how often an unreachable Redis is tried again
@@ -98,8 +93,7 @@ type Stats struct {
 
 // Limiter applies the plans' rate limits; safe for concurrent use.
 type Limiter struct {
-	cfg    Config
-	owners *owners
+	cfg Config
 	// local counts on this node, keyed by project id: without Redis, and
 	// while Redis is unreachable.
 	local localCounts
@@ -116,17 +110,14 @@ type Limiter struct {
 
 // New builds a limiter without touching the network.
 func New(cfg Config) (*Limiter, error) {
-	if cfg.Owner == nil || cfg.Plans == nil {
-		return nil, errors.New("ratelimit: Owner and Plans are required")
+	if cfg.Plans == nil {
+		return nil, errors.New("ratelimit: Plans is required")
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = "tablesmith:rl"
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = time.Hour
-	}
-	if cfg.OwnerTTL <= 0 {
-		cfg.OwnerTTL = 5 * time.Minute
 	}
 	if cfg.RedisTimeout <= 0 {
 		cfg.RedisTimeout = 500 * time.Millisecond
@@ -141,9 +132,8 @@ func New(cfg Config) (*Limiter, error) {
 		cfg.Now = time.Now
 	}
 	l := &Limiter{
-		cfg:    cfg,
-		owners: newOwners(cfg.Owner, cfg.OwnerTTL),
-		stop:   make(chan struct{}),
+		cfg:  cfg,
+		stop: make(chan struct{}),
 	}
 	if cfg.RedisURL != "" {
 		opt, err := redis.ParseURL(cfg.RedisURL)
@@ -284,7 +274,8 @@ func (l *Limiter) TakeN(ctx context.Context, projectID string, n int64, now time
 	return d, nil
 }
 
-// Peek reports a project's window without counting a request.
+// Peek reports a project's window without counting a request (the usage
+// meter). A project's plan alone is the plans.Resolver's to tell.
 func (l *Limiter) Peek(ctx context.Context, projectID string) (Decision, error) {
 	return l.decide(ctx, projectID, 0, l.cfg.Now())
 }
@@ -359,33 +350,11 @@ func (l *Limiter) countInMemory(projectID string, rate limiter.Rate, n int64, no
 }
 
 func (l *Limiter) planAt(ctx context.Context, projectID string, now time.Time) (plans.Plan, error) {
-	_, p, err := l.Owner(ctx, projectID, now)
-	return p, err
-}
-
-// Owner returns a project's owner and plan from the cache the limiter
-// keeps for its decisions, without counting a request: the generated API
-// asks it whether a dashboard session is the owner's.
-func (l *Limiter) Owner(ctx context.Context, projectID string, now time.Time) (Owner, plans.Plan, error) {
-	o, err := l.owners.get(ctx, projectID, now)
-	if err != nil {
-		return Owner{}, plans.Plan{}, fmt.Errorf("owner of project %s: %w", projectID, err)
-	}
-	set, def := l.cfg.Plans()
-	p := set.Get(o.Plan, def)
-	p.Name = o.Plan
-	return o, p, nil
+	return l.cfg.Plans.Plan(ctx, projectID, now)
 }
 
 // Window is the length of the fixed window.
 func (l *Limiter) Window() time.Duration { return l.cfg.Window }
-
-// ForgetAccount drops what is cached about an account's projects, after
-// its plan changed.
-func (l *Limiter) ForgetAccount(accountID int64) { l.owners.forgetAccount(accountID) }
-
-// ForgetAll drops every cached owner (e.g. after missed events).
-func (l *Limiter) ForgetAll() { l.owners.forgetAll() }
 
 // Stats returns the counters.
 func (l *Limiter) Stats() Stats {

@@ -13,7 +13,7 @@ func TestAnInvalidRedisURLFailsSayingWhatIsWrongWithoutThePassword(t *testing.T)
 		"http://app:s3cret-pw@cache:6379/0":      "invalid URL scheme: http",
 		"redis://app:s3cret-pw@cache:6379/zero":  `invalid database number: "zero"`,
 	} {
-		_, err := ratelimit.New(ratelimit.Config{RedisURL: raw, Owner: (&owners{}).lookup, Plans: testPlans})
+		_, err := ratelimit.New(ratelimit.Config{RedisURL: raw, Plans: newResolver(t, &owners{}, testPlans)})
 		if err == nil {
 			t.Fatalf("%s: no error", raw)
 		}

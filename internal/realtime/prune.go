@@ -16,7 +16,7 @@ import (
 // statement; several nodes pruning at once remove nothing twice.
 func Prune(ctx context.Context, db *sql.DB, retention time.Duration) (removed int64, err error) {
 	rows, err := db.QueryContext(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relname = $1 AND c.relkind = 'r' AND n.nspname LIKE 'p\_%'`, schema.RealtimeLog)
+		WHERE c.relname = $1 AND c.relkind = 'r' AND n.nspname LIKE $2`, schema.RealtimeLog, schema.ProjectSchemaPattern())
 	if err != nil {
 		return 0, fmt.Errorf("find change logs: %w", err)
 	}
@@ -46,7 +46,7 @@ func Prune(ctx context.Context, db *sql.DB, retention time.Duration) (removed in
 func pruneOne(ctx context.Context, db *sql.DB, schemaName string, retention time.Duration) (int64, error) {
 	// Changes nobody was watching are numbered first, so that pruning them
 	// raises the mark a late resume is checked against.
-	if _, err := sequence(ctx, db, schemaName, projectOfSchema(schemaName)); err != nil {
+	if _, err := sequence(ctx, db, schemaName, projectOf(schemaName)); err != nil {
 		return 0, err
 	}
 	log := logRel(schemaName)

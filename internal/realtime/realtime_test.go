@@ -14,7 +14,6 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/plans"
-	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testcluster"
@@ -486,7 +485,7 @@ func TestALogoutAndAPlanWithoutStreamsEndTheStream(t *testing.T) {
 
 	st = open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key)
 	me := s.Do("GET", "/api/account", p.Session, nil).Must(t, 200).Data()
-	if _, err := ratelimit.ChangePlan(context.Background(), s.Svc.DB, me["email"].(string), "nostream"); err != nil {
+	if _, err := plans.ChangePlan(context.Background(), s.Svc.DB, me["email"].(string), "nostream"); err != nil {
 		t.Fatal(err)
 	}
 	ended(st, "FORBIDDEN")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tablesmith/tablesmith/internal/events"
@@ -49,5 +48,8 @@ func (h *Hub) Sequence(ctx context.Context) {
 	}
 }
 
-// projectOfSchema is the project id of a managed project's schema.
-func projectOfSchema(schemaName string) string { return strings.TrimPrefix(schemaName, "p_") }
+// projectOf is the project id of a managed project's schema.
+func projectOf(schemaName string) string {
+	id, _ := schema.ProjectOfSchema(schemaName)
+	return id
+}

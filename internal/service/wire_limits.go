@@ -15,10 +15,12 @@ import (
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 )
 
-// limits joins the rate limiter and the analytics recorder to the
-// generated API (as its Limiter and Recorder) and to the platform API (the
-// analytics endpoint and the usage meter).
+// limits joins the plans resolver, the rate limiter and the analytics
+// recorder to the generated API (as its Limiter, Recorder and owner
+// sessions' plan) and to the platform API (the analytics endpoint and the
+// usage meter).
 type limits struct {
+	plans    *plans.Resolver
 	limiter  *ratelimit.Limiter
 	recorder *analytics.Recorder
 	db       *sql.DB
@@ -27,20 +29,23 @@ type limits struct {
 
 // wireLimits adds rate limiting, analytics and metrics (issue 6).
 func (s *Service) wireLimits() error {
-	lim, err := ratelimit.New(ratelimit.Config{
-		RedisURL: s.cfg.RedisURL,
-		Owner:    s.projectOwner,
+	resolver, err := plans.NewResolver(plans.ResolverConfig{
+		Owner: s.projectOwner,
 		// Read at every request: a reload that redefines plans applies at once.
 		Plans: func() (plans.Set, string) {
 			st := s.Settings()
 			return st.Plans, st.DefaultPlan
 		},
-		Logger: s.log,
 	})
 	if err != nil {
 		return err
 	}
+	lim, err := ratelimit.New(ratelimit.Config{RedisURL: s.cfg.RedisURL, Plans: resolver, Logger: s.log})
+	if err != nil {
+		return err
+	}
 	l := &limits{
+		plans:    resolver,
 		limiter:  lim,
 		recorder: analytics.New(analytics.Config{DB: s.DB, Logger: s.log}),
 		db:       s.DB,
@@ -48,11 +53,11 @@ func (s *Service) wireLimits() error {
 	}
 	s.apiDeps.Limiter = l
 	s.apiDeps.Recorder = l
-	s.apiDeps.Owners = ownerSessions{sessions: &s.sessions, limiter: lim}
+	s.apiDeps.Owners = ownerSessions{sessions: &s.sessions, plans: resolver}
 	s.platformDeps.Analytics = l.report
 	s.platformDeps.Usage = l.usage
-	s.onReconnect = append(s.onReconnect, lim.ForgetAll)
-	events.On(&s.events, func(e events.PlanChanged) { lim.ForgetAccount(e.AccountID) })
+	s.onReconnect = append(s.onReconnect, resolver.ForgetAll)
+	events.On(&s.events, func(e events.PlanChanged) { resolver.ForgetAccount(e.AccountID) })
 	s.starters = append(s.starters, func(ctx context.Context) error {
 		lim.Start(ctx)
 		l.recorder.Start()
@@ -65,27 +70,27 @@ func (s *Service) wireLimits() error {
 	return nil
 }
 
-// projectOwner reads the account and plan of a project for the limiter's
-// cache (once per project, not per request).
-func (s *Service) projectOwner(ctx context.Context, projectID string) (ratelimit.Owner, error) {
+// projectOwner reads the account and plan of a project for the plans
+// resolver's cache (once per project, not per request).
+func (s *Service) projectOwner(ctx context.Context, projectID string) (plans.Owner, error) {
 	p, err := s.Store.Project(ctx, projectID)
 	if err != nil {
-		return ratelimit.Owner{}, err
+		return plans.Owner{}, err
 	}
 	acc, err := s.Store.AccountByID(ctx, p.AccountID)
 	if err != nil {
-		return ratelimit.Owner{}, err
+		return plans.Owner{}, err
 	}
-	return ratelimit.Owner{AccountID: acc.ID, Plan: acc.Plan}, nil
+	return plans.Owner{AccountID: acc.ID, Plan: acc.Plan}, nil
 }
 
 // ownerSessions admits a project owner's platform session on the
 // generated API (apihttp.OwnerVerifier): the session's signature, then its
-// account against the project's owner, which the limiter has cached for
-// its own decisions, so the check reads no database on a warm project.
+// account against the project's owner, which the plans resolver has
+// cached, so the check reads no database on a warm project.
 type ownerSessions struct {
 	sessions *atomic.Pointer[auth.Sessions] // swapped when the secret changes
-	limiter  *ratelimit.Limiter
+	plans    *plans.Resolver
 }
 
 // VerifyOwner implements apihttp.OwnerVerifier.
@@ -98,7 +103,7 @@ func (o ownerSessions) VerifyOwner(ctx context.Context, projectID, token string,
 	if err != nil {
 		return 0, err
 	}
-	owner, plan, err := o.limiter.Owner(ctx, projectID, now)
+	owner, plan, err := o.plans.Owner(ctx, projectID, now)
 	if err != nil {
 		return 0, err
 	}

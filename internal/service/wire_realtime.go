@@ -68,11 +68,11 @@ func (s *Service) realtimeStreams(ctx context.Context, projectID string) (int, e
 	if l == nil { // served without metering: no cap
 		return -1, nil
 	}
-	d, err := l.limiter.Peek(ctx, projectID)
+	p, err := l.plans.Plan(ctx, projectID, s.cfg.Now())
 	if err != nil {
 		return 0, err
 	}
-	return d.Plan.RealtimeStreams, nil
+	return p.RealtimeStreams, nil
 }
 
 // countRealtimeEvents counts delivered events in analytics, per table,

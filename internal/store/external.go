@@ -103,18 +103,26 @@ func (s *Store) SetConnection(ctx context.Context, projectID string, conn Extern
 	return nil
 }
 
+// Tx is a transaction that the caller began and the store ends: a
+// *sql.Tx, or one that explains its own commit's failure.
+type Tx interface {
+	Commit() error
+	Rollback() error
+}
+
 // PublishExternal runs a migration on a fronted database and records
 // the new version in the control schema. Two databases cannot share one
 // transaction, so the order keeps the window small: the control
-// transaction takes the project's row lock and checks the version; the
-// migration runs in a transaction of the fronted database (lock timeout,
-// prechecks, statements, as PublishMigration does); the version row is
+// transaction takes the project's row lock and checks the version;
+// migrate runs the migration in a transaction of the fronted database
+// (publish.External) and hands that transaction back; the version row is
 // written; the fronted transaction commits, then the control one. Any
 // failure before the first commit changes nothing anywhere; only a
 // failure of the control commit right after the fronted one would leave
 // a change unrecorded, which "Refresh from database" then shows and
-// adopts. target may be nil when the migration has nothing to run.
-func (s *Store) PublishExternal(ctx context.Context, projectID string, expected int, target *sql.DB, m Migration, doc, applied json.RawMessage) (int, error) {
+// adopts. migrate is nil when the migration has nothing to run.
+func (s *Store) PublishExternal(ctx context.Context, projectID string, expected int, doc, applied json.RawMessage,
+	migrate func(ctx context.Context) (Tx, error)) (int, error) {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -124,18 +132,14 @@ func (s *Store) PublishExternal(ctx context.Context, projectID string, expected 
 	if err != nil {
 		return 0, err
 	}
-	var ext *sql.Tx
-	if len(m.Statements) > 0 || len(m.Prechecks) > 0 || len(m.Locks) > 0 {
-		if target == nil {
-			return 0, errors.New("publish external: no database to migrate")
-		}
-		if ext, err = target.BeginTx(ctx, nil); err != nil {
+	var ext Tx
+	if migrate != nil {
+		if ext, err = migrate(ctx); err != nil {
 			return 0, err
 		}
-		defer ext.Rollback()
-		if err := migrate(ctx, ext, m); err != nil {
-			return 0, err
-		}
+		// After a commit this does nothing; before one, its error has
+		// no one to go to (the error that stopped the publish is returned).
+		defer func() { _ = ext.Rollback() }()
 	}
 	next := current + 1
 	if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
@@ -143,7 +147,7 @@ func (s *Store) PublishExternal(ctx context.Context, projectID string, expected 
 	}
 	if ext != nil {
 		if err := ext.Commit(); err != nil {
-			return 0, &StatementError{Statement: "COMMIT", Err: err}
+			return 0, err
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -124,7 +124,7 @@ func recordIndexBuilds(ctx context.Context, tx *sql.Tx, schemaQ querier, project
 	if len(wanted) == 0 {
 		return nil
 	}
-	valid, err := indexValidity(ctx, schemaQ, SchemaName(projectID))
+	valid, err := indexValidity(ctx, schemaQ, schema.ProjectSchema(projectID))
 	if err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func (s *Store) buildNext(ctx context.Context, conn *sql.Conn, book rowsDB, proj
 	if opt.BeforeBuild != nil {
 		opt.BeforeBuild(name)
 	}
-	buildErr := buildIndex(ctx, conn, SchemaName(projectID), name, create, drop, opt.Timeout)
+	buildErr := buildIndex(ctx, conn, schema.ProjectSchema(projectID), name, create, drop, opt.Timeout)
 	if buildErr == nil && retire != "" {
 		// The index this one replaces goes only once this one is valid,
 		// so lists are never left without either.

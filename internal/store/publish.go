@@ -9,90 +9,47 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/schema"
 )
+
+// The store's part of a publish: the control schema's records of a new
+// version (the version row, the data server's copy, the pending index
+// builds) and the transaction that keeps them together with the project's
+// schema. What the migration runs is publish.Migration's business; the
+// store hands it the transaction (RunMigration). The after-commit work
+// stays here because the control schema's rows and advisory turn drive
+// it (docs/architecture.md, "Generate").
 
 // DefaultLockTimeout is how long a migration waits for a table lock
 // before it gives up and changes nothing, so that requests queued behind
 // its lock request never wait longer than this.
 const DefaultLockTimeout = 5 * time.Second
 
-// Migration is what Publish runs in one transaction.
-type Migration struct {
-	// Locks are tables locked in SHARE mode before the prechecks: writes
-	// to them wait, reads go on, and what the prechecks found stays true.
-	Locks     []string
-	Prechecks []schema.Precheck
-	// Statements run in order after the prechecks passed.
-	Statements []string
-	// LockTimeout bounds every lock wait (default DefaultLockTimeout).
-	LockTimeout time.Duration
-	// BeforeStatement, when set, runs before each statement; an error
-	// fails the migration there. Tests inject faults with it.
-	BeforeStatement func(i int, statement string) error
+// NewVersion is what a publish records of the version it makes.
+type NewVersion struct {
+	Document json.RawMessage
+	// Applied is the plan's changes, as the version history shows them.
+	Applied json.RawMessage
 	// Indexes are every index the new document asks for; those missing
-	// after the statements are recorded as pending builds of the new
+	// after the migration are recorded as pending builds of the new
 	// version (see BuildIndexes).
 	Indexes []schema.IndexSpec
 }
 
-// Violation is what a precheck found: existing rows that break a rule.
-type Violation struct {
-	Table    string   `json:"table"`
-	Column   string   `json:"column,omitempty"`
-	Rule     string   `json:"rule"`
-	Count    int64    `json:"count"`
-	Examples []string `json:"examples"`
-}
+// RunMigration runs a migration in the transaction it is given: the
+// schema work of a publish (publish.Migration.Run), which the store does
+// not look into.
+type RunMigration func(ctx context.Context, tx *sql.Tx) error
 
-// Message says in one sentence what is wrong, for error details.
-func (v Violation) Message() string {
-	rows := "rows break"
-	if v.Count == 1 {
-		rows = "row breaks"
-	}
-	return fmt.Sprintf("%d existing %s this: %s (ids %s)", v.Count, rows, v.Rule, strings.Join(v.Examples, ", "))
-}
-
-// ViolationError is returned by Publish when prechecks found rows that
-// the migration could not keep; nothing ran.
-type ViolationError struct {
-	Violations []Violation
-}
-
-func (e *ViolationError) Error() string {
-	msgs := make([]string, len(e.Violations))
-	for i, v := range e.Violations {
-		msgs[i] = v.Table + "." + v.Column + ": " + v.Message()
-	}
-	return "existing rows do not fit the new schema: " + strings.Join(msgs, "; ")
-}
-
-// StatementError says which DDL statement of a publish failed.
-type StatementError struct {
-	Statement string
-	Err       error
-}
-
-func (e *StatementError) Error() string { return fmt.Sprintf("statement %q: %v", e.Statement, e.Err) }
-func (e *StatementError) Unwrap() error { return e.Err }
-
-// Publish applies DDL statements to the project's database and records a
-// new version, all in one transaction. It is PublishMigration without
-// locks or prechecks.
-func (s *Store) Publish(ctx context.Context, projectID string, expected int, statements []string, doc, applied json.RawMessage) (int, error) {
-	return s.PublishMigration(ctx, projectID, expected, Migration{Statements: statements}, doc, applied)
-}
-
-// PublishMigration runs a migration and records the new version in one
-// transaction: either both happen or neither. expected is the version the
-// plan was computed against; another generate in between makes it
-// ErrStaleVersion. Prechecks that find rows make it a *ViolationError
-// before any statement runs.
-func (s *Store) PublishMigration(ctx context.Context, projectID string, expected int, m Migration, doc, applied json.RawMessage) (int, error) {
+// PublishVersion runs a project's migration and records the new version
+// in one transaction: either both happen or neither. expected is the
+// version the plan was computed against; another generate in between
+// makes it ErrStaleVersion, a move in progress ErrMoving. migrate runs in
+// the transaction that holds the project's schema (on its data server,
+// see publishOnServer), after the project's row is locked; its error is
+// returned as it is.
+func (s *Store) PublishVersion(ctx context.Context, projectID string, expected int, v NewVersion, migrate RunMigration) (int, error) {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -117,18 +74,18 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 		return 0, err
 	}
 	if server == "" {
-		if err := migrate(ctx, tx, m); err != nil {
+		if err := migrate(ctx, tx); err != nil {
 			return 0, err
 		}
-		if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
+		if err := recordVersion(ctx, tx, projectID, next, v.Document, v.Applied); err != nil {
 			return 0, err
 		}
-		if err := recordIndexBuilds(ctx, tx, tx, projectID, next, m.Indexes); err != nil {
+		if err := recordIndexBuilds(ctx, tx, tx, projectID, next, v.Indexes); err != nil {
 			return 0, err
 		}
 		return next, tx.Commit()
 	}
-	return next, publishOnServer(ctx, tx, data, projectID, next, m, doc, applied)
+	return next, publishOnServer(ctx, tx, data, projectID, next, v, migrate)
 }
 
 // publishOnServer runs the migration of a project on a data server in a
@@ -138,25 +95,25 @@ func (s *Store) PublishMigration(ctx context.Context, projectID string, expected
 // Reconcile copies the version over from the data server, so a schema
 // never runs ahead of the version the nodes serve it with for longer than
 // the next load of the project.
-func publishOnServer(ctx context.Context, tx *sql.Tx, data *sql.DB, projectID string, next int, m Migration, doc, applied json.RawMessage) error {
+func publishOnServer(ctx context.Context, tx *sql.Tx, data *sql.DB, projectID string, next int, v NewVersion, migrate RunMigration) error {
 	dtx, err := data.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer dtx.Rollback()
-	if _, err := dtx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+pq.QuoteIdentifier(SchemaName(projectID))); err != nil {
+	if _, err := dtx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema.QuoteIdent(schema.ProjectSchema(projectID))); err != nil {
 		return fmt.Errorf("create project schema: %w", err)
 	}
-	if err := migrate(ctx, dtx, m); err != nil {
+	if err := migrate(ctx, dtx); err != nil {
 		return err
 	}
-	if err := recordDataVersion(ctx, dtx, projectID, dataVersion{Version: next, Document: doc, Applied: applied, Indexes: m.Indexes}); err != nil {
+	if err := recordDataVersion(ctx, dtx, projectID, dataVersion{Version: next, Document: v.Document, Applied: v.Applied, Indexes: v.Indexes}); err != nil {
 		return err
 	}
-	if err := recordVersion(ctx, tx, projectID, next, doc, applied); err != nil {
+	if err := recordVersion(ctx, tx, projectID, next, v.Document, v.Applied); err != nil {
 		return err
 	}
-	if err := recordIndexBuilds(ctx, tx, dtx, projectID, next, m.Indexes); err != nil {
+	if err := recordIndexBuilds(ctx, tx, dtx, projectID, next, v.Indexes); err != nil {
 		return err
 	}
 	if err := dtx.Commit(); err != nil {
@@ -165,8 +122,10 @@ func publishOnServer(ctx context.Context, tx *sql.Tx, data *sql.DB, projectID st
 	return tx.Commit()
 }
 
-// prepareMigration bounds lock waits, fixes the settings conversions
-// depend on, and takes the SHARE locks.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // lockVersion locks a project's row for the rest of tx and checks that its
 // published version is still the one the plan was computed against.
 func lockVersion(ctx context.Context, tx *sql.Tx, projectID string, expected int) (int, error) {
@@ -184,34 +143,6 @@ func lockVersion(ctx context.Context, tx *sql.Tx, projectID string, expected int
 	return current, nil
 }
 
-// migrate runs a migration's locks, prechecks and statements in tx; rows
-// that would break it come back as a *ViolationError before any statement
-// runs.
-func migrate(ctx context.Context, tx *sql.Tx, m Migration) error {
-	if err := unboundedTx(ctx, tx); err != nil {
-		return err
-	}
-	if err := prepareMigration(ctx, tx, m); err != nil {
-		return err
-	}
-	if v, err := runPrechecks(ctx, tx, m.Prechecks); err != nil {
-		return err
-	} else if len(v) > 0 {
-		return &ViolationError{Violations: v}
-	}
-	for i, st := range m.Statements {
-		if m.BeforeStatement != nil {
-			if err := m.BeforeStatement(i, st); err != nil {
-				return &StatementError{Statement: st, Err: err}
-			}
-		}
-		if _, err := tx.ExecContext(ctx, st); err != nil {
-			return &StatementError{Statement: st, Err: err}
-		}
-	}
-	return nil
-}
-
 // recordVersion stores a published version, moves the project to it and
 // tells every node, in the caller's transaction.
 func recordVersion(ctx context.Context, tx *sql.Tx, projectID string, version int, doc, applied json.RawMessage) error {
@@ -223,74 +154,6 @@ func recordVersion(ctx context.Context, tx *sql.Tx, projectID string, version in
 		return err
 	}
 	return events.Notify(ctx, tx, events.ProjectChanged{ProjectID: projectID})
-}
-
-func prepareMigration(ctx context.Context, tx *sql.Tx, m Migration) error {
-	timeout := m.LockTimeout
-	if timeout <= 0 {
-		timeout = DefaultLockTimeout
-	}
-	// A migration waits at most this long for a table lock, so it never
-	// queues the API's requests behind it for longer.
-	settings := fmt.Sprintf(`SET LOCAL lock_timeout = '%dms'`, timeout.Milliseconds())
-	// Numbers converted to text print their shortest exact form whatever
-	// the connection's setting.
-	for _, st := range []string{settings, `SET LOCAL extra_float_digits = 1`} {
-		if _, err := tx.ExecContext(ctx, st); err != nil {
-			return err
-		}
-	}
-	if len(m.Locks) > 0 {
-		st := "LOCK TABLE " + strings.Join(m.Locks, ", ") + " IN SHARE MODE"
-		if _, err := tx.ExecContext(ctx, st); err != nil {
-			return &StatementError{Statement: st, Err: err}
-		}
-	}
-	return nil
-}
-
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// runPrechecks runs every precheck (not only up to the first that
-// fails, so one answer lists everything to fix) and returns what they
-// found.
-func runPrechecks(ctx context.Context, q queryer, checks []schema.Precheck) ([]Violation, error) {
-	var out []Violation
-	for _, c := range checks {
-		var n int64
-		if err := q.QueryRowContext(ctx, c.SQL).Scan(&n); err != nil {
-			return nil, &StatementError{Statement: c.SQL, Err: err}
-		}
-		if n <= int64(c.Allowed) {
-			continue
-		}
-		var ids pq.StringArray
-		if err := q.QueryRowContext(ctx, "SELECT ARRAY("+c.Examples+")").Scan(&ids); err != nil {
-			return nil, &StatementError{Statement: c.Examples, Err: err}
-		}
-		out = append(out, Violation{Table: c.Table, Column: c.Column, Rule: c.Rule, Count: n, Examples: []string(ids)})
-	}
-	return out, nil
-}
-
-// CheckRows runs prechecks without migrating, in a read-only transaction,
-// so the plan can show what would block a generate.
-func (s *Store) CheckRows(ctx context.Context, checks []schema.Precheck) ([]Violation, error) {
-	tx, err := s.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SET LOCAL extra_float_digits = 1`); err != nil {
-		return nil, err
-	}
-	v, err := runPrechecks(ctx, tx, checks)
-	if v == nil {
-		v = []Violation{}
-	}
-	return v, err
 }
 
 // VersionByNumber returns one published version of a project.
@@ -358,7 +221,7 @@ func (s *Store) TakeFinishTurn(ctx context.Context, projectID string) (*FinishTu
 	if err != nil {
 		return nil, err
 	}
-	schemaName := SchemaName(projectID)
+	schemaName := schema.ProjectSchema(projectID)
 	conn, err := data.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -442,8 +305,8 @@ func (t *FinishTurn) Finish(ctx context.Context, wanted []schema.IndexSpec, lock
 	rows.Close()
 	for _, h := range helpers {
 		stmts := []string{
-			"ALTER TABLE " + h.rel + " ALTER COLUMN " + pq.QuoteIdentifier(h.col) + " SET NOT NULL",
-			"ALTER TABLE " + h.rel + " DROP CONSTRAINT " + pq.QuoteIdentifier(h.name),
+			"ALTER TABLE " + h.rel + " ALTER COLUMN " + schema.QuoteIdent(h.col) + " SET NOT NULL",
+			"ALTER TABLE " + h.rel + " DROP CONSTRAINT " + schema.QuoteIdent(h.name),
 		}
 		err := inTx(ctx, conn, lockTimeout, stmts)
 		step := FinishStep{Statement: strings.Join(stmts, "; ")}

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -189,7 +187,7 @@ func (s *Store) dropLeftSchema(ctx context.Context, projectID, server string) er
 		return err
 	}
 	defer restore()
-	if _, err := conn.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+pq.QuoteIdentifier(SchemaName(projectID))+` CASCADE`); err != nil {
+	if _, err := conn.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+schema.QuoteIdent(schema.ProjectSchema(projectID))+` CASCADE`); err != nil {
 		return err
 	}
 	if server != DefaultServer {
@@ -323,11 +321,9 @@ func serverName(name string) string {
 	return name
 }
 
-// CheckProjectRows is CheckRows on the data server of a managed project.
-func (s *Store) CheckProjectRows(ctx context.Context, projectID string, checks []schema.Precheck) ([]Violation, error) {
+// ProjectDB is the pool for schema work where a managed project's tables
+// are: its data server's, or database_url's.
+func (s *Store) ProjectDB(ctx context.Context, projectID string) (*sql.DB, error) {
 	_, db, err := s.projectServer(ctx, s.DB, projectID)
-	if err != nil {
-		return nil, err
-	}
-	return (&Store{DB: db}).CheckRows(ctx, checks)
+	return db, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/tablesmith/tablesmith/internal/events"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // ErrNotFound is returned when a row does not exist.
@@ -20,8 +21,8 @@ var ErrNotFound = errors.New("not found")
 // ErrDuplicate is returned when a unique value (an e-mail) is taken.
 var ErrDuplicate = errors.New("duplicate")
 
-// ErrStaleVersion is returned by Publish when another generate published
-// first.
+// ErrStaleVersion is returned by PublishVersion and PublishExternal when
+// another generate published first.
 var ErrStaleVersion = errors.New("the published version changed meanwhile")
 
 // Store reads and writes the control schema.
@@ -75,8 +76,10 @@ type CORS struct {
 // DefaultCORS is the setting of a project that never set one.
 func DefaultCORS() CORS { return CORS{AllowedOrigins: []string{"*"}} }
 
-// SchemaName is the PostgreSQL schema that holds a managed project's tables.
-func SchemaName(projectID string) string { return "p_" + projectID }
+// SchemaName is the PostgreSQL schema that holds a managed project's
+// tables. The rule lives in schema.ProjectSchema, which the tree's code
+// calls; this name stays for the tests and benchmarks that still use it.
+func SchemaName(projectID string) string { return schema.ProjectSchema(projectID) }
 
 const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -196,7 +199,7 @@ func (s *Store) CreateProject(ctx context.Context, accountID int64, name, engine
 		return Project{}, err
 	}
 	if engine == EngineManaged && dataServer == "" {
-		if _, err := tx.ExecContext(ctx, `CREATE SCHEMA `+pq.QuoteIdentifier(SchemaName(p.ID))); err != nil {
+		if _, err := tx.ExecContext(ctx, `CREATE SCHEMA `+schema.QuoteIdent(schema.ProjectSchema(p.ID))); err != nil {
 			return Project{}, fmt.Errorf("create project schema: %w", err)
 		}
 	}
@@ -223,7 +226,7 @@ func checkProjectLimit(ctx context.Context, tx *sql.Tx, accountID int64, maxProj
 	return nil
 }
 
-// ErrMoving is returned by PublishMigration for a project that is moving
+// ErrMoving is returned by PublishVersion for a project that is moving
 // to another data server.
 var ErrMoving = errors.New("the project is moving to another data server")
 
@@ -333,7 +336,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := unboundedTx(ctx, tx); err != nil { // dropping a large schema
+	if err := UnboundedTx(ctx, tx); err != nil { // dropping a large schema
 		return err
 	}
 	var engine, server string
@@ -346,7 +349,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string) error {
 	}
 	switch {
 	case engine == EngineManaged && server == "":
-		if _, err := tx.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+pq.QuoteIdentifier(SchemaName(id))+` CASCADE`); err != nil {
+		if _, err := tx.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+schema.QuoteIdent(schema.ProjectSchema(id))+` CASCADE`); err != nil {
 			return fmt.Errorf("drop project schema: %w", err)
 		}
 	case engine == EngineManaged:

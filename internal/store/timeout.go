@@ -12,8 +12,9 @@ import (
 // change, index builds, constraint validation, dropping a project. It
 // lifts the timeout for its transaction or its dedicated connection.
 
-// unboundedTx lifts the statement timeout for the rest of tx.
-func unboundedTx(ctx context.Context, tx *sql.Tx) error {
+// UnboundedTx lifts the statement timeout for the rest of tx (a
+// migration's transaction: publish.Migration.Run).
+func UnboundedTx(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `SET LOCAL statement_timeout = 0`)
 	return err
 }

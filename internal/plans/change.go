@@ -1,4 +1,4 @@
-package ratelimit
+package plans
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 )
 
 // ChangePlan moves the account with this e-mail to another plan and
-// announces it (events.PlanChanged), so that every running node drops the
-// plan it cached for the account's projects and applies the new limit to
-// their next request (the current window's count is kept).
+// announces it (events.PlanChanged), so that every running node's
+// Resolver drops the owner it cached for the account's projects and the
+// new limits apply to their next request (a rate window's count is kept).
 func ChangePlan(ctx context.Context, db *sql.DB, email, plan string) (previous store.Account, err error) {
 	st := &store.Store{DB: db}
 	email = strings.ToLower(strings.TrimSpace(email))
