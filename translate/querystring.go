@@ -124,10 +124,13 @@ var (
 	ListParams = filterParams.With("page", "limit", "offset", "sort", "order", "include", "fields", "count", "after", "format")
 	// RecordParams are a GET of one record's: what each record holds.
 	RecordParams = NewParams("include", "fields")
-	// AggregateParams are GET /<table>/aggregate's.
-	AggregateParams = filterParams.With(append([]string{"group_by", "sort", "order", "limit", "page", "offset"}, aggregateFuncs...)...)
-	// FilterWriteParams are an update or delete by filter's.
-	FilterWriteParams = filterParams.With(MaxAffectedParam)
+	// AggregateParams are GET /<table>/aggregate's. include and fields
+	// pass here so that ParseAggregate can say why they do not apply.
+	AggregateParams = filterParams.With(append([]string{"group_by", "sort", "order", "limit", "page", "offset", "include", "fields"}, aggregateFuncs...)...)
+	// FilterWriteParams are an update or delete by filter's. The list's
+	// paging, order and shape pass here so that ParseFilterWrite can say
+	// why they do not apply (every matching row changes).
+	FilterWriteParams = filterParams.With(MaxAffectedParam, "page", "limit", "offset", "sort", "order", "include", "fields", "count")
 	// CreateParams are a POST on a collection's.
 	CreateParams = NewParams("on_conflict")
 	// NoParams is what a write of one record takes.

@@ -68,7 +68,7 @@ func TestCheckParamsRefusesWhatTheEndpointDoesNotTakeWithAHint(t *testing.T) {
 		{"page=1", NoParams, "page", ""},
 		{"_=1", NoParams, "", ""},
 		{"max_affected=3&search=x", FilterWriteParams, "", ""},
-		{"limit=3", FilterWriteParams, "limit", ""},
+		{"after=x", FilterWriteParams, "after", ""},
 		{"sum=total&group_by=status", AggregateParams, "", ""},
 	} {
 		q, err := ParseQueryString(tc.query)

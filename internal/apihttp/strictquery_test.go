@@ -100,7 +100,8 @@ func TestAnUnknownParameterIsRefusedWithWhatToWriteInstead(t *testing.T) {
 		{"GET", "/posts?per_page=5", "per_page", "limit="},
 		{"GET", "/posts/1?sort=title", "sort", ""},
 		{"GET", "/posts/1?status=draft", "status", ""}, // a record takes no filter
-		{"GET", "/posts/aggregate?count=*&include=author", "include", ""},
+		{"GET", "/posts/aggregate?count=*&include=author", "include", "not supported on aggregate"},
+		{"PATCH", "/posts?filter[id]=1&limit=1", "limit", "every matching row changes"},
 		{"POST", "/posts?upsert=title", "upsert", ""},
 		{"PUT", "/posts/1?fields=title", "fields", ""},
 		{"DELETE", "/posts/1?force=true", "force", ""},
