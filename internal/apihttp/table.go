@@ -59,10 +59,12 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	}
 	rt.Table = t.Name
 	req, err := apirequest.Parse(r, rt.Rest, t)
+	if req != nil {
+		rt.Operation = req.Kind.Operation()
+	}
 	if err != nil {
 		return err
 	}
-	rt.Operation = req.Kind.Operation()
 	c := &tableCall{req: req, pub: pub, t: t, ts: pub.Tables[t.Name]}
 	if req.Kind.Item() {
 		if c.id, ok = apirequest.ParseID(t, req.ID); !ok {

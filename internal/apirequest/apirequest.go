@@ -106,7 +106,9 @@ type Request struct {
 
 // Parse reads a request on table t; rest is the path after the project id,
 // split on '/' (rest[0] is the table's name). A method the route does not
-// take is a 405 whose error carries the methods it does take.
+// take is a 405 whose error carries the methods it does take. Once the
+// kind is known the request is returned even with an error, so that the
+// refusal is counted under its operation.
 func Parse(r *http.Request, rest []string, t *schema.CTable) (*Request, error) {
 	if len(rest) > 2 {
 		return nil, apierr.New(apierr.CodeNotFound, "Not found")
@@ -121,16 +123,16 @@ func Parse(r *http.Request, rest []string, t *schema.CTable) (*Request, error) {
 		return nil, err
 	}
 	if req.Query, err = translate.ParseQueryString(r.URL.RawQuery); err != nil {
-		return nil, InvalidQuery(err)
+		return req, InvalidQuery(err)
 	}
 	if err := translate.CheckParams(req.Query, paramsOf(req.Kind), func(name string) bool {
 		_, ok := t.Column(name)
 		return ok
 	}); err != nil {
-		return nil, InvalidQuery(err)
+		return req, InvalidQuery(err)
 	}
 	if err := req.readKindParams(r); err != nil {
-		return nil, err
+		return req, err
 	}
 	return req, req.readWriteHeaders(r.Header)
 }
