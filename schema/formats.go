@@ -28,6 +28,18 @@ const (
 
 	// DecimalDigits bounds the digits on each side of a decimal's point.
 	DecimalDigits = 200
+
+	// UUIDPattern is a UUID in either case, as the server checks it.
+	UUIDPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+
+	// DatePattern is a date written YYYY-MM-DD with its month and day in
+	// range (the day against the month is left to the format).
+	DatePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$`
+
+	// DateTimePattern is RFC 3339 as Go's time.RFC3339Nano parses it:
+	// upper-case T and Z, fields in range (day-of-month against the
+	// month is left to the format).
+	DateTimePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$`
 )
 
 // The IPv6address rule of RFC 3986 (net/url checks IP literals since Go

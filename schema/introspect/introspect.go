@@ -382,30 +382,20 @@ func (in *introspector) column(table string, c CatalogColumn) schema.Column {
 }
 
 // columnTypeOf maps a PostgreSQL base type name to a column type, or ""
-// when the type is not modeled.
-func columnTypeOf(base string) string {
-	switch base {
-	case "int2", "int4", "int8":
-		return schema.TypeInteger
-	case "float4", "float8":
-		return schema.TypeNumber
-	case "numeric":
-		return schema.TypeDecimal
-	case "text", "varchar", "bpchar", "citext":
-		return schema.TypeText
-	case "bool":
-		return schema.TypeBoolean
-	case "timestamptz", "timestamp":
-		return schema.TypeTimestamp
-	case "date":
-		return schema.TypeDate
-	case "uuid":
-		return schema.TypeUUID
-	case "json", "jsonb":
-		return schema.TypeJSON
+// when the type is not modeled: the registry entry that fronts it.
+func columnTypeOf(base string) string { return frontedTypes[base] }
+
+// frontedTypes maps each PostgreSQL base type a registered column type
+// fronts (ColumnType.Fronts) to that type.
+var frontedTypes = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range schema.ColumnTypes() {
+		for _, pg := range t.Fronts {
+			m[pg] = t.Name
+		}
 	}
-	return ""
-}
+	return m
+}()
 
 // constrain applies unique constraints, single-column indexes and the
 // check constraints that have an equivalent in the document.
@@ -424,7 +414,7 @@ func (in *introspector) constrain(t *schema.Table) {
 		switch c.Kind {
 		case "u":
 			if len(c.Columns) == 1 {
-				if col := at(c.Columns[0]); col != nil && col.Type != schema.TypeJSON {
+				if col := at(c.Columns[0]); col != nil && canBeUnique(col) {
 					col.Unique = true
 				}
 			}
@@ -446,12 +436,19 @@ func (in *introspector) constrain(t *schema.Table) {
 		col := at(ix.Columns[0])
 		switch {
 		case col == nil || col.Type == schema.TypePassthrough:
-		case ix.Unique && col.Type != schema.TypeJSON:
+		case ix.Unique && canBeUnique(col):
 			col.Unique = true
 		case !ix.Unique && !col.Unique:
 			col.Index = true
 		}
 	}
+}
+
+// canBeUnique reports whether the document lets the column be unique; a
+// passthrough column says what the database enforces.
+func canBeUnique(c *schema.Column) bool {
+	t, ok := schema.TypeOf(c.Type)
+	return ok && (t.Traits.Unique || t.Traits.ReadOnly)
 }
 
 // timestamps marks created_at and updated_at as the table's own
