@@ -61,7 +61,7 @@ func Record(t *schema.CTable, body map[string]any, mode Mode) (Result, Problems)
 			}
 			continue
 		}
-		if s, ok := v.(string); ok && c.Type == schema.TypeText {
+		if s, ok := v.(string); ok && c.Kind.Traits.Markup {
 			if c.HTML {
 				v = sanitize.SafeHTML(s)
 			} else {
