@@ -8,7 +8,9 @@ import {
   COLUMN_TYPES,
   ID_TYPES,
   NUMERIC_TYPES,
+  SEARCHABLE_TYPES,
   TEXT_LIKE_TYPES,
+  traitsOf,
   ON_DELETE_ACTIONS,
   OPERATIONS,
   PERMISSION_LEVELS,
@@ -98,8 +100,6 @@ function tableNameProblem(name: string, names: string[], index: number): string 
   return undefined;
 }
 
-const TEXTUAL_TYPES = ['text', 'email', 'url', 'enum'];
-
 function columnProblems(
   doc: SchemaDocument,
   table: SchemaTable,
@@ -137,16 +137,18 @@ function columnProblems(
   } else if (column.values !== undefined && column.values.length > 0) {
     problems[`${at}.values`] = 'only enum columns take values';
   }
-  if (column.searchable && !TEXTUAL_TYPES.includes(column.type)) {
+  if (column.searchable && !SEARCHABLE_TYPES.includes(column.type)) {
     problems[`${at}.searchable`] = 'only text, e-mail, URL and enum columns are searchable';
   }
-  if (column.html && column.type !== 'text') problems[`${at}.html`] = 'html applies to text columns only';
+  const traits = traitsOf(column.type);
+  if (column.html && !traits?.markup) problems[`${at}.html`] = 'html applies to text columns only';
   const hasDefault = column.default !== undefined && column.default !== null;
-  if (column.type === 'password' && (column.unique || column.index || hasDefault)) {
-    problems[`${at}.type`] = 'a password column cannot be unique, indexed or have a default';
+  if (traits?.secret && (column.unique || column.index || hasDefault)) {
+    problems[`${at}.type`] = `a ${column.type} column cannot be unique, indexed or have a default`;
+  } else if (column.unique && !traits?.unique) {
+    problems[`${at}.unique`] = `${column.type} columns cannot be unique`;
   }
-  if (column.type === 'json' && column.unique) problems[`${at}.unique`] = 'json columns cannot be unique';
-  if (hasDefault && column.type !== 'password') {
+  if (hasDefault && !traits?.secret) {
     const defaultIssue = defaultProblem(column);
     if (defaultIssue) problems[`${at}.default`] = defaultIssue;
   }
