@@ -7,7 +7,7 @@ var textType = &ColumnType{
 	Traits: Traits{Textual: true, Ordered: true, MinMax: true, Comparable: true, Unique: true, Indexable: true,
 		Lengths: true, Markup: true},
 	Literal: LiteralString,
-	Example: "Hello, world",
+	Example: "Hello world",
 	Fronts:  []string{"text", "varchar", "bpchar", "citext"},
 
 	check:      checkText,

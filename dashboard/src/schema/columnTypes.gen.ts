@@ -9,7 +9,7 @@ export const columnTypes = [
     "offered": true,
     "pg": "text",
     "literal": "string",
-    "example": "Hello, world",
+    "example": "Hello world",
     "traits": {
       "textual": true,
       "ordered": true,
