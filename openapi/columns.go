@@ -20,7 +20,7 @@ import (
 // not do: JSON Schema treats format as an annotation unless a validator
 // opts in. Each type's entry in schema's registry says which apply.
 const (
-	emailPattern   = schema.EmailDocumentPattern
+	emailPattern   = schema.EmailPattern
 	urlPattern     = schema.URLPattern
 	decimalPattern = schema.DecimalPattern
 	emailMaxLength = schema.EmailMaxLength

@@ -44,6 +44,18 @@ func dashboardTypesFile(t *testing.T) []byte {
 	b.WriteString("// file is stale.\n")
 	b.WriteString("export const columnTypes = ")
 	b.Write(raw)
+	b.WriteString(" as const;\n\n")
+	// The one e-mail rule (schema.EmailPattern), for the dashboard's checks.
+	var rule bytes.Buffer
+	enc := json.NewEncoder(&rule)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any{"pattern": EmailPattern, "maxLength": EmailMaxLength}); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("// The e-mail rule of the API and its document: the pattern (ECMA-262, u flag) and\n")
+	b.WriteString("// the most characters a value may have as sent.\n")
+	b.WriteString("export const emailRule = ")
+	b.Write(bytes.TrimSpace(rule.Bytes()))
 	b.WriteString(" as const;\n")
 	return b.Bytes()
 }

@@ -121,7 +121,7 @@ func defaultLiteral(c Column) string {
 	if s, ok := v.(string); ok && s == "now" && t.nowSQL != "" {
 		return t.nowSQL
 	}
-	val, msg := CheckValue(&c, v)
+	val, msg := checkDefaultValue(c, v)
 	if msg != "" {
 		return ""
 	}

@@ -34,7 +34,7 @@ const ExampleLimit = 5
 // may refuse a few exotic values the validator takes, such as URLs with
 // non-ASCII host names); TestSQLFormatsAgreeWithTheValidators compares them.
 const (
-	emailPattern   = `^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$`
+	emailPattern   = `^` + emailAddress + `$`
 	urlPattern     = `^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9._~!$&'()*+,;=:-]*@)?([A-Za-z0-9._~!$&'()*+,;=-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]*)?([/?#]([^%\s[:cntrl:]]|%[0-9A-Fa-f]{2})*)?$`
 	uuidPattern    = `^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`
 	integerPattern = `^[+-]?[0-9]{1,19}$`

@@ -1,6 +1,9 @@
 package schema
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // emailType is an e-mail address, trimmed and lower-cased before it is
 // checked and stored.
@@ -19,12 +22,12 @@ var emailType = &ColumnType{
 		s := ValueSchema{Types: []string{"string"}, Format: "email", Examples: []string{"user@example.com"}}
 		if forRequest {
 			// The e-mail shape and the column's own pattern both apply.
-			s.Patterns = patternsOf(EmailDocumentPattern, c.Pattern)
+			s.Patterns = patternsOf(EmailPattern, c.Pattern)
 			s.MinLength, s.MaxLength = lengthsOf(c, 0)
 			if s.MaxLength == nil || *s.MaxLength > EmailMaxLength {
 				s.MaxLength = ptrTo(int64(EmailMaxLength))
 			}
-			s.Description = "Trimmed and lower-cased before it is checked and stored."
+			s.Description = "Trimmed and lower-cased before it is stored."
 		}
 		return s
 	},
@@ -33,19 +36,12 @@ var emailType = &ColumnType{
 	format: &sqlFormat{rule: "e-mail address in lower case", cond: func(v string) string {
 		return "(octet_length(" + v + ") <= 254 AND " + v + " = lower(" + v + ") AND " + v + " ~ " + QuoteLiteral(emailPattern) + ")"
 	}},
-	normalize: func(s string) string { return strings.ToLower(strings.TrimSpace(s)) },
+	normalize: func(s string) string { return strings.ToLower(strings.Trim(s, emailBlanks)) },
+	// The one e-mail rule (EmailPattern), on the value as sent.
 	textFormat: func(s string) string {
-		if len(s) > EmailMaxLength || !emailRe.MatchString(s) {
+		if utf8.RuneCountInString(s) > EmailMaxLength || !emailRe.MatchString(s) {
 			return MsgInvalidEmail
 		}
 		return ""
 	},
 }
-
-// EmailMaxLength bounds an e-mail address (RFC 5321's path limit).
-const EmailMaxLength = 254
-
-// EmailDocumentPattern is what the document publishes: the server trims
-// and lower-cases an e-mail before matching emailRe, so surrounding blanks
-// are allowed.
-const EmailDocumentPattern = `^\s*[^\s@]+@[^\s@.]+(\.[^\s@.]+)+\s*$`

@@ -15,6 +15,7 @@ var passwordType = &ColumnType{
 			Patterns:    patternsOf(c.Pattern),
 			Description: "Write-only: stored as a salted slow hash and never returned."}
 		s.MinLength, s.MaxLength = lengthsOf(c, MinPasswordLength)
+		s.MinLength = requiredMinLength(c, s.MinLength)
 		return s
 	},
 	fixed:     "password columns hold only hashes: they cannot become another type, and no other type can become one; add a new column instead",

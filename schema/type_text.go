@@ -16,6 +16,7 @@ var textType = &ColumnType{
 		s := ValueSchema{Types: []string{"string"}}
 		if forRequest {
 			s.MinLength, s.MaxLength = lengthsOf(c, 0)
+			s.MinLength = requiredMinLength(c, s.MinLength)
 			s.Patterns = patternsOf(c.Pattern)
 		}
 		if c.HTML {

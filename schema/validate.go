@@ -340,7 +340,7 @@ func checkDefault(c *Column) string {
 	if s, ok := v.(string); ok && s == "now" && typeOf(c.Type).nowSQL != "" {
 		return ""
 	}
-	_, msg := CheckValue(c, v)
+	_, msg := checkDefaultValue(*c, v)
 	return msg
 }
 

@@ -11,12 +11,12 @@ import (
 const (
 	MsgRequired     = "is required"
 	MsgInvalidEmail = "invalid e-mail format"
+	MsgEmpty        = "must not be empty"
 )
 
 var (
-	emailRe = regexp.MustCompile(`^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$`)
-	uuidRe  = regexp.MustCompile(UUIDPattern)
-	dateRe  = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	uuidRe = regexp.MustCompile(UUIDPattern)
+	dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 )
 
 // CheckValue checks a JSON-decoded value (numbers as json.Number) against
@@ -33,6 +33,15 @@ func CheckValue(c *Column, v any) (any, string) {
 	return typeOf(c.Type).check(c, v)
 }
 
+// checkDefaultValue checks a column's default as a value of the column,
+// except that a required column's default may be empty: "" as the
+// default of a required text column was valid before required text
+// refused "" in requests, and a published document keeps its meaning.
+func checkDefaultValue(c Column, v any) (any, string) {
+	c.Required = false
+	return CheckValue(&c, v)
+}
+
 // checkText takes a string for a text-like column.
 func checkText(c *Column, v any) (any, string) {
 	s, ok := v.(string)
@@ -43,8 +52,10 @@ func checkText(c *Column, v any) (any, string) {
 }
 
 // checkString applies the rules of text-like types in order: valid text,
-// the type's normal form and shape, the enum's values, emptiness, lengths
-// (in characters) and the column's pattern.
+// the type's shape, the enum's values, emptiness, lengths (in characters)
+// and the column's pattern. The shape and the lengths are the value's as
+// sent, as the document's pattern and lengths are; the type's normal form
+// (a trimmed, lower-case e-mail) is what the rest checks and what is stored.
 func checkString(c *Column, s string) (any, string) {
 	if !utf8.ValidString(s) {
 		return nil, "must be valid UTF-8"
@@ -53,13 +64,14 @@ func checkString(c *Column, s string) (any, string) {
 		return nil, "must not contain NUL characters"
 	}
 	t := typeOf(c.Type)
-	if t.normalize != nil {
-		s = t.normalize(s)
-	}
 	if t.textFormat != nil {
 		if msg := t.textFormat(s); msg != "" {
 			return nil, msg
 		}
+	}
+	n := utf8.RuneCountInString(s)
+	if t.normalize != nil {
+		s = t.normalize(s)
 	}
 	if t.Traits.Enumerated {
 		for _, v := range c.Values {
@@ -69,10 +81,10 @@ func checkString(c *Column, s string) (any, string) {
 		}
 		return nil, "must be one of: " + strings.Join(c.Values, ", ")
 	}
-	if c.Required && s == "" && c.Type != TypeText {
-		return nil, "must not be empty"
+	if c.Required && s == "" {
+		// What a person means by required in a form: text too.
+		return nil, MsgEmpty
 	}
-	n := utf8.RuneCountInString(s)
 	minLen := t.minLength
 	if c.MinLength != nil {
 		minLen = *c.MinLength
@@ -134,6 +146,15 @@ func lengthsOf(c *Column, defaultMin int) (minLength, maxLength *int64) {
 		maxLength = ptrTo(int64(*c.MaxLength))
 	}
 	return minLength, maxLength
+}
+
+// requiredMinLength is a request's minLength for column c: at least 1 on
+// a required column, which refuses "" (MsgEmpty).
+func requiredMinLength(c *Column, minLength *int64) *int64 {
+	if c.Required && (minLength == nil || *minLength < 1) {
+		return ptrTo(int64(1))
+	}
+	return minLength
 }
 
 // patternsOf lists the patterns that are set.

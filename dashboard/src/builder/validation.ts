@@ -21,6 +21,7 @@ import {
   type SchemaDocument,
   type SchemaTable,
 } from '../schema/document';
+import { isEmail, normalizeEmail } from '../lib/email';
 
 export type SchemaProblems = Record<string, string>;
 
@@ -226,7 +227,6 @@ export function compilePattern(pattern: string): RegExp | undefined {
   }
 }
 
-const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DECIMAL_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -282,8 +282,8 @@ function stringProblem(column: SchemaColumn, raw: string): string | undefined {
   let value = raw;
   if (value.includes('\u0000')) return 'must not contain NUL characters';
   if (column.type === 'email') {
-    value = value.trim().toLowerCase();
-    if (value.length > 254 || !EMAIL_RE.test(value)) return 'must be an e-mail address';
+    if (!isEmail(value)) return 'must be an e-mail address';
+    value = normalizeEmail(value);
   }
   if (column.type === 'url') {
     let url: URL | undefined;
@@ -298,7 +298,8 @@ function stringProblem(column: SchemaColumn, raw: string): string | undefined {
   }
   if (column.type === 'enum') return (column.values ?? []).includes(value) ? undefined : 'must be one of the values';
   if (column.required && value === '' && column.type !== 'text') return 'must not be empty';
-  const length = [...value].length;
+  // Lengths count the value as sent, as the server and the document do.
+  const length = [...raw].length;
   if (column.min_length !== undefined && length < column.min_length) return `must be at least ${column.min_length} characters`;
   if (column.max_length !== undefined && length > column.max_length) return `must be at most ${column.max_length} characters`;
   if (column.pattern) {

@@ -373,3 +373,7 @@ export const columnTypes = [
     }
   }
 ] as const;
+
+// The e-mail rule of the API and its document: the pattern (ECMA-262, u flag) and
+// the most characters a value may have as sent.
+export const emailRule = {"maxLength":254,"pattern":"^[\\t\\n\\v\\f\\r ]*[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+[\\t\\n\\v\\f\\r ]*$"} as const;
