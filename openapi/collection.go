@@ -257,17 +257,15 @@ func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
 	filters, _ := splitFilters(sp, listParameters(sp, t))
 	var groupable, numeric, ordered []string
 	for _, c := range t.Columns {
-		if c.Hidden || c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
+		traits := c.Kind.Traits
+		if c.Hidden || !traits.Comparable {
 			continue
 		}
 		groupable = append(groupable, c.Name)
-		switch c.Type {
-		case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal:
+		if traits.Numeric {
 			numeric = append(numeric, c.Name)
 		}
-		switch c.Type {
-		case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal, schema.TypeText, schema.TypeEmail, schema.TypeURL,
-			schema.TypeEnum, schema.TypeDate, schema.TypeTimestamp:
+		if traits.MinMax {
 			ordered = append(ordered, c.Name)
 		}
 	}

@@ -13,140 +13,29 @@ import (
 	"github.com/tablesmith/tablesmith/schema"
 )
 
-// Patterns that restate schema.CheckValue for string forms, written in the
-// common subset of RE2 (the server, libopenapi-validator) and ECMA-262
-// (Swagger UI, ajv), so every validator of the document agrees with the
-// server. Formats alone would not do: JSON Schema treats format as an
-// annotation unless a validator opts in.
+// Patterns the document publishes, restating schema.CheckValue for
+// string forms in the common subset of RE2 (the server,
+// libopenapi-validator) and ECMA-262 (Swagger UI, ajv), so every
+// validator of the document agrees with the server. Formats alone would
+// not do: JSON Schema treats format as an annotation unless a validator
+// opts in. Each type's entry in schema's registry says which apply.
 const (
-	// The server trims and lower-cases an e-mail before matching
-	// ^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$, so surrounding blanks are allowed.
-	emailPattern = `^\s*[^\s@]+@[^\s@.]+(\.[^\s@.]+)+\s*$`
-	// The server checks URLs and decimals with these very patterns.
+	emailPattern   = schema.EmailPattern
 	urlPattern     = schema.URLPattern
 	decimalPattern = schema.DecimalPattern
-	uuidPattern    = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
-	datePattern    = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$`
-	// RFC 3339 as Go's time.RFC3339Nano parses it: upper-case T and Z,
-	// fields in range (day-of-month against the month is left to format).
-	dateTimePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$`
-	// emailMaxLength is the server's bound on a trimmed e-mail.
-	emailMaxLength = 254
+	emailMaxLength = schema.EmailMaxLength
 )
 
-// valueSchema describes a non-null value of column c as a request body
-// carries it (forRequest) or as a record returns it. Records carry types,
-// formats and enums but not the write rules (lengths, bounds, patterns):
-// rows written before a rule was added to the schema still come back.
-func valueSchema(c *schema.CColumn, forRequest bool) *base.Schema {
-	s := &base.Schema{}
-	switch c.Type {
-	case schema.TypeText:
-		s.Type = types("string")
-		if forRequest {
-			lengths(s, c, 0)
-			s.Pattern = c.Pattern
-		}
-		if c.HTML {
-			s.Description = "HTML: markup is kept, active content (scripts, event handlers) is removed."
-		} else if forRequest {
-			s.Description = "Plain text: markup is stripped before the value is checked and stored."
-		}
-	case schema.TypeEmail:
-		s.Type, s.Format = types("string"), "email"
-		if forRequest {
-			// Two patterns (the e-mail shape and the column's own) need allOf.
-			addPattern(s, emailPattern)
-			addPattern(s, c.Pattern)
-			lengths(s, c, 0)
-			if s.MaxLength == nil || *s.MaxLength > emailMaxLength {
-				s.MaxLength = ptr(int64(emailMaxLength))
-			}
-			s.Description = "Trimmed and lower-cased before it is checked and stored."
-		}
-		s.Examples = []*yaml.Node{str("user@example.com")}
-	case schema.TypeURL:
-		s.Type, s.Format = types("string"), "uri"
-		if forRequest {
-			addPattern(s, urlPattern)
-			addPattern(s, c.Pattern)
-			lengths(s, c, 0)
-		}
-		s.Examples = []*yaml.Node{str("https://example.com/")}
-	case schema.TypeEnum:
-		s.Type = types("string")
-		for _, v := range c.Values {
-			s.Enum = append(s.Enum, str(v))
-		}
-	case schema.TypePassword:
-		s.Type, s.Format = types("string"), "password"
-		s.WriteOnly = ptr(true)
-		lengths(s, c, schema.MinPasswordLength)
-		s.Pattern = c.Pattern
-		s.Description = "Write-only: stored as a salted slow hash and never returned."
-	case schema.TypeInteger:
-		s.Type, s.Format = types("integer"), "int64"
-		if forRequest {
-			bounds(s, c)
-		}
-	case schema.TypeNumber:
-		s.Type, s.Format = types("number"), "double"
-		if forRequest {
-			bounds(s, c)
-		}
-	case schema.TypeDecimal:
-		if forRequest {
-			// A JSON number, or a string for exact values beyond double
-			// precision; bounds (minimum, maximum) apply to the number
-			// form here, and the server checks both forms.
-			s.Type = types("number", "string")
-			s.Pattern = decimalPattern
-			s.Description = "A decimal number, or a string holding one for exact values; either way at most 200 digits " +
-				"before and after the point and an exponent of at most two digits (the pattern, which applies to the string form)."
-			bounds(s, c)
-		} else {
-			s.Type = types("number")
-		}
-	case schema.TypeBoolean:
-		s.Type = types("boolean")
-	case schema.TypeTimestamp:
-		s.Type, s.Format = types("string"), "date-time"
-		if forRequest {
-			s.Pattern = dateTimePattern
-		} else {
-			s.Description = "RFC 3339, in UTC."
-		}
-		s.Examples = []*yaml.Node{str("2026-01-31T12:00:00Z")}
-	case schema.TypeDate:
-		s.Type, s.Format = types("string"), "date"
-		s.Pattern = datePattern
-		s.Examples = []*yaml.Node{str("2026-01-31")}
-	case schema.TypeUUID:
-		s.Type, s.Format = types("string"), "uuid"
-		s.Pattern = uuidPattern
-	case schema.TypeJSON:
-		// Any JSON value; nullability is decided by the caller.
-	case schema.TypePassthrough:
-		s.Description = "Database type " + c.PGType + " (read-only)."
-	}
-	return s
-}
-
-// columnSchema is valueSchema plus null when the column is optional,
-// the column's description, default and read-only marks.
+// columnSchema describes a value of column c as a request body carries
+// it (forRequest) or as a record returns it, with null when the column is
+// optional, the column's description, default and read-only marks.
+// Records carry types, formats and enums but not the write rules
+// (lengths, bounds, patterns): rows written before a rule was added to
+// the schema still come back. What each type publishes is its registry
+// entry's (schema.ColumnType.Document).
 func columnSchema(c *schema.CColumn, forRequest bool) *base.Schema {
-	s := valueSchema(c, forRequest)
 	nullable := !c.Required && !c.System
-	if c.Type == schema.TypeJSON {
-		if !nullable {
-			s.Type = types("object", "array", "string", "number", "boolean")
-		}
-	} else if nullable && c.Type != schema.TypePassthrough {
-		s.Type = append(s.Type, "null")
-		if len(s.Enum) > 0 {
-			s.Enum = append(s.Enum, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
-		}
-	}
+	s := baseSchema(c.Kind.Document(&c.Column, forRequest, nullable))
 	if c.ReadOnly {
 		s.ReadOnly = ptr(true)
 	}
@@ -160,6 +49,29 @@ func columnSchema(c *schema.CColumn, forRequest bool) *base.Schema {
 			s.Description = joinSentences(s.Description, "Default: "+compactJSON(c.Default)+".")
 			s.Examples = []*yaml.Node{d}
 		}
+	}
+	return s
+}
+
+// baseSchema renders a value schema of the registry in libopenapi's terms.
+func baseSchema(v schema.ValueSchema) *base.Schema {
+	s := &base.Schema{Type: v.Types, Format: v.Format, MinLength: v.MinLength, MaxLength: v.MaxLength,
+		Minimum: v.Minimum, Maximum: v.Maximum, Description: v.Description}
+	if v.WriteOnly {
+		s.WriteOnly = ptr(true)
+	}
+	for _, p := range v.Patterns {
+		addPattern(s, p)
+	}
+	for _, e := range v.Enum {
+		if e == nil {
+			s.Enum = append(s.Enum, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
+			continue
+		}
+		s.Enum = append(s.Enum, str(e.(string)))
+	}
+	for _, e := range v.Examples {
+		s.Examples = append(s.Examples, str(e))
 	}
 	return s
 }
@@ -301,29 +213,6 @@ func requiredBody(t *schema.CTable, n tableNames, mode string) *base.Schema {
 	}
 	return &base.Schema{Type: types("object"), Description: desc,
 		AllOf: []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(n.Update))}, Required: required}
-}
-
-// lengths sets minLength and maxLength from the column, with a minimum
-// that applies when the column sets none (passwords).
-func lengths(s *base.Schema, c *schema.CColumn, defaultMin int) {
-	switch {
-	case c.MinLength != nil:
-		s.MinLength = ptr(int64(*c.MinLength))
-	case defaultMin > 0:
-		s.MinLength = ptr(int64(defaultMin))
-	}
-	if c.MaxLength != nil {
-		s.MaxLength = ptr(int64(*c.MaxLength))
-	}
-}
-
-func bounds(s *base.Schema, c *schema.CColumn) {
-	if c.Min != nil {
-		s.Minimum = ptr(*c.Min)
-	}
-	if c.Max != nil {
-		s.Maximum = ptr(*c.Max)
-	}
 }
 
 // addPattern adds a pattern; a second one goes into allOf, since a schema

@@ -199,6 +199,11 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 		valid = append(valid, uniq("Someone")+"@Example.com", "  "+uniq("padded")+"@example.org  ")
 		invalid = append(invalid, "not-an-email", "a@b", "two@@example.com", "sp ace@example.com",
 			strings.Repeat("a", 250)+"@example.com", 7)
+		if !col.Unique {
+			// The shared e-mail rule of schema/testdata/formats.json.
+			fc := formatCases()
+			valid, invalid = appendStrings(valid, fc.Email.Accept), appendStrings(invalid, fc.Email.Refuse)
+		}
 	case schema.TypeURL:
 		valid = append(valid, "https://example.com/a?b=1#c", "HTTP://EXAMPLE.COM")
 		invalid = append(invalid, "ftp://example.com", "example.com", "https://", "https://exa mple.com", 1)
@@ -293,7 +298,7 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 
 // formatCases reads schema/testdata/formats.json.
 func formatCases() (fc struct {
-	URL, Decimal struct{ Accept, Refuse []string }
+	URL, Decimal, Email struct{ Accept, Refuse []string }
 }) {
 	raw, err := os.ReadFile("../schema/testdata/formats.json")
 	if err != nil {

@@ -53,7 +53,7 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("asc"), str("desc")}, Default: str("asc")})})
 	m.Set(paramFilter, &v3.Parameter{Name: "filter", In: "query",
 		Description: "A filter expression over the table's columns, e.g. `age >= 18 and (name ~ 'ann' or is_active = true)`. " +
-			"Operators: = != > >= < <= ~ (contains, case-insensitive) !~, and, or, not, parentheses; " +
+			"Operators: " + translate.ExprOperators() + ", and, or, not, parentheses; " +
 			"values are numbers, 'strings', true, false and null.",
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
 	m.Set(paramCount, &v3.Parameter{Name: "count", In: "query",
@@ -98,7 +98,7 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 		if c.Hidden {
 			continue
 		}
-		if c.Type != schema.TypeJSON && c.Type != schema.TypePassthrough {
+		if c.Kind.Traits.Comparable {
 			sortable = append(sortable, c.Name)
 		}
 	}
@@ -109,7 +109,7 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	}, paramRef(paramOrder))
 	var filterable []*schema.CColumn
 	for _, c := range t.Columns {
-		if !c.Hidden && c.Type != schema.TypeJSON && c.Type != schema.TypePassthrough {
+		if !c.Hidden && c.Kind.Traits.Comparable {
 			filterable = append(filterable, c)
 		}
 	}
@@ -159,26 +159,16 @@ func fieldsParameter(t *schema.CTable) *v3.Parameter {
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: fieldNodes})}})}
 }
 
-// Names of the shared filter value schemas, by column type.
-var filterSchemaNames = map[string]string{
-	schema.TypeInteger: "FilterInteger", schema.TypeNumber: "FilterNumber", schema.TypeDecimal: "FilterNumber",
-	schema.TypeBoolean: "FilterBoolean", schema.TypeTimestamp: "FilterTimestamp", schema.TypeDate: "FilterDate",
-	schema.TypeUUID: "FilterUUID",
-}
-
-const filterString = "FilterString"
+// filterString is the shared schema of filter values written as text.
+var filterString = schema.QueryString.Name
 
 // filterSchemas are the filter values as the server parses them from the
-// URL, shared by every filter[column] parameter.
+// URL, shared by every filter[column] parameter: each type's, from its
+// registry entry.
 func filterSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
-	set := func(name string, s *base.Schema) { m.Set(name, base.CreateSchemaProxy(s)) }
-	set("FilterInteger", &base.Schema{Type: types("integer"), Format: "int64"})
-	set("FilterNumber", &base.Schema{Type: types("number")})
-	set("FilterBoolean", &base.Schema{Type: types("boolean")})
-	set("FilterTimestamp", &base.Schema{Type: types("string"), Description: "An RFC 3339 date-time or a date (YYYY-MM-DD)."})
-	set("FilterDate", &base.Schema{Type: types("string"), Format: "date"})
-	set("FilterUUID", &base.Schema{Type: types("string"), Format: "uuid"})
-	set(filterString, &base.Schema{Type: types("string")})
+	for _, s := range schema.QuerySchemas() {
+		m.Set(s.Name, base.CreateSchemaProxy(baseSchema(s.Schema)))
+	}
 }
 
 // includeParameter lists the relation paths include accepts, nested up to

@@ -42,6 +42,9 @@ type CTable struct {
 // CColumn is a compiled column.
 type CColumn struct {
 	Column
+	// Kind is the column's registered type (an entry that knows no
+	// traits for a name no entry has).
+	Kind     *ColumnType
 	Ident    string
 	PGType   string
 	System   bool
@@ -164,22 +167,23 @@ func compileTable(doc Table) *CTable {
 	}
 	ext := doc.External
 	if ext == nil {
-		t.PK = &CColumn{Column: Column{Name: ColID, Type: idType}, PGType: pgTypes[idType], System: true, ReadOnly: true}
+		t.PK = &CColumn{Column: Column{Name: ColID, Type: idType}, Kind: typeOf(idType), PGType: typeOf(idType).PG, System: true, ReadOnly: true}
 		add(t.PK)
 	}
 	for _, col := range doc.Columns {
-		cc := &CColumn{Column: col, PGType: pgTypes[col.Type], Input: col.Name}
-		if col.Type == TypePassthrough {
+		kind := typeOf(col.Type)
+		cc := &CColumn{Column: col, Kind: kind, PGType: kind.PG, Input: col.Name}
+		if kind.Traits.ReadOnly {
 			cc.PGType = col.PGType
 			cc.ReadOnly = true
 		}
-		if col.Type == TypePassword {
+		if kind.Traits.Secret {
 			cc.Hidden = true
 			if n := strings.TrimSuffix(col.Name, "_hash"); n != col.Name && n != "" {
 				cc.Input = n
 			}
 		}
-		if col.Type == TypeEnum && col.PGType != "" {
+		if kind.Traits.Enumerated && col.PGType != "" {
 			// A fronted database's own enum type: filters cast to it.
 			cc.PGType = col.PGType
 		}
@@ -197,12 +201,12 @@ func compileTable(doc Table) *CTable {
 			t.Writable = append(t.Writable, cc)
 			t.Inputs[cc.Input] = cc
 		}
-		if isTextual(col.Type) {
+		if kind.Traits.Textual {
 			t.Search = append(t.Search, cc)
 		}
 	}
 	if ext == nil || ext.HasCreatedAt {
-		t.CreatedAt = &CColumn{Column: Column{Name: ColCreatedAt, Type: TypeTimestamp}, PGType: "timestamptz", System: true, ReadOnly: true}
+		t.CreatedAt = &CColumn{Column: Column{Name: ColCreatedAt, Type: TypeTimestamp}, Kind: timestampType, PGType: timestampType.PG, System: true, ReadOnly: true}
 		if ext == nil {
 			add(t.CreatedAt)
 		} else {
@@ -210,7 +214,7 @@ func compileTable(doc Table) *CTable {
 		}
 	}
 	if ext == nil || ext.HasUpdatedAt {
-		t.UpdatedAt = &CColumn{Column: Column{Name: ColUpdatedAt, Type: TypeTimestamp}, PGType: "timestamptz", System: true, ReadOnly: true}
+		t.UpdatedAt = &CColumn{Column: Column{Name: ColUpdatedAt, Type: TypeTimestamp}, Kind: timestampType, PGType: timestampType.PG, System: true, ReadOnly: true}
 		if ext == nil {
 			add(t.UpdatedAt)
 		} else {

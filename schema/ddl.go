@@ -57,7 +57,7 @@ func (g DDL) CreateTable(t Table) []string {
 // check constraints.
 func (g DDL) columnDef(table string, c Column) string {
 	var b strings.Builder
-	b.WriteString(QuoteIdent(c.Name) + " " + pgTypes[c.Type])
+	b.WriteString(QuoteIdent(c.Name) + " " + typeOf(c.Type).PG)
 	if c.Required {
 		b.WriteString(" NOT NULL")
 	}
@@ -83,16 +83,11 @@ func checkExpr(c Column) string { return checkExprOn(c, QuoteIdent(c.Name)) }
 // checks that run against existing rows before a migration.
 func checkExprOn(c Column, col string) string {
 	var parts []string
-	switch c.Type {
-	case TypeEmail:
-		parts = append(parts, "position('@' in "+col+") > 1")
-	case TypeEnum:
-		vals := make([]string, len(c.Values))
-		for i, v := range c.Values {
-			vals[i] = QuoteLiteral(v)
-		}
-		parts = append(parts, col+" IN ("+strings.Join(vals, ", ")+")")
-	case TypeInteger, TypeNumber, TypeDecimal:
+	t := typeOf(c.Type)
+	if t.checkSQL != nil {
+		parts = append(parts, t.checkSQL(c, col))
+	}
+	if t.Traits.Numeric {
 		if c.Min != nil {
 			parts = append(parts, col+" >= "+formatNumber(*c.Min))
 		}
@@ -100,8 +95,7 @@ func checkExprOn(c Column, col string) string {
 			parts = append(parts, col+" <= "+formatNumber(*c.Max))
 		}
 	}
-	switch c.Type {
-	case TypeText, TypeURL, TypeEmail:
+	if t.storedLengths() {
 		if c.MinLength != nil && *c.MinLength > 0 {
 			parts = append(parts, "char_length("+col+") >= "+strconv.Itoa(*c.MinLength))
 		}
@@ -123,15 +117,11 @@ func defaultLiteral(c Column) string {
 	if dec.Decode(&v) != nil {
 		return ""
 	}
-	if s, ok := v.(string); ok && s == "now" {
-		if c.Type == TypeDate {
-			return "CURRENT_DATE"
-		}
-		if c.Type == TypeTimestamp {
-			return "now()"
-		}
+	t := typeOf(c.Type)
+	if s, ok := v.(string); ok && s == "now" && t.nowSQL != "" {
+		return t.nowSQL
 	}
-	val, msg := CheckValue(&c, v)
+	val, msg := checkDefaultValue(c, v)
 	if msg != "" {
 		return ""
 	}
@@ -143,18 +133,12 @@ func defaultLiteral(c Column) string {
 	case bool:
 		return strconv.FormatBool(x)
 	case string:
-		lit := QuoteLiteral(x)
-		switch c.Type {
-		case TypeDecimal:
-			return lit + "::numeric"
-		case TypeJSON:
-			return lit + "::jsonb"
-		case TypeUUID:
-			return lit + "::uuid"
-		case TypeDate:
-			return lit + "::date"
+		// Text needs no cast; a string standing for another type's
+		// value (a decimal, a date, a UUID, JSON) is cast to it.
+		if t.PG == "text" {
+			return QuoteLiteral(x)
 		}
-		return lit
+		return QuoteLiteral(x) + "::" + t.PG
 	case interface{ Format(string) string }: // time.Time
 		return QuoteLiteral(x.Format("2006-01-02T15:04:05.999999Z07:00")) + "::timestamptz"
 	}
@@ -182,7 +166,7 @@ const (
 // trigram index when searchable and pg_trgm exists.
 func (g DDL) wantsIndex(c Column, kind string) bool {
 	if kind == indexTrigram {
-		return c.Searchable && g.Trigram && isTextual(c.Type)
+		return c.Searchable && g.Trigram && typeOf(c.Type).Traits.Textual
 	}
 	return (c.Index || c.References != nil || c.Unique) && !(c.Unique && c.Required)
 }

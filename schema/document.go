@@ -113,7 +113,8 @@ type Reference struct {
 	OnDelete string `json:"on_delete,omitempty"`
 }
 
-// Column types of CONTRACT 4.1.
+// Column types of CONTRACT 4.1; what each is lives in its registry entry
+// (ColumnType, type_<name>.go).
 const (
 	TypeText        = "text"
 	TypeInteger     = "integer"
@@ -130,27 +131,6 @@ const (
 	TypePassword    = "password"
 	TypePassthrough = "passthrough"
 )
-
-// pgTypes maps each column type to its PostgreSQL type.
-var pgTypes = map[string]string{
-	TypeText:      "text",
-	TypeInteger:   "bigint",
-	TypeNumber:    "double precision",
-	TypeDecimal:   "numeric",
-	TypeBoolean:   "boolean",
-	TypeTimestamp: "timestamptz",
-	TypeDate:      "date",
-	TypeEmail:     "text",
-	TypeURL:       "text",
-	TypeUUID:      "uuid",
-	TypeEnum:      "text",
-	TypeJSON:      "jsonb",
-	TypePassword:  "text",
-}
-
-// Types lists the column types a user may choose, in the builder's order.
-var Types = []string{TypeText, TypeInteger, TypeNumber, TypeDecimal, TypeBoolean,
-	TypeTimestamp, TypeDate, TypeEmail, TypeURL, TypeUUID, TypeEnum, TypeJSON, TypePassword}
 
 // Permission levels of CONTRACT 5.3.
 const (

@@ -23,13 +23,8 @@ type conversion struct {
 // textOf renders a value as text the way the API shows it, so that a
 // change to a text-like type keeps what users saw.
 func textOf(from string) func(string) string {
-	switch from {
-	case TypeDate:
-		return func(c string) string { return "to_char(" + c + ", 'YYYY-MM-DD')" }
-	case TypeTimestamp:
-		return func(c string) string {
-			return "to_char((" + c + `) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-		}
+	if f := typeOf(from).asText; f != nil {
+		return f
 	}
 	// number: extra_float_digits = 1 (set by the migration) prints the
 	// shortest text that reads back as the same double.
@@ -45,15 +40,20 @@ const (
 
 // convert returns how values of type from become type to, or why they
 // cannot. Only conversions that keep every value exactly (or refuse the
-// rows whose values would change) are offered.
+// rows whose values would change) are offered: each type's entry lists
+// the conversions to it (fromText, from).
 func convert(from, to string) (conversion, string) {
-	switch {
-	case from == to:
+	if from == to {
 		return conversion{}, ""
-	case from == TypePassword || to == TypePassword:
-		return conversion{}, "password columns hold only hashes: they cannot become another type, and no other type can become one; add a new column instead"
-	case from == TypePassthrough || to == TypePassthrough:
-		return conversion{}, "columns of an existing database are not altered"
+	}
+	// A type that never converts, in the registry's order, so that the
+	// same reason is given whichever side it is on.
+	for _, t := range columnTypes {
+		if t.fixed != "" && (t.Name == from || t.Name == to) {
+			return conversion{}, t.fixed
+		}
+	}
+	switch {
 	case isTextual(from) && isTextual(to):
 		return conversion{}, ""
 	case isTextual(to):
@@ -61,43 +61,8 @@ func convert(from, to string) (conversion, string) {
 	case isTextual(from):
 		return fromText(to)
 	}
-	switch from + ">" + to {
-	case TypeInteger + ">" + TypeNumber:
-		return conversion{using: castTo("double precision"),
-			bad:  func(c string) string { return "abs(" + c + ") > 9007199254740992" },
-			rule: "every value is within ±2^53, where a number (double precision) is exact"}, ""
-	case TypeInteger + ">" + TypeDecimal:
-		return conversion{using: castTo("numeric")}, ""
-	case TypeNumber + ">" + TypeInteger:
-		return conversion{using: castTo("bigint"), narrowing: true,
-			bad: func(c string) string {
-				return c + " IN ('NaN', 'Infinity', '-Infinity') OR " + c + " <> trunc(" + c + ") OR " + c +
-					" < -9223372036854775808 OR " + c + " >= 9223372036854775807"
-			},
-			rule: "every value is a whole number within the integer range"}, ""
-	case TypeNumber + ">" + TypeDecimal:
-		return conversion{using: func(c string) string { return "(" + c + ")::text::numeric" },
-			bad:  func(c string) string { return c + " IN ('NaN', 'Infinity', '-Infinity')" },
-			rule: "every value is a finite number"}, ""
-	case TypeDecimal + ">" + TypeInteger:
-		return conversion{using: castTo("bigint"), narrowing: true,
-			bad: func(c string) string {
-				return c + " = 'NaN' OR " + c + " <> trunc(" + c + ") OR " + c + " NOT BETWEEN " + int64Range
-			},
-			rule: "every value is a whole number within the integer range"}, ""
-	case TypeDecimal + ">" + TypeNumber:
-		return conversion{using: castTo("double precision"), narrowing: true,
-			bad: func(c string) string {
-				return "CASE WHEN " + c + " = 'NaN' THEN true WHEN " + c + " = 0 OR abs(" + c + ") BETWEEN " + doubleRange +
-					" THEN (" + c + ")::float8::text::numeric <> " + c + " ELSE true END"
-			},
-			rule: "every value fits a number (double precision) exactly"}, ""
-	case TypeDate + ">" + TypeTimestamp:
-		return conversion{using: func(c string) string { return "(" + c + ")::timestamp AT TIME ZONE 'UTC'" }}, ""
-	case TypeTimestamp + ">" + TypeDate:
-		return conversion{using: func(c string) string { return "((" + c + ") AT TIME ZONE 'UTC')::date" }, narrowing: true,
-			bad:  func(c string) string { return "((" + c + ") AT TIME ZONE 'UTC')::time <> '00:00'" },
-			rule: "every value is at midnight UTC"}, ""
+	if c, ok := typeOf(to).from[from]; ok {
+		return c, ""
 	}
 	return conversion{}, fmt.Sprintf("PostgreSQL has no conversion from %s to %s that keeps every value; add a new column, copy the values, then drop the old one", from, to)
 }
@@ -106,46 +71,14 @@ func castTo(pg string) func(string) string {
 	return func(c string) string { return "(" + c + ")::" + pg }
 }
 
+// matches is the SQL condition that c matches a POSIX pattern.
+func matches(c, pattern string) string { return c + " ~ " + QuoteLiteral(pattern) }
+
 // fromText converts text-like values that are written the way the API
 // accepts the new type; every other value is reported, none is guessed.
 func fromText(to string) (conversion, string) {
-	matches := func(c, pattern string) string { return c + " ~ " + QuoteLiteral(pattern) }
-	switch to {
-	case TypeInteger:
-		return conversion{using: castTo("bigint"), narrowing: true,
-			bad: func(c string) string {
-				return "CASE WHEN " + matches(c, integerPattern) + " THEN (" + c + ")::numeric NOT BETWEEN " + int64Range + " ELSE true END"
-			},
-			rule: "every value is a whole number (digits only) within the integer range"}, ""
-	case TypeNumber:
-		return conversion{using: castTo("double precision"), narrowing: true,
-			bad: func(c string) string {
-				n := "(" + c + ")::numeric"
-				return "CASE WHEN NOT " + matches(c, numberPattern) + " THEN true WHEN " + n + " = 0 OR abs(" + n + ") BETWEEN " + doubleRange +
-					" THEN " + n + "::float8::text::numeric <> " + n + " ELSE true END"
-			},
-			rule: "every value is a number that double precision holds exactly"}, ""
-	case TypeDecimal:
-		return conversion{using: castTo("numeric"), narrowing: true,
-			bad:  func(c string) string { return "NOT " + matches(c, numberPattern) },
-			rule: "every value is a decimal number"}, ""
-	case TypeBoolean:
-		return conversion{using: castTo("boolean"), narrowing: true,
-			bad:  func(c string) string { return c + " NOT IN ('true', 'false')" },
-			rule: "every value is true or false"}, ""
-	case TypeUUID:
-		return conversion{using: castTo("uuid"), narrowing: true,
-			bad:  func(c string) string { return "NOT " + matches(c, uuidPattern) },
-			rule: "every value is a UUID"}, ""
-	case TypeDate:
-		// A date is valid when the first of its month plus its day
-		// minus one prints as the same text: no cast that could fail.
-		return conversion{using: castTo("date"), narrowing: true,
-			bad: func(c string) string {
-				return "CASE WHEN " + matches(c, datePattern) + " AND left(" + c + ", 4) <> '0000' THEN to_char((left(" + c + ", 7) || '-01')::date + (substr(" + c +
-					", 9, 2)::int - 1), 'YYYY-MM-DD') <> " + c + " ELSE true END"
-			},
-			rule: "every value is a date written YYYY-MM-DD"}, ""
+	if c := typeOf(to).fromText; c != nil {
+		return *c, ""
 	}
 	return conversion{}, fmt.Sprintf("text values are not converted to %s; add a new column, copy the values, then drop the old one", to)
 }
@@ -157,7 +90,7 @@ func looser(a, b Column) bool {
 	if a.Type != b.Type {
 		return false
 	}
-	if a.Type == TypeEnum {
+	if typeOf(a.Type).Traits.Enumerated {
 		allowed := map[string]bool{}
 		for _, v := range b.Values {
 			allowed[v] = true
@@ -227,7 +160,7 @@ type referenceChange struct {
 // loosen the old column, convert its type, then tighten it again, in that
 // order, so that each statement's step (see stepEarly) finds what it needs.
 func (d *differ) alterColumn(ot, nt Table, oc, nc Column) {
-	if oc.Type == TypePassthrough && nc.Type == TypePassthrough {
+	if typeOf(oc.Type).Traits.ReadOnly && typeOf(nc.Type).Traits.ReadOnly {
 		return
 	}
 	a := d.alterationOf(ot, nt, oc, nc)
@@ -416,7 +349,7 @@ func (d *differ) precheckType(c *Change, a alteration) {
 		d.precheck(c, a.ot, a.nc.Name, a.conv.rule, a.ref("t")+" IS NOT NULL AND ("+a.conv.bad(a.ref("t"))+")", 0)
 	}
 	if f := a.newFormat(); f != "" {
-		d.precheck(c, a.ot, a.nc.Name, "every value is a valid "+map[string]string{TypeEmail: "e-mail address in lower case", TypeURL: "http or https URL"}[a.nc.Type],
+		d.precheck(c, a.ot, a.nc.Name, "every value is a valid "+typeOf(a.nc.Type).format.rule,
 			a.ref("t")+" IS NOT NULL AND "+a.guard("t", "NOT "+f), 0)
 	}
 }
@@ -530,7 +463,7 @@ func (d *differ) retypeColumn(c *Change, a alteration) {
 	if !a.retype {
 		return
 	}
-	d.emit(c, stepRetype, a.alterTable+"ALTER COLUMN "+a.col()+" TYPE "+pgTypes[a.nc.Type]+" USING "+a.conv.using(a.col()))
+	d.emit(c, stepRetype, a.alterTable+"ALTER COLUMN "+a.col()+" TYPE "+typeOf(a.nc.Type).PG+" USING "+a.conv.using(a.col()))
 	c.RewritesTable = true
 }
 
@@ -605,7 +538,7 @@ func (d *differ) addColumn(ot, nt Table, nc Column) {
 	col := QuoteIdent(nc.Name)
 	name := func(suffix string) string { return QuoteIdent(ConstraintName(nt.Name, nc.Name, suffix)) }
 	def := defaultLiteral(nc)
-	add := alter + "ADD COLUMN " + col + " " + pgTypes[nc.Type]
+	add := alter + "ADD COLUMN " + col + " " + typeOf(nc.Type).PG
 	if def != "" {
 		add += " DEFAULT " + def
 	}
@@ -663,7 +596,7 @@ func columnMetadataChanges(a, b Column) string {
 	if a.Pattern != b.Pattern {
 		what = append(what, "pattern (checked on writes from now on; existing values are not checked)")
 	}
-	if a.Type == TypePassword && (!jsonEqual(a.MinLength, b.MinLength) || !jsonEqual(a.MaxLength, b.MaxLength)) {
+	if typeOf(a.Type).Traits.Secret && (!jsonEqual(a.MinLength, b.MinLength) || !jsonEqual(a.MaxLength, b.MaxLength)) {
 		what = append(what, "password length (checked when a password is set)")
 	}
 	return strings.Join(what, ", ")

@@ -28,6 +28,41 @@ const (
 
 	// DecimalDigits bounds the digits on each side of a decimal's point.
 	DecimalDigits = 200
+
+	// EmailPattern is the e-mail rule of the API, the document and the
+	// dashboard alike: ASCII blanks around it (the server trims them),
+	// a local part of dot-separated atoms (RFC 5322's dot-atom: letters,
+	// digits and !#$%&'*+/=?^_`{|}~- without a leading, trailing or
+	// doubled dot), @, and a domain of two or more labels of letters,
+	// digits and inner hyphens, at most 63 characters each (RFC 1035),
+	// in any letter case (the server lower-cases). It is the "email"
+	// format of ajv-formats with the blanks added; quoted local parts,
+	// IP literals, Unicode and blanks inside are refused. EmailMaxLength
+	// bounds the whole value as sent, as the document's maxLength does.
+	EmailPattern = `^[\t\n\v\f\r ]*` + emailAddress + `[\t\n\v\f\r ]*$`
+
+	// EmailMaxLength bounds an e-mail as sent, blanks around it included
+	// (RFC 5321 limits a path to 254 characters).
+	EmailMaxLength = 254
+
+	emailAtom    = `[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+`
+	emailLabel   = `[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?`
+	emailAddress = emailAtom + `(\.` + emailAtom + `)*@` + emailLabel + `(\.` + emailLabel + `)+`
+
+	// emailBlanks are the blanks EmailPattern allows around an address.
+	emailBlanks = "\t\n\v\f\r "
+
+	// UUIDPattern is a UUID in either case, as the server checks it.
+	UUIDPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+
+	// DatePattern is a date written YYYY-MM-DD with its month and day in
+	// range (the day against the month is left to the format).
+	DatePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$`
+
+	// DateTimePattern is RFC 3339 as Go's time.RFC3339Nano parses it:
+	// upper-case T and Z, fields in range (day-of-month against the
+	// month is left to the format).
+	DateTimePattern = `^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$`
 )
 
 // The IPv6address rule of RFC 3986 (net/url checks IP literals since Go
@@ -51,6 +86,7 @@ const (
 var (
 	urlRe     = regexp.MustCompile(URLPattern)
 	decimalRe = regexp.MustCompile(DecimalPattern)
+	emailRe   = regexp.MustCompile(EmailPattern)
 )
 
 // decimalBlanks are the blanks DecimalPattern allows around a decimal.

@@ -14,6 +14,7 @@ import (
 type FormatCases struct {
 	URL     AcceptRefuse `json:"url"`
 	Decimal AcceptRefuse `json:"decimal"`
+	Email   AcceptRefuse `json:"email"`
 }
 
 // AcceptRefuse lists values a check must accept and values it must refuse.
@@ -55,6 +56,54 @@ func TestURLAndDecimalChecksFollowTheSharedCases(t *testing.T) {
 	}
 	run(&Column{Name: "site", Type: TypeURL}, fc.URL)
 	run(&Column{Name: "price", Type: TypeDecimal}, fc.Decimal)
+}
+
+func TestTheEmailRuleFollowsTheSharedCasesAndStoresTheNormalForm(t *testing.T) {
+	fc := readFormatCases(t)
+	if len(fc.Email.Accept) < 10 || len(fc.Email.Refuse) < 20 {
+		t.Fatalf("too few e-mail cases: %+v", fc.Email)
+	}
+	c := &Column{Name: "email", Type: TypeEmail}
+	for _, s := range fc.Email.Accept {
+		got, msg := CheckValue(c, s)
+		if msg != "" {
+			t.Errorf("%q refused (%s), the shared cases accept it", s, msg)
+			continue
+		}
+		if want := strings.ToLower(strings.Trim(s, "\t\n\v\f\r ")); got != want {
+			t.Errorf("%q stored as %q, want %q (trimmed, lower case)", s, got, want)
+		}
+	}
+	for _, s := range fc.Email.Refuse {
+		if _, msg := CheckValue(c, s); msg != MsgInvalidEmail {
+			t.Errorf("%q: %q, the shared cases refuse it as %q", s, msg, MsgInvalidEmail)
+		}
+	}
+}
+
+func TestARequiredTextLikeColumnRefusesTheEmptyStringButAnOptionalOneTakesIt(t *testing.T) {
+	for _, typ := range []string{TypeText, TypePassword} {
+		required := &Column{Name: "c", Type: typ, Required: true, MinLength: new(int)}
+		if _, msg := CheckValue(required, ""); msg != MsgEmpty {
+			t.Errorf("required %s takes \"\": %q", typ, msg)
+		}
+	}
+	if _, msg := CheckValue(&Column{Name: "c", Type: TypeText}, ""); msg != "" {
+		t.Errorf("optional text refuses \"\": %s", msg)
+	}
+	if _, msg := CheckValue(&Column{Name: "c", Type: TypeText, Required: true}, " "); msg != "" {
+		t.Errorf("a blank is a value: %s", msg)
+	}
+	// A default of "" on a required text column stays valid: documents
+	// published before the rule keep their meaning.
+	doc := Document{Tables: []Table{{Name: "t", Columns: []Column{{Name: "c", Type: TypeText, Required: true, Default: []byte(`""`)}}}}}
+	if p := Validate(doc); len(p) > 0 {
+		t.Errorf("a required text column's default \"\" is refused: %v", p)
+	}
+	g := DDL{Schema: "s"}
+	if got := g.CreateTable(doc.Tables[0])[0]; !strings.Contains(got, `"c" text NOT NULL DEFAULT ''`) {
+		t.Errorf("the default is not declared: %s", got)
+	}
 }
 
 func TestDecimalsAsJSONNumbersFollowThePatternToo(t *testing.T) {

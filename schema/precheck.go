@@ -34,7 +34,7 @@ const ExampleLimit = 5
 // may refuse a few exotic values the validator takes, such as URLs with
 // non-ASCII host names); TestSQLFormatsAgreeWithTheValidators compares them.
 const (
-	emailPattern   = `^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$`
+	emailPattern   = `^` + emailAddress + `$`
 	urlPattern     = `^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9._~!$&'()*+,;=:-]*@)?([A-Za-z0-9._~!$&'()*+,;=-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]*)?([/?#]([^%\s[:cntrl:]]|%[0-9A-Fa-f]{2})*)?$`
 	uuidPattern    = `^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`
 	integerPattern = `^[+-]?[0-9]{1,19}$`
@@ -47,11 +47,8 @@ const (
 // (an e-mail must already be lower case, as the API stores it), or ""
 // for types whose format the database checks itself.
 func FormatSQL(typ, v string) string {
-	switch typ {
-	case TypeEmail:
-		return "(octet_length(" + v + ") <= 254 AND " + v + " = lower(" + v + ") AND " + v + " ~ " + QuoteLiteral(emailPattern) + ")"
-	case TypeURL:
-		return "(" + v + " ~ " + QuoteLiteral(urlPattern) + ")"
+	if f := typeOf(typ).format; f != nil {
+		return f.cond(v)
 	}
 	return ""
 }
@@ -77,11 +74,9 @@ func (d *differ) precheckCounted(c *Change, ot Table, column, rule, cond, count 
 // describeRule says in words what a column's check constraint allows.
 func describeRule(c Column) string {
 	var parts []string
-	if c.Type == TypeEmail {
-		parts = append(parts, "contains @")
-	}
-	if c.Type == TypeEnum {
-		parts = append(parts, "one of: "+strings.Join(c.Values, ", "))
+	t := typeOf(c.Type)
+	if t.checkRule != nil {
+		parts = append(parts, t.checkRule(c))
 	}
 	if c.Min != nil {
 		parts = append(parts, "at least "+formatNumber(*c.Min))
@@ -89,7 +84,7 @@ func describeRule(c Column) string {
 	if c.Max != nil {
 		parts = append(parts, "at most "+formatNumber(*c.Max))
 	}
-	if c.Type == TypeText || c.Type == TypeURL || c.Type == TypeEmail {
+	if t.storedLengths() {
 		if c.MinLength != nil && *c.MinLength > 0 {
 			parts = append(parts, fmt.Sprintf("at least %d characters", *c.MinLength))
 		}

@@ -14,4 +14,4 @@ func SystemColumn(name string) bool { return isSystemColumn(name) }
 
 // PostgresType is the PostgreSQL type that stores a column type, or ""
 // for passthrough and unknown types.
-func PostgresType(columnType string) string { return pgTypes[columnType] }
+func PostgresType(columnType string) string { return typeOf(columnType).PG }

@@ -169,10 +169,11 @@ func validateColumn(p Problems, cp string, t *Table, c *Column, tables map[strin
 // checkColumnType reports whether the column has a type the other rules
 // apply to. A passthrough column of a fronted table has none, and is fine.
 func checkColumnType(p Problems, cp string, t *Table, c *Column) bool {
-	if _, known := pgTypes[c.Type]; known {
+	ct, known := TypeOf(c.Type)
+	if known && ct.Offered {
 		return true
 	}
-	if c.Type != TypePassthrough || t.External == nil {
+	if !known || !ct.Traits.ReadOnly || t.External == nil {
 		p.add(cp+".type", "unknown type %q (one of %s)", c.Type, strings.Join(Types, ", "))
 	}
 	return false
@@ -180,9 +181,8 @@ func checkColumnType(p Problems, cp string, t *Table, c *Column) bool {
 
 // checkNumericBounds: min and max, on numeric columns only.
 func checkNumericBounds(p Problems, cp string, c *Column) {
-	numeric := c.Type == TypeInteger || c.Type == TypeNumber || c.Type == TypeDecimal
-	if (c.Min != nil || c.Max != nil) && !numeric {
-		p.add(cp+".min", "min and max apply to integer, number and decimal columns")
+	if (c.Min != nil || c.Max != nil) && !typeOf(c.Type).Traits.Numeric {
+		p.add(cp+".min", "%s", msgBoundsApply)
 	}
 	if c.Min != nil && c.Max != nil && *c.Min > *c.Max {
 		p.add(cp+".min", "must not be greater than max")
@@ -192,8 +192,7 @@ func checkNumericBounds(p Problems, cp string, c *Column) {
 // checkLengths: min_length, max_length and pattern are set on text-like
 // columns only, and the lengths are possible.
 func checkLengths(p Problems, cp string, c *Column) {
-	textual := isTextual(c.Type) || c.Type == TypePassword
-	if (c.MinLength != nil || c.MaxLength != nil || c.Pattern != "") && !textual {
+	if (c.MinLength != nil || c.MaxLength != nil || c.Pattern != "") && !typeOf(c.Type).Traits.Lengths {
 		p.add(cp+".max_length", "min_length, max_length and pattern apply to text-like columns")
 	}
 	if c.MinLength != nil && *c.MinLength < 0 {
@@ -221,9 +220,9 @@ func checkPattern(p Problems, cp string, c *Column) {
 // checkEnumValues: an enum has distinct, non-empty values; no other type
 // has values.
 func checkEnumValues(p Problems, cp string, c *Column) {
-	if c.Type != TypeEnum {
+	if !typeOf(c.Type).Traits.Enumerated {
 		if len(c.Values) > 0 {
-			p.add(cp+".values", "values apply to enum columns only")
+			p.add(cp+".values", "%s", msgValuesApply)
 		}
 		return
 	}
@@ -242,19 +241,28 @@ func checkEnumValues(p Problems, cp string, c *Column) {
 // checkTypeFlags: searchable, html, unique and index where the column's
 // type allows them.
 func checkTypeFlags(p Problems, cp string, c *Column) {
-	if c.Searchable && !isTextual(c.Type) {
-		p.add(cp+".searchable", "only text, email, url and enum columns are searchable")
+	traits := typeOf(c.Type).Traits
+	if c.Searchable && !traits.Textual {
+		p.add(cp+".searchable", "%s", msgSearchable)
 	}
-	if c.HTML && c.Type != TypeText {
-		p.add(cp+".html", "html applies to text columns only")
+	if c.HTML && !traits.Markup {
+		p.add(cp+".html", "%s", msgHTMLApplies)
 	}
-	if c.Type == TypePassword && (c.Unique || c.Index || len(c.Default) > 0) {
-		p.add(cp+".type", "a password column cannot be unique, indexed or have a default")
-	}
-	if c.Type == TypeJSON && c.Unique {
-		p.add(cp+".unique", "json columns cannot be unique")
+	switch {
+	case traits.Secret && (c.Unique || c.Index || len(c.Default) > 0):
+		p.add(cp+".type", "a %s column cannot be unique, indexed or have a default", c.Type)
+	case c.Unique && !traits.Unique && !traits.Secret:
+		p.add(cp+".unique", "%s columns cannot be unique", c.Type)
 	}
 }
+
+// Messages that list the types a rule applies to, from the registry.
+var (
+	msgBoundsApply = "min and max apply to " + typeNames(func(t Traits) bool { return t.Numeric }) + " columns"
+	msgValuesApply = "values apply to " + typeNames(func(t Traits) bool { return t.Enumerated }) + " columns only"
+	msgSearchable  = "only " + typeNames(func(t Traits) bool { return t.Textual }) + " columns are searchable"
+	msgHTMLApplies = "html applies to " + typeNames(func(t Traits) bool { return t.Markup }) + " columns only"
+)
 
 // checkColumnDefault: a default (other than null) is a value the column
 // accepts.
@@ -329,10 +337,10 @@ func checkDefault(c *Column) string {
 	if err := dec.Decode(&v); err != nil {
 		return "is not valid JSON"
 	}
-	if s, ok := v.(string); ok && s == "now" && (c.Type == TypeTimestamp || c.Type == TypeDate) {
+	if s, ok := v.(string); ok && s == "now" && typeOf(c.Type).nowSQL != "" {
 		return ""
 	}
-	_, msg := CheckValue(c, v)
+	_, msg := checkDefaultValue(*c, v)
 	return msg
 }
 
@@ -396,9 +404,7 @@ func isSystemColumn(name string) bool {
 }
 
 // isTextual reports the types that search matches and LIKE applies to.
-func isTextual(t string) bool {
-	return t == TypeText || t == TypeEmail || t == TypeURL || t == TypeEnum
-}
+func isTextual(t string) bool { return typeOf(t).Traits.Textual }
 
 func hasType(t *Table, typ string) bool {
 	for _, c := range t.Columns {

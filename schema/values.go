@@ -1,12 +1,9 @@
 package schema
 
 import (
-	"encoding/json"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -14,21 +11,18 @@ import (
 const (
 	MsgRequired     = "is required"
 	MsgInvalidEmail = "invalid e-mail format"
+	MsgEmpty        = "must not be empty"
 )
 
 var (
-	emailRe = regexp.MustCompile(`^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$`)
-	uuidRe  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	dateRe  = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	uuidRe = regexp.MustCompile(UUIDPattern)
+	dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 )
-
-// MinPasswordLength applies to password columns that set no min_length.
-const MinPasswordLength = 8
 
 // CheckValue checks a JSON-decoded value (numbers as json.Number) against
 // a column's type and constraints. It returns the value in the form bound
-// as a SQL parameter (int64, float64, string, bool, nil) or a problem
-// message. Text is expected to be sanitized by the caller already.
+// as a SQL parameter (int64, float64, string, bool, time.Time, nil) or a
+// problem message. Text is expected to be sanitized by the caller already.
 func CheckValue(c *Column, v any) (any, string) {
 	if v == nil {
 		if c.Required {
@@ -36,140 +30,32 @@ func CheckValue(c *Column, v any) (any, string) {
 		}
 		return nil, ""
 	}
-	switch c.Type {
-	case TypeText, TypeURL, TypeEmail, TypeEnum, TypePassword:
-		s, ok := v.(string)
-		if !ok {
-			return nil, "must be a string"
-		}
-		return checkString(c, s)
-	case TypeInteger:
-		return checkInteger(c, v)
-	case TypeNumber:
-		return checkNumber(c, v)
-	case TypeDecimal:
-		return checkDecimal(c, v)
-	case TypeBoolean:
-		b, ok := v.(bool)
-		if !ok {
-			return nil, "must be true or false"
-		}
-		return b, ""
-	case TypeTimestamp:
-		return checkTimestamp(v)
-	case TypeDate:
-		return checkDate(v)
-	case TypeUUID:
-		s, ok := v.(string)
-		if !ok || !uuidRe.MatchString(s) {
-			return nil, "must be a UUID"
-		}
-		return strings.ToLower(s), ""
-	case TypeJSON:
-		return checkJSON(v)
-	case TypePassthrough:
-		return nil, "is read-only"
-	}
-	return nil, "has an unknown type"
+	return typeOf(c.Type).check(c, v)
 }
 
-// checkInteger takes a JSON number that is a whole int64 within the column's bounds.
-func checkInteger(c *Column, v any) (any, string) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return nil, "must be an integer"
-	}
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	if err != nil {
-		return nil, "must be an integer"
-	}
-	if p := checkBounds(c, float64(i)); p != "" {
-		return nil, p
-	}
-	return i, ""
+// checkDefaultValue checks a column's default as a value of the column,
+// except that a required column's default may be empty: "" as the
+// default of a required text column was valid before required text
+// refused "" in requests, and a published document keeps its meaning.
+func checkDefaultValue(c Column, v any) (any, string) {
+	c.Required = false
+	return CheckValue(&c, v)
 }
 
-// checkNumber takes a finite JSON number within the column's bounds.
-func checkNumber(c *Column, v any) (any, string) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return nil, "must be a number"
-	}
-	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, "must be a finite number"
-	}
-	if p := checkBounds(c, f); p != "" {
-		return nil, p
-	}
-	return f, ""
-}
-
-// checkDecimal takes a plain decimal as a JSON number or string and keeps its text, so no
-// digit is lost to float rounding.
-func checkDecimal(c *Column, v any) (any, string) {
-	var s string
-	switch x := v.(type) {
-	case json.Number:
-		s = string(x)
-	case string:
-		s = x
-	default:
-		return nil, "must be a decimal number"
-	}
-	// The pattern is the document's: it bounds the digits and the
-	// exponent, so the value is always a finite double.
-	if !decimalRe.MatchString(s) {
-		return nil, "must be a decimal number (at most 200 digits before and after the point, an exponent of at most two digits)"
-	}
-	s = strings.Trim(s, decimalBlanks)
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, "must be a decimal number"
-	}
-	if p := checkBounds(c, f); p != "" {
-		return nil, p
-	}
-	return s, ""
-}
-
-// checkTimestamp takes an RFC 3339 date-time and answers it in UTC.
-func checkTimestamp(v any) (any, string) {
+// checkText takes a string for a text-like column.
+func checkText(c *Column, v any) (any, string) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, "must be an RFC 3339 date-time string"
+		return nil, "must be a string"
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return nil, "must be an RFC 3339 date-time (e.g. 2026-01-31T12:00:00Z)"
-	}
-	return t.UTC(), ""
+	return checkString(c, s)
 }
 
-// checkDate takes a calendar date written YYYY-MM-DD that exists.
-func checkDate(v any) (any, string) {
-	s, ok := v.(string)
-	if !ok || !dateRe.MatchString(s) {
-		return nil, "must be a date (YYYY-MM-DD)"
-	}
-	if _, err := time.Parse("2006-01-02", s); err != nil {
-		return nil, "must be a valid date (YYYY-MM-DD)"
-	}
-	return s, ""
-}
-
-// checkJSON takes any JSON value PostgreSQL can store: jsonb refuses the NUL escape.
-func checkJSON(v any) (any, string) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, "must be JSON"
-	}
-	if strings.Contains(string(b), `\u0000`) {
-		return nil, "must not contain NUL characters"
-	}
-	return string(b), ""
-}
-
+// checkString applies the rules of text-like types in order: valid text,
+// the type's shape, the enum's values, emptiness, lengths (in characters)
+// and the column's pattern. The shape and the lengths are the value's as
+// sent, as the document's pattern and lengths are; the type's normal form
+// (a trimmed, lower-case e-mail) is what the rest checks and what is stored.
 func checkString(c *Column, s string) (any, string) {
 	if !utf8.ValidString(s) {
 		return nil, "must be valid UTF-8"
@@ -177,19 +63,17 @@ func checkString(c *Column, s string) (any, string) {
 	if strings.ContainsRune(s, 0) {
 		return nil, "must not contain NUL characters"
 	}
-	if c.Type == TypeEmail {
-		s = strings.ToLower(strings.TrimSpace(s))
-		if len(s) > 254 || !emailRe.MatchString(s) {
-			return nil, MsgInvalidEmail
+	t := typeOf(c.Type)
+	if t.textFormat != nil {
+		if msg := t.textFormat(s); msg != "" {
+			return nil, msg
 		}
 	}
-	if c.Type == TypeURL {
-		// The document's pattern, so the two agree on every string.
-		if !urlRe.MatchString(s) {
-			return nil, "invalid URL (must be http or https)"
-		}
+	n := utf8.RuneCountInString(s)
+	if t.normalize != nil {
+		s = t.normalize(s)
 	}
-	if c.Type == TypeEnum {
+	if t.Traits.Enumerated {
 		for _, v := range c.Values {
 			if v == s {
 				return s, ""
@@ -197,15 +81,13 @@ func checkString(c *Column, s string) (any, string) {
 		}
 		return nil, "must be one of: " + strings.Join(c.Values, ", ")
 	}
-	if c.Required && s == "" && c.Type != TypeText {
-		return nil, "must not be empty"
+	if c.Required && s == "" {
+		// What a person means by required in a form: text too.
+		return nil, MsgEmpty
 	}
-	n := utf8.RuneCountInString(s)
-	minLen := 0
+	minLen := t.minLength
 	if c.MinLength != nil {
 		minLen = *c.MinLength
-	} else if c.Type == TypePassword {
-		minLen = MinPasswordLength
 	}
 	if n < minLen {
 		return nil, "must be at least " + strconv.Itoa(minLen) + " characters"
@@ -238,54 +120,52 @@ func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64)
 
 // ParseQueryValue parses a value written in a URL (a filter value) by the
 // column's type, returning the bound-parameter form or a problem message.
-func ParseQueryValue(c *Column, s string) (any, string) {
-	switch c.Type {
-	case TypeText, TypeURL, TypeEnum, TypeUUID, TypeDate:
-		if c.Type == TypeUUID && !uuidRe.MatchString(s) {
-			return nil, "must be a UUID"
-		}
-		if c.Type == TypeDate {
-			if _, err := time.Parse("2006-01-02", s); err != nil {
-				return nil, "must be a date (YYYY-MM-DD)"
-			}
-		}
-		if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
-			return nil, "must be valid text"
-		}
-		return s, ""
-	case TypeEmail:
-		return strings.ToLower(strings.TrimSpace(s)), ""
-	case TypeInteger:
-		i, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, "must be an integer"
-		}
-		return i, ""
-	case TypeNumber, TypeDecimal:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, "must be a number"
-		}
-		if c.Type == TypeDecimal {
-			return s, ""
-		}
-		return f, ""
-	case TypeBoolean:
-		switch s {
-		case "true":
-			return true, ""
-		case "false":
-			return false, ""
-		}
-		return nil, "must be true or false"
-	case TypeTimestamp:
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			return t.UTC(), ""
-		}
-		if t, err := time.Parse("2006-01-02", s); err == nil {
-			return t.UTC(), ""
-		}
-		return nil, "must be an RFC 3339 date-time or a date"
+func ParseQueryValue(c *Column, s string) (any, string) { return typeOf(c.Type).parseQuery(c, s) }
+
+// parseText takes a filter value as text.
+func parseText(_ *Column, s string) (any, string) {
+	if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+		return nil, "must be valid text"
 	}
-	return nil, "cannot be filtered"
+	return s, ""
 }
+
+// notFiltered is the query parser of types no filter compares.
+func notFiltered(*Column, string) (any, string) { return nil, "cannot be filtered" }
+
+// lengthsOf are a column's length bounds for the document, with a
+// minimum that applies when the column sets none (passwords).
+func lengthsOf(c *Column, defaultMin int) (minLength, maxLength *int64) {
+	switch {
+	case c.MinLength != nil:
+		minLength = ptrTo(int64(*c.MinLength))
+	case defaultMin > 0:
+		minLength = ptrTo(int64(defaultMin))
+	}
+	if c.MaxLength != nil {
+		maxLength = ptrTo(int64(*c.MaxLength))
+	}
+	return minLength, maxLength
+}
+
+// requiredMinLength is a request's minLength for column c: at least 1 on
+// a required column, which refuses "" (MsgEmpty).
+func requiredMinLength(c *Column, minLength *int64) *int64 {
+	if c.Required && (minLength == nil || *minLength < 1) {
+		return ptrTo(int64(1))
+	}
+	return minLength
+}
+
+// patternsOf lists the patterns that are set.
+func patternsOf(patterns ...string) []string {
+	var out []string
+	for _, p := range patterns {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -180,7 +180,7 @@ func BuildAggregate(p *Published, t *schema.CTable, q *AggregateQuery) (*Aggrega
 		if !ok {
 			return nil, queryErr("group_by", "unknown column %q", name)
 		}
-		if c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
+		if !c.Kind.Traits.Comparable {
 			return nil, queryErr("group_by", "column %q cannot be grouped", name)
 		}
 		groups[i], names[name] = c, true
@@ -265,29 +265,23 @@ func planAggregateValue(t *schema.CTable, f AggregateFunc) (aggregateValue, erro
 	case "count":
 		return v, nil
 	case "sum", "avg":
-		switch c.Type {
-		case schema.TypeInteger:
-			if f.Func == "avg" {
-				v.output += "::text"
-			}
-		case schema.TypeNumber:
-		case schema.TypeDecimal:
-			v.output += "::text"
-		default:
+		traits := c.Kind.Traits
+		if !traits.Numeric {
 			return v, queryErr(f.Func, "%s needs a numeric column (integer, number, decimal); %s is %s", f.Func, c.Name, c.Type)
+		}
+		if traits.Exact || (traits.Whole && f.Func == "avg") {
+			v.output += "::text"
 		}
 		return v, nil
 	}
 	// min, max
-	switch c.Type {
-	case schema.TypeInteger, schema.TypeNumber, schema.TypeDate,
-		schema.TypeText, schema.TypeEmail, schema.TypeURL, schema.TypeEnum:
-	case schema.TypeDecimal:
-		v.output += "::text"
-	case schema.TypeTimestamp:
-		v.output = "to_char(" + v.expr + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-	default:
+	if !c.Kind.Traits.MinMax {
 		return v, queryErr(f.Func, "%s needs an ordered column (number, text, date or timestamp); %s is %s", f.Func, c.Name, c.Type)
+	}
+	if c.Kind.Traits.Exact {
+		v.output += "::text"
+	} else if out, shown := c.Kind.Output(v.expr); shown {
+		v.output = out
 	}
 	return v, nil
 }

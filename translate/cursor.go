@@ -141,12 +141,12 @@ func cursorValue(c *schema.CColumn, raw json.RawMessage) (any, bool) {
 		return x.String(), literalKindFor(c) == NumberLiteral
 	case bool:
 		if x {
-			return "true", c.Type == schema.TypeBoolean
+			return "true", literalKindFor(c) == BoolLiteral
 		}
-		return "false", c.Type == schema.TypeBoolean
+		return "false", literalKindFor(c) == BoolLiteral
 	case string:
 		// float columns write NaN and Infinity as strings
-		return x, literalKindFor(c) == StringLiteral || c.Type == schema.TypeNumber
+		return x, literalKindFor(c) == StringLiteral || c.Kind.Traits.Float
 	}
 	return nil, false
 }

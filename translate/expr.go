@@ -163,6 +163,25 @@ func (l *lexer) peekAt(k int) rune {
 	return 0
 }
 
+// operator is the operator table's symbol at the lexer's position, the
+// longest that matches, or "".
+func (l *lexer) operator() string {
+	for _, sym := range exprSymbols {
+		j := l.i
+		for _, r := range sym {
+			if j >= len(l.src) || l.src[j] != r {
+				j = -1
+				break
+			}
+			j++
+		}
+		if j >= 0 {
+			return sym
+		}
+	}
+	return ""
+}
+
 func (l *lexer) next() (token, error) {
 	for l.i < len(l.src) && strings.ContainsRune(" \t\r\n", l.src[l.i]) {
 		l.i++
@@ -170,6 +189,10 @@ func (l *lexer) next() (token, error) {
 	at := l.i + 1
 	if l.i >= len(l.src) {
 		return token{kind: tokEOF, at: at}, nil
+	}
+	if op := l.operator(); op != "" {
+		l.i += utf8.RuneCountInString(op)
+		return token{kind: tokOp, text: op, at: at}, nil
 	}
 	r := l.src[l.i]
 	switch {
@@ -179,21 +202,7 @@ func (l *lexer) next() (token, error) {
 	case r == ')':
 		l.i++
 		return token{kind: tokRParen, text: ")", at: at}, nil
-	case r == '=' || r == '~':
-		l.i++
-		return token{kind: tokOp, text: string(r), at: at}, nil
-	case r == '<' || r == '>':
-		l.i++
-		if l.peekAt(0) == '=' {
-			l.i++
-			return token{kind: tokOp, text: string(r) + "=", at: at}, nil
-		}
-		return token{kind: tokOp, text: string(r), at: at}, nil
 	case r == '!':
-		if n := l.peekAt(1); n == '=' || n == '~' {
-			l.i += 2
-			return token{kind: tokOp, text: "!" + string(n), at: at}, nil
-		}
 		return token{}, syntaxErr(at, "unexpected '!' (use != or !~)")
 	case r == '\'':
 		return l.str(at)
@@ -444,7 +453,7 @@ func (p *parser) comparison() (Expr, error) {
 		return nil, err
 	}
 	if p.tok.kind != tokOp {
-		return nil, syntaxErr(p.tok.at, "expected an operator (= != > >= < <= ~ !~) after %q but found %s", c.Column, p.tok.describe())
+		return nil, syntaxErr(p.tok.at, "expected an operator (%s) after %q but found %s", exprNames, c.Column, p.tok.describe())
 	}
 	c.Op = p.tok.text
 	if err := p.advance(); err != nil {

@@ -227,9 +227,6 @@ func parseSort(v string, orderDesc bool) ([]SortKey, error) {
 	return keys, nil
 }
 
-// filterOps are the operators of filter[col][op].
-var filterOps = map[string]bool{"eq": true, "ne": true, "gt": true, "gte": true, "lt": true, "lte": true, "like": true, "in": true, "null": true}
-
 // parseFieldFilters reads every filter[col] and filter[col][op] key,
 // sorted by key so the rendered SQL does not depend on map order. A
 // repeated key adds one more condition per value.
@@ -247,8 +244,8 @@ func parseFieldFilters(q url.Values) ([]FieldFilter, error) {
 		if !ok {
 			return nil, queryErr(key, "must be filter[column] or filter[column][operator]")
 		}
-		if !filterOps[op] {
-			return nil, queryErr(key, "unknown operator %q; use one of eq ne gt gte lt lte like in null", op)
+		if fieldOperators[op] == nil {
+			return nil, queryErr(key, "unknown operator %q; use one of %s", op, fieldNames)
 		}
 		for _, v := range q[key] {
 			out = append(out, FieldFilter{Param: key, Field: field, Op: op, Value: v})

@@ -68,11 +68,12 @@ type (
 		isNull bool
 	}
 	// contains is a case-insensitive contains of pattern (already a LIKE
-	// pattern with the user's wildcards escaped) in any of cols.
+	// pattern with the user's wildcards escaped) in any of cols; op is
+	// ILIKE or NOT ILIKE.
 	contains struct {
 		cols    []*schema.CColumn
 		pattern string
-		negate  bool
+		op      string
 	}
 	inList struct {
 		col  *schema.CColumn
@@ -87,12 +88,6 @@ func (compare) isCondition()  {}
 func (nullTest) isCondition() {}
 func (contains) isCondition() {}
 func (inList) isCondition()   {}
-
-// sqlOps maps the operators of both filter forms to SQL.
-var sqlOps = map[string]string{
-	"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
-	"=": "=", "!=": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<=",
-}
 
 // BuildList plans q against table t of p and renders it as one statement.
 // Errors are *QueryError (INVALID_QUERY) or *ForbiddenError (FORBIDDEN).
@@ -135,7 +130,7 @@ func planList(p *Published, t *schema.CTable, q *ListQuery) (*listPlan, error) {
 		if len(t.Search) == 0 {
 			return nil, queryErr("search", "table %s has no text columns to search", t.Name)
 		}
-		pl.where = append(pl.where, contains{cols: t.Search, pattern: containsPattern(q.Search)})
+		pl.where = append(pl.where, contains{cols: t.Search, pattern: containsPattern(q.Search), op: searchOp})
 	}
 	if !q.Rows.All() {
 		pl.where = append(pl.where, compare{col: q.Rows.Column, op: "=", val: q.Rows.Value})
@@ -175,8 +170,15 @@ func planFieldFilter(t *schema.CTable, f FieldFilter) (condition, error) {
 	if !ok {
 		return nil, queryErr(f.Param, "unknown column %q", f.Field)
 	}
-	switch f.Op {
-	case "null":
+	op := fieldOperators[f.Op]
+	if op == nil {
+		return nil, queryErr(f.Param, "unknown operator %q; use one of %s", f.Op, fieldNames)
+	}
+	if op.Textual && !c.Kind.Traits.Textual {
+		return nil, queryErr(f.Param, "%s needs a text column; %s is %s", op.Field, c.Name, c.Type)
+	}
+	switch op.Value {
+	case OperandBool:
 		switch f.Value {
 		case "true":
 			return nullTest{col: c, isNull: true}, nil
@@ -184,12 +186,9 @@ func planFieldFilter(t *schema.CTable, f FieldFilter) (condition, error) {
 			return nullTest{col: c}, nil
 		}
 		return nil, queryErr(f.Param, "must be true or false")
-	case "like":
-		if !textual(c) {
-			return nil, queryErr(f.Param, "like needs a text column; %s is %s", c.Name, c.Type)
-		}
-		return contains{cols: []*schema.CColumn{c}, pattern: containsPattern(f.Value)}, nil
-	case "in":
+	case OperandText:
+		return contains{cols: []*schema.CColumn{c}, pattern: containsPattern(f.Value), op: op.sql}, nil
+	case OperandList:
 		items := strings.Split(f.Value, ",")
 		if len(items) > MaxInValues {
 			return nil, queryErr(f.Param, "may list at most %d values", MaxInValues)
@@ -208,7 +207,7 @@ func planFieldFilter(t *schema.CTable, f FieldFilter) (condition, error) {
 	if msg != "" {
 		return nil, queryErr(f.Param, "%s", msg)
 	}
-	return compare{col: c, op: sqlOps[f.Op], val: v}, nil
+	return compare{col: c, op: op.sql, val: v}, nil
 }
 
 // planExpr resolves a filter expression; errors are *SyntaxError with the
@@ -249,23 +248,24 @@ func planComparison(t *schema.CTable, n *Comparison) (condition, error) {
 		return nil, syntaxErr(n.At, "unknown column %q", n.Column)
 	}
 	v := n.Value
-	if v.Kind == NullLiteral {
-		switch n.Op {
-		case "=":
-			return nullTest{col: c, isNull: true}, nil
-		case "!=":
-			return nullTest{col: c}, nil
-		}
-		return nil, syntaxErr(v.At, "null compares only with = or !=")
+	op := exprOperators[n.Op]
+	if op == nil {
+		return nil, syntaxErr(n.At, "unknown operator %q", n.Op)
 	}
-	if n.Op == "~" || n.Op == "!~" {
-		if !textual(c) {
+	if v.Kind == NullLiteral {
+		if op.isNull != nil {
+			return nullTest{col: c, isNull: *op.isNull}, nil
+		}
+		return nil, syntaxErr(v.At, "null compares only with %s", nullOperators)
+	}
+	if op.Textual {
+		if !c.Kind.Traits.Textual {
 			return nil, syntaxErr(n.At, "%s needs a text column; %s is %s", n.Op, c.Name, c.Type)
 		}
 		if v.Kind != StringLiteral {
 			return nil, syntaxErr(v.At, "%s needs a 'string'", n.Op)
 		}
-		return contains{cols: []*schema.CColumn{c}, pattern: containsPattern(v.Text), negate: n.Op == "!~"}, nil
+		return contains{cols: []*schema.CColumn{c}, pattern: containsPattern(v.Text), op: op.sql}, nil
 	}
 	if want := literalKindFor(c); want != v.Kind {
 		return nil, syntaxErr(v.At, "%s needs %s", c.Name, literalKindNames[want])
@@ -274,7 +274,7 @@ func planComparison(t *schema.CTable, n *Comparison) (condition, error) {
 	if msg != "" {
 		return nil, syntaxErr(v.At, "%s %s", c.Name, msg)
 	}
-	return compare{col: c, op: sqlOps[n.Op], val: val}, nil
+	return compare{col: c, op: op.sql, val: val}, nil
 }
 
 var literalKindNames = map[LiteralKind]string{
@@ -282,24 +282,17 @@ var literalKindNames = map[LiteralKind]string{
 }
 
 // literalKindFor is the kind of literal an expression compares a column
-// with: numbers for numeric columns, true/false for booleans, strings for
-// the rest (dates, timestamps and UUIDs are written as strings).
+// with, as its type's entry says: numbers for numeric columns, true/false
+// for booleans, strings for the rest (dates, timestamps and UUIDs are
+// written as strings).
 func literalKindFor(c *schema.CColumn) LiteralKind {
-	switch c.Type {
-	case schema.TypeInteger, schema.TypeNumber, schema.TypeDecimal:
+	switch c.Kind.Literal {
+	case schema.LiteralNumber:
 		return NumberLiteral
-	case schema.TypeBoolean:
+	case schema.LiteralBool:
 		return BoolLiteral
 	}
 	return StringLiteral
-}
-
-func textual(c *schema.CColumn) bool {
-	switch c.Type {
-	case schema.TypeText, schema.TypeEmail, schema.TypeURL, schema.TypeEnum:
-		return true
-	}
-	return false
 }
 
 // containsPattern makes a LIKE pattern matching s anywhere, with the LIKE
@@ -322,7 +315,7 @@ func planOrder(t *schema.CTable, q *ListQuery) ([]orderKey, error) {
 		if !ok {
 			return nil, queryErr("sort", "unknown column %q", k.Field)
 		}
-		if c.Type == schema.TypeJSON || c.Type == schema.TypePassthrough {
+		if !c.Kind.Traits.Comparable {
 			return nil, queryErr("sort", "column %q cannot be sorted", k.Field)
 		}
 		keys = append(keys, orderKey{col: c, desc: k.Desc})

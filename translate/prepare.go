@@ -118,15 +118,19 @@ func Projection(t *schema.CTable, alias string) string {
 // ColumnOutput renders one output column from alias.
 func ColumnOutput(c *schema.CColumn, alias string) string {
 	ref := alias + "." + c.Ident
-	if !outputAsStored(c) {
-		return "to_char(" + ref + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ` + c.Ident
+	if out, shown := c.Kind.Output(ref); shown {
+		return out + " AS " + c.Ident
 	}
 	return ref
 }
 
 // outputAsStored reports whether a record shows the column's value as
-// the table stores it; timestamps are written in the API's own format.
-func outputAsStored(c *schema.CColumn) bool { return c.PGType != "timestamptz" }
+// the table stores it; timestamps are written in the API's own format
+// (the type's entry says which).
+func outputAsStored(c *schema.CColumn) bool {
+	_, shown := c.Kind.Output("")
+	return !shown
+}
 
 // maxKeptInserts bounds the INSERT texts a table keeps: a client may send
 // any subset of the optional columns.

@@ -248,10 +248,7 @@ func (r *renderer) cond(c condition, alias string) string {
 		}
 		return alias + "." + n.col.Ident + " IS NOT NULL"
 	case contains:
-		op := " ILIKE "
-		if n.negate {
-			op = " NOT ILIKE "
-		}
+		op := " " + n.op + " "
 		param := r.arg(n.pattern)
 		parts := make([]string, len(n.cols))
 		for i, col := range n.cols {

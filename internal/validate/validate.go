@@ -1,11 +1,10 @@
 // Package validate checks and normalizes request bodies against a
-// compiled table: types, constraints, unknown fields, sanitization.
+// compiled table: unknown fields, text sanitization (markup stripped, or
+// reduced to markup without active content), then each value's type and
+// constraints.
 package validate
 
-import (
-	"github.com/tablesmith/tablesmith/internal/sanitize"
-	"github.com/tablesmith/tablesmith/schema"
-)
+import "github.com/tablesmith/tablesmith/schema"
 
 // Mode is the kind of write a body is for.
 type Mode int
@@ -61,11 +60,11 @@ func Record(t *schema.CTable, body map[string]any, mode Mode) (Result, Problems)
 			}
 			continue
 		}
-		if s, ok := v.(string); ok && c.Type == schema.TypeText {
+		if s, ok := v.(string); ok && c.Kind.Traits.Markup {
 			if c.HTML {
-				v = sanitize.SafeHTML(s)
+				v = SafeHTML(s)
 			} else {
-				v = sanitize.PlainText(s)
+				v = PlainText(s)
 			}
 		}
 		val, msg := schema.CheckValue(&c.Column, v)

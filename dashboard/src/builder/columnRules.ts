@@ -1,6 +1,7 @@
-// Which constraints of CONTRACT 4.1 apply to which column type. The editor
-// shows only these, and a type change drops the ones that no longer apply.
-import { NUMERIC_TYPES, SEARCHABLE_TYPES, type SchemaColumn } from '../schema/document';
+// Which constraints of CONTRACT 4.1 apply to which column type, from the
+// type's traits in the server's registry. The editor shows only these, and
+// a type change drops the ones that no longer apply.
+import { traitsOf, type SchemaColumn } from '../schema/document';
 
 export type ConstraintKey = Exclude<keyof SchemaColumn, 'name' | 'type' | 'renamed_from' | 'pg_type'>;
 
@@ -8,24 +9,24 @@ const ALWAYS: ConstraintKey[] = ['description', 'required'];
 
 export function constraintsFor(type: string, hasReference = false): Set<ConstraintKey> {
   const keys = new Set<ConstraintKey>(ALWAYS);
-  if (type !== 'password' && type !== 'json') {
-    keys.add('unique');
-    keys.add('index');
-  }
-  if (type !== 'password') keys.add('default');
-  if (NUMERIC_TYPES.includes(type)) {
+  const traits = traitsOf(type);
+  if (traits?.unique) keys.add('unique');
+  if (traits?.indexable) keys.add('index');
+  if (!traits?.secret) keys.add('default');
+  if (traits?.numeric) {
     keys.add('min');
     keys.add('max');
   }
-  if (['text', 'email', 'url', 'password'].includes(type)) {
+  // An enum's values bound themselves; a password's pattern stays unsaid.
+  if (traits?.lengths && !traits.enumerated) {
     keys.add('min_length');
     keys.add('max_length');
+    if (!traits.secret) keys.add('pattern');
   }
-  if (['text', 'email', 'url'].includes(type)) keys.add('pattern');
-  if (type === 'enum') keys.add('values');
-  if (SEARCHABLE_TYPES.includes(type)) keys.add('searchable');
-  if (type === 'text') keys.add('html');
-  if (type === 'integer' || type === 'uuid') keys.add('references');
+  if (traits?.enumerated) keys.add('values');
+  if (traits?.textual) keys.add('searchable');
+  if (traits?.markup) keys.add('html');
+  if (traits?.key) keys.add('references');
   if (hasReference) {
     keys.add('relation');
     keys.add('reverse_relation');

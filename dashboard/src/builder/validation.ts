@@ -8,7 +8,9 @@ import {
   COLUMN_TYPES,
   ID_TYPES,
   NUMERIC_TYPES,
+  SEARCHABLE_TYPES,
   TEXT_LIKE_TYPES,
+  traitsOf,
   ON_DELETE_ACTIONS,
   OPERATIONS,
   PERMISSION_LEVELS,
@@ -19,6 +21,7 @@ import {
   type SchemaDocument,
   type SchemaTable,
 } from '../schema/document';
+import { isEmail, normalizeEmail } from '../lib/email';
 
 export type SchemaProblems = Record<string, string>;
 
@@ -98,8 +101,6 @@ function tableNameProblem(name: string, names: string[], index: number): string 
   return undefined;
 }
 
-const TEXTUAL_TYPES = ['text', 'email', 'url', 'enum'];
-
 function columnProblems(
   doc: SchemaDocument,
   table: SchemaTable,
@@ -137,16 +138,18 @@ function columnProblems(
   } else if (column.values !== undefined && column.values.length > 0) {
     problems[`${at}.values`] = 'only enum columns take values';
   }
-  if (column.searchable && !TEXTUAL_TYPES.includes(column.type)) {
+  if (column.searchable && !SEARCHABLE_TYPES.includes(column.type)) {
     problems[`${at}.searchable`] = 'only text, e-mail, URL and enum columns are searchable';
   }
-  if (column.html && column.type !== 'text') problems[`${at}.html`] = 'html applies to text columns only';
+  const traits = traitsOf(column.type);
+  if (column.html && !traits?.markup) problems[`${at}.html`] = 'html applies to text columns only';
   const hasDefault = column.default !== undefined && column.default !== null;
-  if (column.type === 'password' && (column.unique || column.index || hasDefault)) {
-    problems[`${at}.type`] = 'a password column cannot be unique, indexed or have a default';
+  if (traits?.secret && (column.unique || column.index || hasDefault)) {
+    problems[`${at}.type`] = `a ${column.type} column cannot be unique, indexed or have a default`;
+  } else if (column.unique && !traits?.unique) {
+    problems[`${at}.unique`] = `${column.type} columns cannot be unique`;
   }
-  if (column.type === 'json' && column.unique) problems[`${at}.unique`] = 'json columns cannot be unique';
-  if (hasDefault && column.type !== 'password') {
+  if (hasDefault && !traits?.secret) {
     const defaultIssue = defaultProblem(column);
     if (defaultIssue) problems[`${at}.default`] = defaultIssue;
   }
@@ -224,7 +227,6 @@ export function compilePattern(pattern: string): RegExp | undefined {
   }
 }
 
-const EMAIL_RE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DECIMAL_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -280,8 +282,8 @@ function stringProblem(column: SchemaColumn, raw: string): string | undefined {
   let value = raw;
   if (value.includes('\u0000')) return 'must not contain NUL characters';
   if (column.type === 'email') {
-    value = value.trim().toLowerCase();
-    if (value.length > 254 || !EMAIL_RE.test(value)) return 'must be an e-mail address';
+    if (!isEmail(value)) return 'must be an e-mail address';
+    value = normalizeEmail(value);
   }
   if (column.type === 'url') {
     let url: URL | undefined;
@@ -296,7 +298,8 @@ function stringProblem(column: SchemaColumn, raw: string): string | undefined {
   }
   if (column.type === 'enum') return (column.values ?? []).includes(value) ? undefined : 'must be one of the values';
   if (column.required && value === '' && column.type !== 'text') return 'must not be empty';
-  const length = [...value].length;
+  // Lengths count the value as sent, as the server and the document do.
+  const length = [...raw].length;
   if (column.min_length !== undefined && length < column.min_length) return `must be at least ${column.min_length} characters`;
   if (column.max_length !== undefined && length > column.max_length) return `must be at most ${column.max_length} characters`;
   if (column.pattern) {

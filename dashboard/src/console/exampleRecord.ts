@@ -3,6 +3,8 @@
 // so the Test console and Data forms start from values the API accepts.
 import type { SchemaColumn, SchemaDocument, SchemaTable } from '../schema/document';
 import { browserRegExp, stringMatching } from './patternExample';
+import { isEmail } from '../lib/email';
+import { emailRule } from '../schema/columnTypes.gen';
 
 /** The body field a column takes: `password` for a `password_hash` column (CONTRACT 5). */
 export function bodyFieldName(column: SchemaColumn): string {
@@ -23,9 +25,8 @@ export interface ExampleOptions {
 /** A value, or no value and a hint for the user saying what to fill in. */
 export type ColumnExample = { value: unknown; hint?: undefined } | { value: null; hint: string };
 
-// The server's e-mail shape (schema.emailRe) and its bound on the length.
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-const EMAIL_MAX = 254;
+// The server's bound on an e-mail's length (schema.EmailMaxLength).
+const EMAIL_MAX = emailRule.maxLength;
 const MIN_PASSWORD_LENGTH = 8;
 
 /** The example for one column, from its type and rules. */
@@ -64,7 +65,7 @@ export function columnExample(column: SchemaColumn, options: ExampleOptions = {}
     case 'json':
       return { value: seed ? { key: 'value', n: seed } : { key: 'value' } };
     case 'email':
-      return textual(column, seed ? `user${seed}@example.com` : 'user1@example.com', seed, (s) => EMAIL_SHAPE.test(s) && s.length <= EMAIL_MAX && s === s.toLowerCase(), 0, {
+      return textual(column, seed ? `user${seed}@example.com` : 'user1@example.com', seed, (s) => isEmail(s) && s === s.toLowerCase(), 0, {
         before: `user${seed || 1}`,
         after: '@example.com',
       });

@@ -1,21 +1,21 @@
 // The list helpers of the Test console and Data page: page, limit, sort,
 // filters, search, include and fields turned into the query of CONTRACT 5.1.
+// The operators come from the server's operator table (translate/operators.go),
+// generated into filterOperators.gen.ts by `go generate ./translate`.
 import type { QueryPairs } from '../api/generated';
+import { filterOperators } from './filterOperators.gen';
 
-export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'like', 'in', 'null'] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+type FieldOperator = Exclude<(typeof filterOperators)[number], { field: '' }>;
 
-export const FILTER_OPERATOR_LABELS: Record<FilterOperator, string> = {
-  eq: 'equals',
-  ne: 'is not',
-  gt: '>',
-  gte: '≥',
-  lt: '<',
-  lte: '≤',
-  like: 'contains',
-  in: 'is one of (a,b)',
-  null: 'is null (true/false)',
-};
+/** The operators of filter[column][op], in the server's order. */
+export const FILTER_OPERATORS: readonly FieldOperator['field'][] = filterOperators
+  .filter((o): o is FieldOperator => o.field !== '')
+  .map((o) => o.field);
+export type FilterOperator = FieldOperator['field'];
+
+export const FILTER_OPERATOR_LABELS = Object.fromEntries(
+  filterOperators.filter((o) => o.field !== '').map((o) => [o.field, o.label]),
+) as Record<FilterOperator, string>;
 
 export interface ColumnFilter {
   column: string;

@@ -4,6 +4,7 @@
 // and the column's rules checked before the request, as the server will.
 import { isDecimalText } from '../console/recordForm';
 import type { SchemaColumn } from '../schema/document';
+import { isEmail, normalizeEmail } from '../lib/email';
 
 const localTime = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
@@ -45,7 +46,6 @@ export function editorText(value: unknown, type: string): string {
 
 export type CellParse = { value: unknown } | { error: string };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -97,9 +97,10 @@ export function parseCell(column: SchemaColumn, raw: string): CellParse {
     case 'enum':
       return column.values?.includes(text) ? { value: text } : { error: `must be one of ${(column.values ?? []).join(', ')}` };
     case 'email': {
-      const email = text.toLowerCase();
-      if (!EMAIL.test(email)) return { error: 'invalid e-mail format' };
-      return withinLength(column, email);
+      if (!isEmail(raw)) return { error: 'invalid e-mail format' };
+      // Lengths count the value as sent, as the server does.
+      const checked = withinLength(column, raw);
+      return 'error' in checked ? checked : { value: normalizeEmail(raw) };
     }
     case 'url':
       if (!/^https?:\/\/[^\s]+$/i.test(text)) return { error: 'must be an http or https URL' };

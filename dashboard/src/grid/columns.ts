@@ -2,7 +2,7 @@
 // table's own columns (passwords are never returned), then the two
 // timestamps the service keeps.
 import { bodyFieldName } from '../console/exampleRecord';
-import type { SchemaColumn, SchemaTable } from '../schema/document';
+import { SEARCHABLE_TYPES, traitsOf, type SchemaColumn, type SchemaTable } from '../schema/document';
 
 export interface GridColumn {
   name: string;
@@ -19,7 +19,7 @@ export interface GridColumn {
 
 export function gridColumns(table: SchemaTable): GridColumn[] {
   const own = table.columns
-    .filter((c) => c.type !== 'password')
+    .filter((c) => !traitsOf(c.type)?.secret)
     .map((c) => ({ name: c.name, type: c.type, system: false, column: c, references: c.references?.table, field: bodyFieldName(c) }));
   const external = table.external;
   const out: GridColumn[] = [{ name: 'id', type: table.id_type ?? 'integer', system: true, field: 'id' }, ...own];
@@ -33,11 +33,9 @@ export function isEditable(column: GridColumn): boolean {
   return !column.system && column.type !== 'passthrough';
 }
 
-const LABEL_TYPES = ['text', 'email', 'enum', 'url'];
-
 /** Columns a record is found by in a picker: the text-like ones `search` matches. */
 export function labelColumns(table: SchemaTable | undefined): string[] {
-  return (table?.columns ?? []).filter((c) => LABEL_TYPES.includes(c.type)).map((c) => c.name);
+  return (table?.columns ?? []).filter((c) => SEARCHABLE_TYPES.includes(c.type)).map((c) => c.name);
 }
 
 /** A record in words for pickers and reference cells: `#3 · Ada Lovelace`. */

@@ -3,20 +3,13 @@
 // narrow the rows together (AND). The operators offered are the ones the
 // column's type takes, and a value is checked before it is sent.
 import type { QueryPairs } from '../api/generated';
+import { operatorsByType } from '../console/filterOperators.gen';
 import { FILTER_OPERATOR_LABELS, type ColumnFilter, type FilterOperator } from '../console/listQuery';
 import type { GridColumn } from './columns';
 
-const ORDERED = ['integer', 'number', 'decimal', 'timestamp', 'date', 'text', 'email', 'url'];
-const TEXT_LIKE = ['text', 'email', 'url', 'enum'];
-
-/** The operators a column's type takes: json columns cannot be filtered. */
+/** The operators the server's table offers on a column's type: json columns cannot be filtered. */
 export function operatorsFor(type: string): FilterOperator[] {
-  if (type === 'json' || type === 'password' || type === 'passthrough') return [];
-  const ops: FilterOperator[] = ['eq', 'ne'];
-  if (ORDERED.includes(type)) ops.push('gt', 'gte', 'lt', 'lte');
-  if (TEXT_LIKE.includes(type)) ops.push('like');
-  ops.push('in', 'null');
-  return ops;
+  return [...(operatorsByType[type] ?? [])] as FilterOperator[];
 }
 
 export function filterableColumns(columns: GridColumn[]): GridColumn[] {

@@ -1,23 +1,37 @@
 // The schema document of CONTRACT 4.1: what the builder edits, the platform
-// API stores and generate publishes. Field names are the wire names.
+// API stores and generate publishes. Field names are the wire names. What
+// each column type is comes from the server's type registry, generated
+// into columnTypes.gen.ts (`go generate ./schema`).
+import { columnTypes } from './columnTypes.gen';
 
-export const COLUMN_TYPES = [
-  'text',
-  'integer',
-  'number',
-  'decimal',
-  'boolean',
-  'timestamp',
-  'date',
-  'email',
-  'url',
-  'uuid',
-  'enum',
-  'json',
-  'password',
-] as const;
+/** A column type's registry entry: its label, PostgreSQL type, example value and traits. */
+export type ColumnTypeInfo = (typeof columnTypes)[number];
+type OfferedType = Extract<ColumnTypeInfo, { offered: true }>;
 
-export type ColumnType = (typeof COLUMN_TYPES)[number];
+/** The traits of a type (schema.Traits): which rules, operators and aggregates apply. */
+export type TypeTraits = { readonly [K in keyof ColumnTypeInfo['traits']]: boolean };
+
+/** The types a user may choose, in the builder's order. */
+export const COLUMN_TYPES: readonly OfferedType['name'][] = columnTypes
+  .filter((t): t is OfferedType => t.offered)
+  .map((t) => t.name);
+
+export type ColumnType = OfferedType['name'];
+
+/** The registry's entry of a type, or undefined for a name it does not know. */
+export function columnTypeInfo(type: string): ColumnTypeInfo | undefined {
+  return columnTypes.find((t) => t.name === type);
+}
+
+/** The traits of a type; every trait is false for a name the registry does not know. */
+export function traitsOf(type: string): TypeTraits | undefined {
+  return columnTypeInfo(type)?.traits;
+}
+
+/** The offered types with a trait, in the builder's order. */
+function typesWith(trait: keyof TypeTraits): readonly string[] {
+  return columnTypes.filter((t) => t.offered && t.traits[trait]).map((t) => t.name);
+}
 
 export const OPERATIONS = ['read', 'create', 'update', 'delete'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -101,26 +115,16 @@ export interface SchemaDocument {
   tables: SchemaTable[];
 }
 
-export const NUMERIC_TYPES: readonly string[] = ['integer', 'number', 'decimal'];
-export const TEXT_LIKE_TYPES: readonly string[] = ['text', 'email', 'url', 'enum', 'password'];
-// Types whose values the list endpoint's `search` matches (CONTRACT 5.1).
-export const SEARCHABLE_TYPES: readonly string[] = ['text', 'email', 'url', 'enum'];
+/** Types that take min and max. */
+export const NUMERIC_TYPES = typesWith('numeric');
+/** Types that take min_length, max_length and pattern. */
+export const TEXT_LIKE_TYPES = typesWith('lengths');
+/** Types whose values the list endpoint's `search` matches (CONTRACT 5.1). */
+export const SEARCHABLE_TYPES = typesWith('textual');
 
-export const TYPE_LABELS: Record<ColumnType, string> = {
-  text: 'Text',
-  integer: 'Integer',
-  number: 'Number',
-  decimal: 'Decimal',
-  boolean: 'Boolean',
-  timestamp: 'Timestamp',
-  date: 'Date',
-  email: 'E-mail',
-  url: 'URL',
-  uuid: 'UUID',
-  enum: 'Enum',
-  json: 'JSON',
-  password: 'Password',
-};
+export const TYPE_LABELS = Object.fromEntries(
+  columnTypes.filter((t) => t.offered).map((t) => [t.name, t.label]),
+) as Record<ColumnType, string>;
 
 export function isColumnType(value: string): value is ColumnType {
   return (COLUMN_TYPES as readonly string[]).includes(value);

@@ -1,6 +1,8 @@
-// Package sanitize reduces user text to plain text (goquery), or to
-// markup without active content (bluemonday's UGC policy).
-package sanitize
+package validate
+
+// Sanitization is the first step of checking a text column's value: the
+// text is reduced to plain text (goquery), or, on a column that keeps
+// HTML, to markup without active content (bluemonday's UGC policy).
 
 import (
 	"strings"
