@@ -384,7 +384,7 @@ func (h *Handler) ReadBody(w http.ResponseWriter, r *http.Request) (map[string]a
 // hashPasswords replaces plain-text password values with their hashes.
 func hashPasswords(res validate.Result) error {
 	for i, c := range res.Columns {
-		if c.Type != schema.TypePassword {
+		if !c.Kind.Traits.Secret {
 			continue
 		}
 		if s, ok := res.Values[i].(string); ok {

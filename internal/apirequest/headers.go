@@ -4,7 +4,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/tablesmith/tablesmith/apierr"
@@ -12,20 +11,21 @@ import (
 	"github.com/tablesmith/tablesmith/translate"
 )
 
-// ParseID parses a path id by the table's key type; a malformed id is
-// simply a record that does not exist.
+// ParseID parses a path id by the table's key type (its registry entry's
+// query-string reading); a malformed id is simply a record that does not
+// exist. A managed table's integer keys count from 1.
 func ParseID(t *schema.CTable, s string) (any, bool) {
-	switch t.PK.Type {
-	case schema.TypeUUID:
-		v, msg := schema.ParseQueryValue(&t.PK.Column, s)
-		return v, msg == ""
-	case schema.TypeInteger:
-		n, err := strconv.ParseInt(s, 10, 64)
-		return n, err == nil && n > 0 || err == nil && t.Doc.External != nil
-	default:
-		v, msg := schema.ParseQueryValue(&t.PK.Column, s)
-		return v, msg == "" && s != ""
+	if s == "" {
+		return nil, false
 	}
+	v, msg := schema.ParseQueryValue(&t.PK.Column, s)
+	if msg != "" {
+		return nil, false
+	}
+	if n, ok := v.(int64); ok && n < 1 && t.Doc.External == nil {
+		return nil, false
+	}
+	return v, true
 }
 
 // exportFormat reads which export a list asks for: format=csv or

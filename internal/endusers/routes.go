@@ -126,7 +126,7 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 		}
 	}
 	for i, c := range res.Columns {
-		if s, ok := res.Values[i].(string); ok && c.Type == schema.TypePassword {
+		if s, ok := res.Values[i].(string); ok && c.Kind.Traits.Secret {
 			if res.Values[i], err = auth.HashPassword(s); err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/tablesmith/tablesmith/internal/registry"
@@ -72,7 +71,7 @@ func buildUserQueries(pub *translate.Published) *userQueries {
 		active = "(t." + c.Ident + " IS NOT FALSE)"
 	}
 	for _, c := range t.Columns {
-		if c.Type == schema.TypePassword {
+		if c.Kind.Traits.Secret {
 			q.password = c
 			break
 		}
@@ -124,13 +123,8 @@ func (a *Auth) userStatus(ctx context.Context, q *userQueries, id any) (exists, 
 // userIDValue converts a user id from its text form (token subject,
 // session row) to the form bound against the auth table's key.
 func userIDValue(t *schema.CTable, s string) (any, bool) {
-	switch t.PK.Type {
-	case schema.TypeInteger:
-		n, err := strconv.ParseInt(s, 10, 64)
-		return n, err == nil
-	default:
-		return s, s != ""
-	}
+	v, msg := schema.ParseQueryValue(&t.PK.Column, s)
+	return v, msg == "" && s != ""
 }
 
 // recordID reads the id of a record that PostgreSQL rendered as JSON, as
