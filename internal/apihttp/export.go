@@ -6,25 +6,25 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablesmith/tablesmith/apierr"
+	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
+	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
 // DefaultExportTimeout bounds an export (Deps.ExportTimeout) when unset.
 const DefaultExportTimeout = 5 * time.Minute
-
-// exportFlushRows is how many rows go out between flushes: an export
-// reaches the client in chunks while the server holds one buffer.
-const exportFlushRows = 500
 
 // exportFormat reads which export a list request asks for: format=csv or
 // format=ndjson, else an Accept of text/csv or application/x-ndjson; ""
@@ -70,15 +70,21 @@ func mayExport(r *http.Request) bool {
 
 // exportRecords streams every row a list's filters, search, sort, fields
 // and owner scope select, as CSV (RFC 4180, a header row) or NDJSON (one
-// record per line), with no page cap and constant memory: rows are read
-// one by one from the database and flushed in chunks. It runs in one of
-// the project's fair-share slots for its whole length and within the
-// export bound (Deps.ExportTimeout), not the plan's statement timeout:
-// its statement runs in a read-only transaction whose statement_timeout
-// is that bound. Once rows are on their way, a failure can no longer
-// change the status, so it aborts the response (http.ErrAbortHandler):
-// the client sees a broken transfer, never a short file that looks
-// complete.
+// record per line), with no page cap and bounded memory, within the export
+// bound (Deps.ExportTimeout, the request's deadline).
+//
+// It reads a cursor in a read-only transaction, so the whole file is one
+// snapshot, in batches (exportBatch). Each batch is a statement like any
+// other: it takes one of the project's fair-share slots and runs within
+// the plan's statement timeout. Between batches the transaction keeps its
+// connection: the export holds one of the project's and the node's holds
+// (fairshare.Gate.Hold) for its whole length. A batch is read whole before
+// it is written, so PostgreSQL never waits on a slow client: when the
+// request ends (its deadline, or the client leaving), the write under way
+// is cut, the transaction rolls back, and nothing of the export goes on
+// running. Once rows are on their way, a failure can no longer change the
+// status, so it aborts the response (http.ErrAbortHandler): the client
+// sees a broken transfer, never a short file that looks complete.
 func (h *Handler) exportRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall, format string) error {
 	vals := r.URL.Query()
 	for _, p := range []string{"page", "offset", "limit", "after"} {
@@ -96,46 +102,68 @@ func (h *Handler) exportRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 	if err != nil {
 		return PlannerError(err)
 	}
-	// The export bound (the request's deadline, set in ServeHTTP)
-	// replaces the plan's statement timeout; the fair-share slot stays.
-	rt.statementTimeout = 0
-	return h.statements(w, r, rt, func(ctx context.Context) error {
-		// A replica that fails before the first byte hands the export to
-		// the primary; one that fails later breaks it off (streamExport).
-		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
-			db := h.d.DB
-			if s, ok := q.(*pgexec.Statements); ok {
-				db = s.DB()
-			}
-			return streamExport(ctx, w, r, h, db, c, ex, format)
-		})
+	hold, err := h.d.Gate.Hold(r.Context(), rt.ProjectID, rt.Start)
+	if err != nil {
+		return exportBusy(h.d.Gate, rt.ProjectID, err)
+	}
+	defer hold.Release()
+	// A replica that fails before the first byte hands the export to the
+	// primary; one that fails later breaks it off (streamExport).
+	return h.read(r.Context(), rt, func(ctx context.Context, q pgexec.Querier) error {
+		db := h.d.DB
+		if s, ok := q.(*pgexec.Statements); ok {
+			db = s.DB()
+		}
+		return h.streamExport(ctx, w, r, rt, db, c, ex, format)
 	})
 }
 
-// streamExport runs the export statement and writes its rows.
-func streamExport(ctx context.Context, w http.ResponseWriter, r *http.Request, h *Handler, db *sql.DB, c *tableCall, ex *translate.ExportSQL, format string) error {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return err
+// exportBusy is the answer to an export that found no hold free.
+func exportBusy(g *fairshare.Gate, project string, err error) error {
+	perProject, perNode := g.HoldLimits()
+	var e *apierr.Error
+	switch {
+	case errors.Is(err, fairshare.ErrBusy):
+		e = apierr.New(apierr.CodeUnavailable, "Project %s has %d exports running, the most it runs at once on this server; retry when one has finished", project, perProject)
+	case errors.Is(err, fairshare.ErrNodeBusy):
+		e = apierr.New(apierr.CodeUnavailable, "This server is running %d exports, the most it runs at once; retry shortly", perNode)
+	default:
+		return err // the client went away
 	}
-	defer tx.Rollback() //nolint:errcheck // read-only: nothing to undo
-	bound := h.d.ExportTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		bound = min(bound, time.Until(dl))
-	}
-	// The pool's connections carry the request timeout as their
-	// statement_timeout; this transaction's statement may take the
-	// export's.
-	if _, err := tx.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(max(bound.Milliseconds(), 1), 10)); err != nil {
-		return err
-	}
-	rows, err := tx.QueryContext(ctx, ex.SQL, ex.Args...)
-	if err != nil {
-		return pgexec.MapError(err, c.t, pgexec.OpRead)
-	}
-	defer rows.Close()
+	e.RetryAfter = exportRetryAfter
+	return e
+}
 
+// exportRetryAfter is the Retry-After of an export that found no hold
+// free: exports take seconds to minutes.
+const exportRetryAfter = 5 * time.Second
+
+// exportBatch sizes an export's batches: the first reads exportFirstRows
+// rows, each later one as many rows as fit exportBatchBytes at the sizes
+// seen so far, between 1 and exportBatchRows. A batch is held in memory
+// while it is written, so its bytes bound the export's memory, even when
+// records embed up to thousands of related rows each.
+const (
+	exportFirstRows  = 100
+	exportBatchRows  = 1000
+	exportBatchBytes = 1 << 20
+)
+
+// exportCursor names an export's cursor, the only one of its transaction:
+// by its project, so that pg_stat_activity shows whose export a FETCH
+// serves.
+func exportCursor(projectID string) string {
+	return schema.QuoteIdent("tablesmith_export_" + projectID)
+}
+
+// streamExport opens the export's cursor and writes its rows, batch by
+// batch (exportRecords).
+func (h *Handler) streamExport(ctx context.Context, w http.ResponseWriter, r *http.Request, rt *Route, db *sql.DB, c *tableCall, ex *translate.ExportSQL, format string) error {
 	out := newExportWriter(w, format, c.t.Name, ex.Columns)
+	// The request's end (its deadline, or the client leaving) cuts a write
+	// that a slow client holds up.
+	stop := context.AfterFunc(ctx, out.cut)
+	defer stop()
 	fail := func(err error) error {
 		if !out.started { // nothing sent yet: an ordinary error answer
 			return pgexec.MapError(err, c.t, pgexec.OpRead)
@@ -143,23 +171,67 @@ func streamExport(ctx context.Context, w http.ResponseWriter, r *http.Request, h
 		h.d.Logger.Warn("export ended part way", "err", err, "path", r.URL.Path)
 		panic(http.ErrAbortHandler)
 	}
-	var rec []byte
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(&rec); err != nil {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only: nothing to undo
+	// PostgreSQL ends each of the transaction's statements at the plan's
+	// timeout too (the pool's connections carry the request timeout),
+	// also when lib/pq's cancel does not reach it; without a plan, at the
+	// export's own bound.
+	bound := rt.statementTimeout
+	if dl, ok := ctx.Deadline(); ok && bound <= 0 {
+		bound = time.Until(dl)
+	}
+	var batch [][]byte
+	cursor := exportCursor(rt.ProjectID)
+	rows, size := exportFirstRows, 0
+	for first := true; ; first = false {
+		batch, size = batch[:0], 0
+		// The first batch waits for a slot as any request does (503 before
+		// anything is sent); later ones as long as the export may last.
+		err := h.inSlot(ctx, rt, !first, func(ctx context.Context) error {
+			if first {
+				if bound > 0 {
+					if _, err := tx.ExecContext(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(max(bound.Milliseconds(), 1), 10)); err != nil {
+						return err
+					}
+				}
+				if _, err := tx.ExecContext(ctx, "DECLARE "+cursor+" NO SCROLL CURSOR FOR "+ex.SQL, ex.Args...); err != nil {
+					return err
+				}
+			}
+			res, err := tx.QueryContext(ctx, "FETCH FORWARD "+strconv.Itoa(rows)+" FROM "+cursor)
+			if err != nil {
+				return err
+			}
+			defer res.Close()
+			for res.Next() {
+				var rec []byte
+				if err := res.Scan(&rec); err != nil {
+					return err
+				}
+				batch = append(batch, rec)
+				size += len(rec)
+			}
+			return res.Err()
+		})
+		if err != nil {
 			return fail(err)
 		}
-		if err := out.record(rec); err != nil {
-			return fail(err)
-		}
-		if n++; n%exportFlushRows == 0 {
-			if err := out.flush(); err != nil {
+		for _, rec := range batch {
+			if err := out.record(rec); err != nil {
 				return fail(err)
 			}
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
+		if len(batch) < rows {
+			break
+		}
+		if err := out.flush(); err != nil {
+			return fail(err)
+		}
+		rows = min(max(exportBatchBytes/max(size/len(batch), 1), 1), exportBatchRows)
 	}
 	if err := out.finish(); err != nil {
 		return fail(err)
@@ -177,6 +249,19 @@ type exportWriter struct {
 	header  []string
 	started bool
 	fields  []string
+	// ended is set when the request ended (cut): no write may wait on the
+	// client any longer.
+	ended atomic.Bool
+}
+
+// errExportEnded is a write after the export's request ended.
+var errExportEnded = errors.New("the export's request has ended")
+
+// cut ends the write under way, if any, and refuses the next ones: the
+// request ended. It runs on another goroutine than the writes.
+func (ew *exportWriter) cut() {
+	ew.ended.Store(true)
+	_ = ew.rc.SetWriteDeadline(time.Now())
 }
 
 func newExportWriter(w http.ResponseWriter, format, table string, columns []string) *exportWriter {
@@ -200,9 +285,15 @@ func newExportWriter(w http.ResponseWriter, format, table string, columns []stri
 type exportStarter struct{ ew *exportWriter }
 
 func (s exportStarter) Write(b []byte) (int, error) {
+	if s.ew.ended.Load() {
+		return 0, errExportEnded
+	}
 	s.ew.start()
 	// An export may take longer than the server's write timeout.
 	writedeadline.Renew(s.ew.rc)
+	if s.ew.ended.Load() { // cut between the check and the renewal
+		_ = s.ew.rc.SetWriteDeadline(time.Now())
+	}
 	return s.ew.w.Write(b)
 }
 
