@@ -21,8 +21,21 @@ import (
 // project whose slots stayed taken gets 503 with Retry-After, a statement
 // cut by its plan's timeout 503 saying so.
 func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, f func(ctx context.Context) error) error {
-	ctx := r.Context()
-	slot, err := h.d.Gate.Acquire(ctx, rt.ProjectID, rt.Start)
+	return h.inSlot(r.Context(), rt, false, f)
+}
+
+// inSlot runs f in one of the project's slots, within its plan's statement
+// timeout, under ctx (statements). A statement that may wait for its turn
+// as long as ctx allows (an export's batches after the first) passes
+// until; the others wait up to the gate's wait and then answer 503.
+func (h *Handler) inSlot(ctx context.Context, rt *Route, until bool, f func(ctx context.Context) error) error {
+	var slot fairshare.Slot
+	var err error
+	if until {
+		slot, err = h.d.Gate.AcquireUntil(ctx, rt.ProjectID, time.Now())
+	} else {
+		slot, err = h.d.Gate.Acquire(ctx, rt.ProjectID, rt.Start)
+	}
 	if err != nil {
 		if errors.Is(err, fairshare.ErrBusy) {
 			e := apierr.New(apierr.CodeUnavailable,
@@ -42,12 +55,15 @@ func (h *Handler) statements(w http.ResponseWriter, r *http.Request, rt *Route, 
 		// our own (~0.8 µs) would change nothing.
 		return f(ctx)
 	}
-	sctx, cancel := context.WithTimeout(ctx, limit)
+	cut := time.Now().Add(limit)
+	sctx, cancel := context.WithDeadline(ctx, cut)
 	defer cancel()
 	err = f(sctx)
-	if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && (sctx.Err() != nil || !time.Now().Before(cut)) {
 		// Cut by the plan's timeout, not by the request's own deadline or
-		// a client that went away.
+		// a client that went away. The clock decides too: PostgreSQL's
+		// statement_timeout, when it is the plan's (an export's), may end
+		// the statement before the context's timer has run.
 		h.timeouts.Add(1)
 		return apierr.New(apierr.CodeUnavailable,
 			"The query took longer than the %s its plan allows and was cancelled; narrow it (a filter on an indexed column, a smaller page) or move the project to a larger plan", limit)

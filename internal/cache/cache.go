@@ -95,6 +95,18 @@ func (c *Cache[V]) Store(key string, v V, now time.Time) {
 	c.store(key, v, c.lastGen.Load(), now)
 }
 
+// Generation counts the invalidations so far. A caller that computes a
+// value on its own way reads it before it starts and stores the value
+// with StoreAsOf.
+func (c *Cache[V]) Generation() uint64 { return c.lastGen.Load() }
+
+// StoreAsOf caches v for key as of now unless an invalidation came after
+// gen was read (Generation): what was computed before an invalidation is
+// not kept, as with Load.
+func (c *Cache[V]) StoreAsOf(key string, v V, gen uint64, now time.Time) {
+	c.store(key, v, gen, now)
+}
+
 func (c *Cache[V]) store(key string, v V, gen uint64, now time.Time) {
 	e := &entry[V]{val: v}
 	if c.opts.TTL > 0 {

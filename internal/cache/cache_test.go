@@ -169,3 +169,17 @@ func mustLoad(t *testing.T, c *Cache[int], key string, now time.Time, v int) {
 		t.Fatal(err)
 	}
 }
+
+func TestAValueComputedBeforeAnInvalidationIsNotStoredAsOfItsGeneration(t *testing.T) {
+	c := New[string](Options{})
+	gen := c.Generation()
+	c.Invalidate("other") // any invalidation: the generation is the cache's
+	c.StoreAsOf("k", "stale", gen, t0)
+	if v, ok := c.Lookup("k", t0); ok {
+		t.Fatalf("a value computed before an invalidation was kept: %q", v)
+	}
+	c.StoreAsOf("k", "fresh", c.Generation(), t0)
+	if v, ok := c.Lookup("k", t0); !ok || v != "fresh" {
+		t.Fatalf("Lookup = %q, %v; want the value stored as of the current generation", v, ok)
+	}
+}

@@ -35,6 +35,12 @@ type ProjectChanged struct{ ProjectID string }
 // KeyRevoked tells every node to forget a revoked API key ("key:<prefix>").
 type KeyRevoked struct{ Prefix string }
 
+// KeyCreated tells every node that a key with this prefix now exists, so
+// that a node that remembered the prefix as unknown looks it up again
+// ("key_created:<prefix>"). Nodes of a version before it ignore it: they
+// remember no unknown prefixes.
+type KeyCreated struct{ Prefix string }
+
 // PlanChanged tells every node an account moved to another plan
 // ("plan:<account id>").
 type PlanChanged struct{ AccountID int64 }
@@ -82,11 +88,13 @@ func (e RealtimeChanged) value() string {
 
 func (ProjectChanged) kind() string { return "project" }
 func (KeyRevoked) kind() string     { return "key" }
+func (KeyCreated) kind() string     { return "key_created" }
 func (PlanChanged) kind() string    { return "plan" }
 func (SessionEnded) kind() string   { return "user" }
 
 func (e ProjectChanged) value() string { return e.ProjectID }
 func (e KeyRevoked) value() string     { return e.Prefix }
+func (e KeyCreated) value() string     { return e.Prefix }
 func (e PlanChanged) value() string    { return strconv.FormatInt(e.AccountID, 10) }
 func (e SessionEnded) value() string   { return e.SessionID }
 
@@ -110,6 +118,8 @@ func Decode(payload string) (Event, error) {
 		e = ProjectChanged{ProjectID: value}
 	case "key":
 		e = KeyRevoked{Prefix: value}
+	case "key_created":
+		e = KeyCreated{Prefix: value}
 	case "user":
 		e = SessionEnded{SessionID: value}
 	case "realtime":

@@ -29,6 +29,7 @@ var wire = []struct {
 	{"user:5f0c7e2a-9d1b-4c1e-8a53-0d7f5b2e9c11", events.SessionEnded{SessionID: "5f0c7e2a-9d1b-4c1e-8a53-0d7f5b2e9c11"}},
 	// Sent by the capture trigger's SQL, so it must not change either.
 	{"realtime:1a2b3c:42", events.RealtimeChanged{ProjectID: "1a2b3c", Seq: 42}},
+	{"key_created:ts_ab12cd34", events.KeyCreated{Prefix: "ts_ab12cd34"}},
 }
 
 func TestEncodeWritesThePayloadsOfThePreviousVersion(t *testing.T) {

@@ -49,6 +49,10 @@ type Gate struct {
 	sems       sync.Map // project id -> *sem
 	// rejected counts the ErrBusy answers (metrics).
 	rejected atomic.Uint64
+	// holds and holdsAll bound the connections that work longer than a
+	// statement keeps between its statements (Hold): per project, and for
+	// the node under one key. Nil in themselves.
+	holds, holdsAll *Gate
 }
 
 // sem is one project's slots.
@@ -98,7 +102,66 @@ func New(limit, pool int, wait time.Duration) *Gate {
 	if pool > limit {
 		g.borrowUpTo = int64(pool - limit)
 	}
+	g.holds = &Gate{limit: int64(max(1, limit/2)), wait: wait}
+	g.holdsAll = &Gate{limit: int64(limit), wait: wait}
 	return g
+}
+
+// ErrNodeBusy is Hold's answer when the node's holds stayed taken for the
+// whole wait (ErrBusy: the project's).
+var ErrNodeBusy = errors.New("the node holds as many long reads as it allows")
+
+// Hold is a connection kept by work longer than one statement (an
+// export's cursor, read in batches that each take a Slot): Release gives
+// it back. The zero Hold releases nothing.
+type Hold struct {
+	g             *Gate
+	project, node Slot
+}
+
+// Hold takes one of the project's holds and one of the node's, waiting up
+// to the gate's wait for each: a project keeps at most half its share of
+// connections this way (at least one), the node at most one share, so
+// that long work can neither fill a project's share between its batches
+// nor the pool. A held connection counts against borrowing like a
+// statement in flight. Errors as Acquire's, ErrNodeBusy when the node's
+// holds are taken.
+func (g *Gate) Hold(ctx context.Context, project string, now time.Time) (Hold, error) {
+	if g == nil {
+		return Hold{}, nil
+	}
+	ps, err := g.holds.acquire(ctx, project, now, g.wait)
+	if err != nil {
+		return Hold{}, err
+	}
+	ns, err := g.holdsAll.acquire(ctx, "", now, g.wait)
+	if err != nil {
+		ps.Release()
+		if errors.Is(err, ErrBusy) {
+			err = ErrNodeBusy
+		}
+		return Hold{}, err
+	}
+	g.total.Add(1)
+	return Hold{g: g, project: ps, node: ns}, nil
+}
+
+// Release gives the hold back; call it once.
+func (h Hold) Release() {
+	if h.g == nil {
+		return
+	}
+	h.g.total.Add(-1)
+	h.node.Release()
+	h.project.Release()
+}
+
+// HoldLimits are how many holds one project and the whole node may have.
+func (g *Gate) HoldLimits() (project, node int) {
+	if g == nil {
+		return 0, 0
+	}
+	return int(g.holds.limit), int(g.holdsAll.limit)
 }
 
 // clockBase turns times into monotonic nanoseconds for the age sums.
@@ -150,6 +213,22 @@ func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot
 	if g == nil {
 		return Slot{}, nil
 	}
+	return g.acquire(ctx, project, now, g.wait)
+}
+
+// AcquireUntil is Acquire for work that may wait for its turn as long as
+// ctx allows rather than the gate's wait (a realtime stream's reads, an
+// export's later batches, background rounds): it returns ctx.Err() when
+// ctx ends first, and is not counted as a rejection.
+func (g *Gate) AcquireUntil(ctx context.Context, project string, now time.Time) (Slot, error) {
+	if g == nil {
+		return Slot{}, nil
+	}
+	return g.acquire(ctx, project, now, 0)
+}
+
+// acquire takes a slot, waiting up to wait (0: until ctx ends).
+func (g *Gate) acquire(ctx context.Context, project string, now time.Time, wait time.Duration) (Slot, error) {
 	s := g.sem(project)
 	start := int64(now.Sub(clockBase))
 	if s.waiting.Load() == 0 {
@@ -165,11 +244,15 @@ func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot
 	g.dispatch(s) // a slot freed before the queue had w
 	s.mu.Unlock()
 
-	w.timer.Reset(g.wait)
+	var expired <-chan time.Time
+	if wait > 0 {
+		w.timer.Reset(wait)
+		expired = w.timer.C
+	}
 	select {
 	case <-w.ready:
 		return handedOver(w), nil
-	case <-w.timer.C:
+	case <-expired:
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
@@ -181,7 +264,7 @@ func (g *Gate) Acquire(ctx context.Context, project string, now time.Time) (Slot
 	}
 	w.timer.Stop()
 	waiters.Put(w)
-	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := ctx.Err(); err != nil && (wait == 0 || !errors.Is(err, context.DeadlineExceeded)) {
 		return Slot{}, err
 	}
 	g.rejected.Add(1)
@@ -266,12 +349,13 @@ func (g *Gate) Running(project string) int {
 	return 0
 }
 
-// Rejected is how many statements got ErrBusy since the gate was made.
+// Rejected is how many statements and holds got ErrBusy or ErrNodeBusy
+// since the gate was made.
 func (g *Gate) Rejected() uint64 {
 	if g == nil {
 		return 0
 	}
-	return g.rejected.Load()
+	return g.rejected.Load() + g.holds.rejected.Load() + g.holdsAll.rejected.Load()
 }
 
 func (g *Gate) sem(project string) *sem {

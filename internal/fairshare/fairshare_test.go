@@ -348,3 +348,74 @@ func acquireInBackground(t *testing.T, g *Gate, project string, out chan<- Slot)
 		out <- s
 	}()
 }
+
+func TestAcquireUntilWaitsPastTheGatesWaitAndEndsWithItsContext(t *testing.T) {
+	g := New(1, 0, 20*time.Millisecond)
+	s, _ := g.Acquire(context.Background(), "a", time.Now())
+	go func() {
+		time.Sleep(200 * time.Millisecond) // ten times the gate's wait
+		s.Release()
+	}()
+	got, err := g.AcquireUntil(context.Background(), "a", time.Now())
+	if err != nil {
+		t.Fatalf("AcquireUntil gave up before its context did: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := g.AcquireUntil(ctx, "a", time.Now()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AcquireUntil past its context's deadline: %v, want the context's error", err)
+	}
+	if n := g.Rejected(); n != 0 {
+		t.Errorf("Rejected() = %d: waiting until a context ends is not a rejection", n)
+	}
+	got.Release()
+}
+
+func TestHoldsAreBoundedPerProjectAndPerNodeAndCountAgainstBorrowing(t *testing.T) {
+	// A share of 4 of a pool of 16: a project holds at most 2, the node 4.
+	g := New(4, 16, 20*time.Millisecond)
+	if p, n := g.HoldLimits(); p != 2 || n != 4 {
+		t.Fatalf("HoldLimits() = %d, %d; want 2, 4", p, n)
+	}
+	ctx := context.Background()
+	var held []Hold
+	for _, project := range []string{"a", "a", "b", "b"} {
+		h, err := g.Hold(ctx, project, time.Now())
+		if err != nil {
+			t.Fatalf("hold of %s: %v", project, err)
+		}
+		held = append(held, h)
+	}
+	if _, err := g.Hold(ctx, "a", time.Now()); !errors.Is(err, ErrBusy) {
+		t.Errorf("a third hold of a: %v, want ErrBusy", err)
+	}
+	if _, err := g.Hold(ctx, "c", time.Now()); !errors.Is(err, ErrNodeBusy) {
+		t.Errorf("a fifth hold on the node: %v, want ErrNodeBusy", err)
+	}
+	// A quick project alone may run up to the pool minus one share (12);
+	// the four held connections count among them.
+	var slots []Slot
+	for {
+		s, err := g.Acquire(ctx, "d", time.Now())
+		if err != nil {
+			break
+		}
+		slots = append(slots, s)
+	}
+	if len(slots) != 8 {
+		t.Errorf("a quick project beside 4 holds ran %d statements, want 12 - 4 = 8", len(slots))
+	}
+	for _, s := range slots {
+		s.Release()
+	}
+	for _, h := range held {
+		h.Release()
+	}
+	if h, err := g.Hold(ctx, "c", time.Now()); err != nil {
+		t.Errorf("a hold after every release: %v", err)
+	} else {
+		h.Release()
+	}
+	var none *Gate
+	none.Hold(ctx, "a", time.Now()) //nolint:errcheck // a nil gate holds nothing
+}

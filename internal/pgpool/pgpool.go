@@ -4,18 +4,21 @@
 // read goes on waiting: against a database that stops answering (packets
 // dropped, not refused) it waits for as long as the outage lasts. Here
 // every statement's socket takes its context's deadline, so it fails at
-// the deadline whatever the network does; connections get a connect
-// timeout, and optionally the server a statement_timeout on the same
-// budget.
+// the deadline whatever the network does (within Overshoot); a new
+// connection is given up when the context of the call that needs it ends,
+// or after the connect timeout; and optionally the server gets a
+// statement_timeout on the same budget.
 package pgpool
 
 import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -83,11 +86,7 @@ func NewConnector(cfg pq.Config) (driver.Connector, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dialer{cancelTimeout: cfg.ConnectTimeout}
-	if d.cancelTimeout <= 0 {
-		d.cancelTimeout = 10 * time.Second
-	}
-	inner.Dialer(d)
+	inner.Dialer(&dialer{})
 	return &connector{inner: inner}, nil
 }
 
@@ -97,14 +96,57 @@ type connector struct {
 }
 
 // slot receives the socket that lib/pq dials for one Connect call.
-type slot struct{ nc net.Conn }
+type slot struct {
+	mu    sync.Mutex
+	nc    net.Conn
+	ended bool // the Connect's context ended: close the socket
+}
 
 type slotKey struct{}
 
+// hold keeps the socket lib/pq dialed, or closes it when the Connect's
+// context has already ended.
+func (s *slot) hold(nc net.Conn) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		nc.Close()
+		return net.ErrClosed
+	}
+	s.nc = nc
+	return nil
+}
+
+// end closes the socket of a Connect whose context ended, so that the
+// startup exchange fails at once.
+func (s *slot) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	if s.nc != nil {
+		s.nc.Close()
+	}
+}
+
+// Connect establishes a connection within ctx. lib/pq bounds the TCP dial
+// by ctx but the startup exchange only by its connect timeout, a fixed
+// deadline set on the socket: a request that needs a new connection a
+// moment before its deadline, against a database that stopped answering,
+// would wait the whole connect timeout past it. The socket is closed when
+// ctx ends instead.
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	s := &slot{}
+	stop := context.AfterFunc(ctx, s.end)
 	dc, err := c.inner.Connect(context.WithValue(ctx, slotKey{}, s))
+	if !stop() && err == nil {
+		// ctx ended as the connection was made: its socket is closed.
+		dc.Close()
+		err = ctx.Err()
+	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connect: %w (%w)", ctx.Err(), err)
+		}
 		return nil, err
 	}
 	pc, ok := dc.(pqConn)
@@ -117,13 +159,8 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 func (c *connector) Driver() driver.Driver { return c.inner.Driver() }
 
 // dialer hands each connection's socket to the Connect call that dialed
-// it. A dial outside Connect is lib/pq's CancelRequest, which reads until
-// the server closes: its socket gets a deadline so that it cannot wait
-// forever on a database that stopped answering.
-type dialer struct {
-	d             net.Dialer
-	cancelTimeout time.Duration
-}
+// it. A dial outside Connect is lib/pq's CancelRequest: see cancelTimeout.
+type dialer struct{ d net.Dialer }
 
 func (d *dialer) Dial(network, address string) (net.Conn, error) {
 	return d.DialContext(context.Background(), network, address)
@@ -136,16 +173,51 @@ func (d *dialer) DialTimeout(network, address string, timeout time.Duration) (ne
 }
 
 func (d *dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	s, inConnect := ctx.Value(slotKey{}).(*slot)
+	var limit time.Time
+	if !inConnect {
+		limit = time.Now().Add(cancelTimeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, limit)
+		defer cancel()
+	}
 	nc, err := d.d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := ctx.Value(slotKey{}).(*slot); ok {
-		s.nc = nc
-	} else {
-		_ = nc.SetDeadline(time.Now().Add(d.cancelTimeout))
+	if inConnect {
+		if err := s.hold(nc); err != nil {
+			return nil, err
+		}
+		return nc, nil
 	}
-	return nc, nil
+	_ = nc.SetDeadline(limit)
+	return cancelConn{Conn: nc, limit: limit}, nil
+}
+
+// cancelTimeout bounds lib/pq's CancelRequest as a whole: dialing, TLS,
+// sending it and reading until the server closes. A prepared statement
+// whose context ends waits for its cancel to finish before it returns
+// (lib/pq's stmt.watchCancel), and lib/pq gives the exchange the pool's
+// connect timeout: against a database that stopped answering, the
+// statement's answer came that long (5 s) after its deadline. The cancel
+// takes effect once it is sent, so this needs to cover a connection and
+// one packet; one that does not get through leaves the statement to the
+// server's statement_timeout.
+const cancelTimeout = 250 * time.Millisecond
+
+// cancelConn is a CancelRequest's socket: lib/pq sets its own deadline on
+// it (now plus the connect timeout), which may not pass limit.
+type cancelConn struct {
+	net.Conn
+	limit time.Time
+}
+
+func (c cancelConn) SetDeadline(t time.Time) error {
+	if t.IsZero() || t.After(c.limit) {
+		t = c.limit
+	}
+	return c.Conn.SetDeadline(t)
 }
 
 // pqConn is what lib/pq's connection offers database/sql.
@@ -176,20 +248,29 @@ type conn struct {
 
 // cancelGrace is how long after a context's deadline the socket itself
 // gives up. lib/pq sends its CancelRequest when the context ends, but only
-// while the statement is still waiting: a socket that failed at the very
-// same instant would end the statement first, the cancel would never be
-// sent, and PostgreSQL would go on running it (a backend waiting on a
-// lock does not notice its client left). Against a database that answers,
-// the cancel lands within the grace; against one that stopped answering,
-// the socket ends the wait.
-const cancelGrace = 500 * time.Millisecond
+// if its watcher goroutine claims the statement before the statement
+// returns: a socket that failed at the very same instant would end the
+// statement first, the cancel would never be sent, and PostgreSQL would
+// go on running it (a backend waiting on a lock does not notice its
+// client left). The claim needs only that goroutine to be scheduled once
+// the context ends, not the cancel's round trip (it is sent after the
+// claim whatever the socket does), so the grace is a scheduling margin.
+// It is also how late an answer can be against a database that stopped
+// answering, so it is kept small (Overshoot).
+const cancelGrace = 100 * time.Millisecond
 
 // armSlack is how much later than its statement's deadline plus
 // cancelGrace a socket may give up. Setting a socket's deadline costs a
 // timer update in the runtime; every request has a deadline of its own,
 // so a connection that takes a deadline up to armSlack past the one it
 // needs keeps it for the statements of the next armSlack.
-const armSlack = 250 * time.Millisecond
+const armSlack = 100 * time.Millisecond
+
+// Overshoot is the most a statement can outlast its context's deadline
+// when the database stops answering: its socket gives up within
+// cancelGrace+armSlack, and the cancel it may wait for within
+// cancelTimeout.
+const Overshoot = max(cancelGrace+armSlack, cancelTimeout)
 
 func (c *conn) arm(ctx context.Context) {
 	if c.endOnCancel {

@@ -44,6 +44,9 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ store.Acco
 	if err != nil {
 		return err
 	}
+	// This node forgets the prefix if it was unknown before answering;
+	// the others when the creation's notification reaches them.
+	h.d.Keys.Forget(prefix)
 	envelope.Write(w, http.StatusCreated, envelope.Success{
 		Message: "Copy the key now: it is shown only once",
 		Data: map[string]any{"id": k.ID, "name": k.Name, "scope": k.Scope, "prefix": k.Prefix,

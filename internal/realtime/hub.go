@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -54,7 +55,11 @@ type Config struct {
 	// Reads sends catch-up reads of the change log to read replicas
 	// (nil: the primary); a replica serves a range only once it has
 	// replayed the range's last change.
-	Reads  apihttp.ReadRouter
+	Reads apihttp.ReadRouter
+	// Gate is the data pool's fair share (apihttp.Deps.Gate): every
+	// statement on a project's change log takes one of the project's
+	// slots, as its requests' statements do. Nil: no bound.
+	Gate   *fairshare.Gate
 	Logger *slog.Logger
 	Now    func() time.Time
 }
@@ -68,6 +73,9 @@ type Hub struct {
 	// reads lets subscribers with the same statement and range share one
 	// read of the log.
 	reads singleflight.Group
+	// rounds are the projects' numbering rounds (guarded by mu), kept
+	// once made: a few words per project this node has streamed.
+	rounds map[string]*rounds
 }
 
 // feed is one project's subscribers on this node.
@@ -103,7 +111,7 @@ func NewHub(cfg Config) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Hub{cfg: cfg, feeds: map[string]*feed{}}
+	return &Hub{cfg: cfg, feeds: map[string]*feed{}, rounds: map[string]*rounds{}}
 }
 
 // ErrTooManyStreams is join's answer when the project is at its cap.
@@ -254,16 +262,20 @@ func logHead(ctx context.Context, db *sql.DB, schemaName string) (int64, error) 
 	return seq, nil
 }
 
-// prunedThrough is the highest sequence number the retention cleanup has
-// removed from a project's change log.
-func prunedThrough(ctx context.Context, db *sql.DB, schemaName string) (int64, error) {
-	var seq int64
-	err := db.QueryRowContext(ctx, `SELECT coalesce(max(pruned_through), 0) FROM `+
-		schema.QuoteIdent(schemaName)+"."+schema.QuoteIdent(schema.RealtimeState)).Scan(&seq)
+// logState is where a project's change log stands: its head (as
+// logHead) and its retention mark (as prunedThrough).
+type logState struct{ head, pruned int64 }
+
+// readLogState reads both in one statement.
+func readLogState(ctx context.Context, db *sql.DB, schemaName string) (logState, error) {
+	var st logState
+	state := schema.QuoteIdent(schemaName) + "." + schema.QuoteIdent(schema.RealtimeState)
+	err := db.QueryRowContext(ctx, `SELECT greatest((SELECT max(seq) FROM `+logRel(schemaName)+`), p, 0), p
+		FROM (SELECT coalesce(max(pruned_through), 0) AS p FROM `+state+`) s`).Scan(&st.head, &st.pruned)
 	if err != nil {
-		return 0, fmt.Errorf("read the retention mark of the change log: %w", err)
+		return logState{}, fmt.Errorf("read the head of the change log: %w", err)
 	}
-	return seq, nil
+	return st, nil
 }
 
 func logRel(schemaName string) string {

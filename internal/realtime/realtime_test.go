@@ -565,3 +565,101 @@ func TestAStreamFollowsItsProjectToAnotherDataServer(t *testing.T) {
 		t.Fatalf("after the move: %+v (first id %d)", ev, first.ID)
 	}
 }
+
+// Opening many streams on one project at once (issue 35.9: 2,000 opens
+// stalled another project's reads for seconds, their numbering statements
+// holding the shared pool) runs at most one numbering statement of the
+// project at a time on the node, in one of the project's fair-share slots,
+// and the streams share its round: another project keeps the pool and is
+// answered throughout. To make the statements last, the project's change
+// log is locked while the streams open (a long numbering statement);
+// what runs at once is sampled from pg_stat_activity.
+func TestManyStreamsOpeningAtOnceRunOneNumberingStatementAtATimeAndLeaveOthersThePool(t *testing.T) {
+	const pool, share, streams = 8, 2, 300
+	const locked = 3 * time.Second
+	s := testserver.New(t, testserver.WithConfig(func(c *service.Config) {
+		c.MaxOpenConns, c.ProjectConcurrency = pool, share
+	}))
+	a := s.NewProject(rtSchema)
+	b := s.NewProject(`{"tables": [{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`)
+	s.API(b, "POST", "/notes", map[string]any{"body": "x"}).Must(t, 201)
+	s.API(b, "GET", "/notes/1", nil).Must(t, 200)
+	schemaA := store.SchemaName(a.ID)
+
+	var mostNumbering, mostAll int
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			var numbering, all int
+			if err := s.Svc.DB.QueryRow(`SELECT count(*) FILTER (WHERE query LIKE '%_realtime_pending%'), count(*)
+				FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'`,
+				schemaA).Scan(&numbering, &all); err != nil {
+				t.Error(err)
+				return
+			}
+			mostNumbering, mostAll = max(mostNumbering, numbering), max(mostAll, all)
+		}
+	}()
+
+	// Numbering deletes from the pending changes: SHARE mode holds it.
+	lock, err := s.Svc.DB.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback() //nolint:errcheck // released below; this is for a failure
+	if _, err := lock.Exec(`LOCK TABLE "` + schemaA + `"._realtime_pending IN SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(locked, func() { _ = lock.Rollback() })
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opened := make(chan error, streams)
+	for range streams {
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/v1/"+a.ID+"/realtime?tables=posts", nil)
+			req.Header.Set("Authorization", "Bearer "+a.Key)
+			resp, err := client.Do(req)
+			if err == nil && resp.StatusCode != 200 {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+			opened <- err
+		}()
+	}
+	// Meanwhile project B reads. Each read takes milliseconds; half the
+	// time the log stays locked is the margin for a loaded machine.
+	var slowest time.Duration
+	bFailed := 0
+	for len(opened) < streams {
+		start := time.Now()
+		if r := s.API(b, "GET", "/notes/1", nil); r.Status != 200 {
+			bFailed++
+		}
+		slowest = max(slowest, time.Since(start))
+	}
+	for range streams {
+		if err := <-opened; err != nil {
+			t.Fatalf("opening a stream: %v", err)
+		}
+	}
+	close(stop)
+	<-sampled
+	t.Logf("project A at once: %d numbering statements, %d statements in all; B's slowest read %v", mostNumbering, mostAll, slowest)
+	if mostNumbering > 1 {
+		t.Errorf("%d numbering statements of one project ran at once, want at most 1", mostNumbering)
+	}
+	if mostAll > pool-share {
+		t.Errorf("project A ran %d statements at once on a pool of %d, want at most %d (one share left for the others)", mostAll, pool, pool-share)
+	}
+	if bFailed > 0 || slowest > locked/2 {
+		t.Errorf("project B while A's streams opened: %d reads failed, the slowest took %v; want all answered within %v", bFailed, slowest, locked/2)
+	}
+}

@@ -72,23 +72,17 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 	st := &stream{hub: hub, h: h, r: r, rt: rt, sub: sub, tables: tables, spec: spec, version: rt.Entry.Version,
 		db: rt.Entry.Tables.DB(), schemaName: rt.Entry.Published.Schema}
 	// The cursor is fixed after join, so no wake-up after it is missed;
-	// a round first numbers what committed before the stream opened.
-	if _, err := sequence(r.Context(), st.db, st.schemaName, rt.ProjectID); err != nil {
-		return err
-	}
-	head, err := logHead(r.Context(), st.db, st.schemaName)
+	// a round first numbers what committed before the stream opened. The
+	// round is shared with the project's other streams opening meanwhile.
+	start, err := hub.startingPoint(r.Context(), rt.ProjectID)
 	if err != nil {
 		return err
 	}
-	hub.observe(rt.ProjectID, head)
-	st.cursor = head
+	hub.observe(rt.ProjectID, start.head)
+	st.cursor = start.head
 	reset := false
 	if spec.resume >= 0 {
-		pruned, err := prunedThrough(r.Context(), st.db, st.schemaName)
-		if err != nil {
-			return err
-		}
-		if spec.resume < pruned {
+		if spec.resume < start.pruned {
 			reset = true
 		} else {
 			st.cursor = spec.resume
@@ -347,7 +341,7 @@ var errBehind = errors.New("the replica has not replayed the range yet")
 func (st *stream) readRange(ctx context.Context, tf tableFeed, from, to int64) ([]change, error) {
 	primary := st.rt.Entry.Tables
 	if st.hub.cfg.Reads == nil || primary == nil || primary.DB() != st.db {
-		return st.hub.read(ctx, st.db, tf, from, to)
+		return st.hub.read(ctx, st.rt.ProjectID, st.db, tf, from, to)
 	}
 	var out []change
 	err := st.hub.cfg.Reads.Read(ctx, primary, "", func(ctx context.Context, s *pgexec.Statements) error {
@@ -362,21 +356,28 @@ func (st *stream) readRange(ctx context.Context, tf tableFeed, from, to int64) (
 			}
 		}
 		var err error
-		out, err = st.hub.read(ctx, db, tf, from, to)
+		out, err = st.hub.read(ctx, st.rt.ProjectID, db, tf, from, to)
 		return err
 	})
 	if errors.Is(err, errBehind) {
-		return st.hub.read(ctx, st.db, tf, from, to)
+		return st.hub.read(ctx, st.rt.ProjectID, st.db, tf, from, to)
 	}
 	return out, err
 }
 
-// read runs one table's change read for the range (from, to]; streams
-// whose read is the same statement with the same arguments share it.
-func (hub *Hub) read(ctx context.Context, db *sql.DB, tf tableFeed, from, to int64) ([]change, error) {
+// read runs one table's change read for the range (from, to] in one of
+// the project's fair-share slots, waiting for it as long as the stream
+// lasts; streams whose read is the same statement with the same arguments
+// share it (and its slot).
+func (hub *Hub) read(ctx context.Context, projectID string, db *sql.DB, tf tableFeed, from, to int64) ([]change, error) {
 	args := append(slices.Clone(tf.read.Args), tf.name, from, to)
 	key := fmt.Sprintf("%p\x00%s\x00%v", db, tf.read.SQL, args)
 	v, err, _ := hub.reads.Do(key, func() (any, error) {
+		slot, err := hub.cfg.Gate.AcquireUntil(ctx, projectID, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		defer slot.Release()
 		rows, err := db.QueryContext(ctx, tf.read.SQL, args...)
 		if err != nil {
 			return nil, fmt.Errorf("read changes of %s: %w", tf.name, err)

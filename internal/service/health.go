@@ -50,7 +50,18 @@ func (s *Service) ready(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
-	if err := s.DB.PingContext(ctx); err != nil {
+	// The answer goes at ReadyTimeout: a ping on a database that stopped
+	// answering ends a little later (pgpool.Overshoot), and finishes on
+	// its own.
+	pinged := make(chan error, 1)
+	go func() { pinged <- s.DB.PingContext(ctx) }()
+	var err error
+	select {
+	case err = <-pinged:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
 		msg := "The control database is unreachable"
 		if ctx.Err() != nil {
 			msg = "The control database did not answer within " + ReadyTimeout.String()

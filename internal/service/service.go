@@ -227,6 +227,7 @@ func New(cfg Config) (*Service, error) {
 	s.Keys = &auth.Keys{Lookup: s.lookupKey}
 	events.On(&s.events, func(e events.ProjectChanged) { s.Registry.Invalidate(e.ProjectID) })
 	events.On(&s.events, func(e events.KeyRevoked) { s.Keys.Forget(e.Prefix) })
+	events.On(&s.events, func(e events.KeyCreated) { s.Keys.Forget(e.Prefix) })
 	s.apiDeps = apihttp.Deps{DB: db, Registry: s.Registry, Keys: s.Keys, MaxBody: cfg.MaxBody, MaxBulkRows: cfg.MaxBulkRows, Logger: cfg.Logger, Now: cfg.Now,
 		Routes: map[string]apihttp.RouteHandler{}, Timeout: cfg.RequestTimeout, MaxPageSize: cfg.MaxPageSize, ExportTimeout: cfg.ExportTimeout}
 	s.platformDeps = platformhttp.Deps{Store: s.Store, Registry: s.Registry, Keys: s.Keys, Logger: cfg.Logger, Now: cfg.Now,

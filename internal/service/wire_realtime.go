@@ -21,6 +21,7 @@ func (s *Service) wireRealtime() error {
 		Events:    s.countRealtimeEvents,
 		Retention: s.cfg.RealtimeRetention,
 		Reads:     s.apiDeps.Replicas,
+		Gate:      s.apiDeps.Gate, // wired before (wireFairShare)
 		Logger:    s.log,
 		Now:       s.cfg.Now,
 	})

@@ -22,12 +22,24 @@ type APIKey struct {
 	Hash       []byte     `json:"-"`
 }
 
-// CreateKey stores a key's prefix and hash.
+// CreateKey stores a key's prefix and hash, and tells every node that the
+// prefix now has a key (nodes remember prefixes they found unknown).
 func (s *Store) CreateKey(ctx context.Context, projectID, name, scope, prefix string, hash []byte) (APIKey, error) {
 	k := APIKey{ID: "key_" + RandomID(12), ProjectID: projectID, Name: name, Scope: scope, Prefix: prefix, Hash: hash}
-	err := s.DB.QueryRowContext(ctx, `INSERT INTO tablesmith.api_keys (id, project_id, name, scope, prefix, hash)
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return k, err
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `INSERT INTO tablesmith.api_keys (id, project_id, name, scope, prefix, hash)
 		VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`, k.ID, projectID, name, scope, prefix, hash).Scan(&k.CreatedAt)
-	return k, err
+	if err != nil {
+		return k, err
+	}
+	if err := events.Notify(ctx, tx, events.KeyCreated{Prefix: prefix}); err != nil {
+		return k, err
+	}
+	return k, tx.Commit()
 }
 
 const keyCols = `id, project_id, name, scope, prefix, created_at, last_used_at, revoked_at, hash`

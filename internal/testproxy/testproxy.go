@@ -6,6 +6,8 @@
 package testproxy
 
 import (
+	"bytes"
+	"encoding/binary"
 	"net"
 	"sync"
 	"testing"
@@ -39,6 +41,9 @@ type Proxy struct {
 	mode    Mode
 	delay   time.Duration
 	changed chan struct{} // closed and replaced whenever the mode changes
+
+	recording  bool     // read the statements of connections accepted from now on
+	statements []string // what they sent, in order
 }
 
 // Start listens on a free loopback port and forwards to target until the
@@ -147,19 +152,27 @@ func (p *Proxy) accept(ln net.Listener) {
 		}
 		p.mu.Lock()
 		p.conns = append(p.conns, c, up)
+		var watch *pgReader
+		if p.recording {
+			watch = &pgReader{record: p.record}
+		}
 		p.mu.Unlock()
-		go p.pipe(up, c)
-		go p.pipe(c, up)
+		go p.pipe(up, c, watch)
+		go p.pipe(c, up, nil)
 	}
 }
 
-// pipe copies src to dst chunk by chunk, each chunk as the mode says.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// pipe copies src to dst chunk by chunk, each chunk as the mode says;
+// watch, when set, reads the statements in what the client sends.
+func (p *Proxy) pipe(dst, src net.Conn, watch *pgReader) {
 	defer dst.Close()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
+			if watch != nil {
+				watch.feed(buf[:n])
+			}
 			delay, ok := p.pass()
 			if !ok {
 				return
@@ -194,4 +207,100 @@ func (p *Proxy) pass() (time.Duration, bool) {
 		}
 		<-changed
 	}
+}
+
+// RecordStatements makes the proxy read PostgreSQL's protocol in what the
+// clients of connections accepted from now on send, and keep the text of
+// each statement: simple queries, and the statements that extended
+// queries parse (a statement prepared earlier and executed again sends no
+// text, so it is not counted again). Start recording before the clients
+// connect; a connection that is not PostgreSQL's protocol in the clear
+// (TLS, Redis) is not read.
+func (p *Proxy) RecordStatements() {
+	p.mu.Lock()
+	p.recording = true
+	p.mu.Unlock()
+}
+
+// Statements returns the statements recorded so far, in the order they
+// were sent (RecordStatements).
+func (p *Proxy) Statements() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.statements...)
+}
+
+func (p *Proxy) record(stmt string) {
+	p.mu.Lock()
+	p.statements = append(p.statements, stmt)
+	p.mu.Unlock()
+}
+
+// pgReader follows the messages a PostgreSQL client sends: untyped ones
+// (SSL negotiation, startup) until the startup message, then a type byte
+// and a length each.
+type pgReader struct {
+	record  func(string)
+	started bool // the startup message has passed
+	off     bool // not PostgreSQL's protocol in the clear
+	buf     []byte
+}
+
+// protocol3 is the version of PostgreSQL's startup message.
+const protocol3 = 3 << 16
+
+func (r *pgReader) feed(b []byte) {
+	if r.off {
+		return
+	}
+	r.buf = append(r.buf, b...)
+	for {
+		if !r.started {
+			if len(r.buf) < 8 {
+				return
+			}
+			n := int(binary.BigEndian.Uint32(r.buf))
+			if n < 8 || n > 1<<16 {
+				r.off = true
+				return
+			}
+			if len(r.buf) < n {
+				return
+			}
+			// SSLRequest, GSSENCRequest and CancelRequest come before it
+			// or alone; an accepted SSLRequest makes the rest TLS, which
+			// fails the checks here and turns the reader off.
+			r.started = binary.BigEndian.Uint32(r.buf[4:]) == protocol3
+			r.buf = r.buf[n:]
+			continue
+		}
+		if len(r.buf) < 5 {
+			return
+		}
+		n := int(binary.BigEndian.Uint32(r.buf[1:]))
+		if n < 4 {
+			r.off = true
+			return
+		}
+		if len(r.buf) < 1+n {
+			return
+		}
+		body := r.buf[5 : 1+n]
+		switch r.buf[0] {
+		case 'Q': // the query text
+			r.record(cString(body))
+		case 'P': // the statement's name, then its text
+			if i := bytes.IndexByte(body, 0); i >= 0 {
+				r.record(cString(body[i+1:]))
+			}
+		}
+		r.buf = r.buf[1+n:]
+	}
+}
+
+func cString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
 }

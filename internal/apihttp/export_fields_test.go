@@ -1,0 +1,63 @@
+package apihttp
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+// csvFieldsByEncodingJSON is what csvFields replaced: the array decoded
+// by encoding/json, each element through csvField.
+func csvFieldsByEncodingJSON(rec []byte) ([]string, error) {
+	var vals []json.RawMessage
+	if err := json.Unmarshal(rec, &vals); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, v := range vals {
+		out = append(out, csvField(v))
+	}
+	return out, nil
+}
+
+func TestCSVFieldsAgreeWithEncodingJSON(t *testing.T) {
+	rows := []string{
+		`[]`, ` [ ] `,
+		`[1, "abc", null, true, false, -2.5e+3]`,
+		`[7, "with \"quotes\", commas, and a \\ backslash", "line\nbreak\ttab", "\u00e9t\u00e9 and été"]`,
+		`[3, {"a": [1, "]", {"b": "}"}], "c": null}, [1, [2, [3]]], "x"]`,
+		`[12345678901234567890123456789.000000001, "2026-01-02T03:04:05.000000Z", ""]`,
+		`["a\"b", "\\", "\/", "[", "]", "{", "}", ","]`,
+		`[null]`, `["only"]`,
+	}
+	for _, row := range rows {
+		want, err := csvFieldsByEncodingJSON([]byte(row))
+		if err != nil {
+			t.Fatalf("%s: %v", row, err)
+		}
+		got, err := csvFields([]byte(row), nil)
+		if err != nil || !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("csvFields(%s) = %q, %v; want %q", row, got, err, want)
+		}
+	}
+	for _, bad := range []string{``, `{}`, `[1,`, `[1 2]`, `["open]`, `[1] x`, `[{"a": 1]`, `[nul]`, `[1,]`} {
+		if got, err := csvFields([]byte(bad), nil); err == nil {
+			t.Errorf("csvFields(%s) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func FuzzCSVFieldsAgreeWithEncodingJSON(f *testing.F) {
+	f.Add(`[1, "a\"b", null, {"x": [1, "]"]}]`)
+	f.Add("[\"\xff\"]")
+	f.Fuzz(func(t *testing.T, row string) {
+		want, err := csvFieldsByEncodingJSON([]byte(row))
+		if err != nil {
+			return // only what PostgreSQL writes: valid JSON arrays
+		}
+		got, err := csvFields([]byte(row), nil)
+		if err != nil || !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("csvFields(%q) = %q, %v; want %q", row, got, err, want)
+		}
+	})
+}
