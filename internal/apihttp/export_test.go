@@ -166,18 +166,19 @@ func TestExportKeepsTheOwnerScope(t *testing.T) {
 // client is still reading.
 func TestExportOutlastsTheRequestTimeout(t *testing.T) {
 	t.Parallel()
-	s := testserver.New(t, testserver.WithConfig(func(c *service.Config) {
-		c.RequestTimeout = time.Second // the platform's generate needs this much
+	setup := testserver.New(t)
+	p := setup.NewProject(cursorSchema)
+	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	if _, err := setup.Svc.DB.ExecContext(context.Background(), `INSERT INTO `+ns+`.items (score, name, label)
+		SELECT g % 100, repeat('x', 100) || g, 'l' FROM generate_series(1, 150000) g`); err != nil {
+		t.Fatal(err)
+	}
+	// The step under test, beside the setup: a request deadline of a
+	// second, which the export outlasts by far.
+	s := setup.Beside(testserver.WithConfig(func(c *service.Config) {
+		c.RequestTimeout = time.Second
 		c.ExportTimeout = time.Minute
 	}))
-	p := s.NewProject(cursorSchema)
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
-	for from := 1; from <= 150000; from += 30000 { // each within the 1s statement_timeout
-		if _, err := s.Svc.DB.ExecContext(context.Background(), `INSERT INTO `+ns+`.items (score, name, label)
-			SELECT g % 100, repeat('x', 100) || g, 'l' FROM generate_series($1::int, $1::int + 29999) g`, from); err != nil {
-			t.Fatal(err)
-		}
-	}
 	req, _ := http.NewRequest("GET", s.URL+"/v1/"+p.ID+"/items?format=ndjson&sort=score", nil)
 	req.Header.Set("Authorization", "Bearer "+p.Key)
 	res, err := http.DefaultClient.Do(req)
@@ -260,7 +261,12 @@ func openExport(t *testing.T, ctx context.Context, s *testserver.Server, p *test
 func TestAnExportsStatementEndsSoonAfterItsRequestEnds(t *testing.T) {
 	t.Parallel()
 	const bound = 2 * time.Second
-	s := testserver.New(t, testserver.WithConfig(func(c *service.Config) {
+	setup := testserver.New(t)
+	p := setup.NewProject(cursorSchema)
+	// ~50 MB of NDJSON: far more than the sockets between server and
+	// client hold, so a client that stops reading stops the server.
+	fillItems(t, setup, p, 200000)
+	s := setup.Beside(testserver.WithConfig(func(c *service.Config) {
 		c.RequestTimeout = time.Second
 		c.ExportTimeout = bound
 		// One export per project at once (half a share of 2), and a
@@ -268,10 +274,6 @@ func TestAnExportsStatementEndsSoonAfterItsRequestEnds(t *testing.T) {
 		c.ProjectConcurrency = 2
 		c.ProjectQueueWait = 100 * time.Millisecond
 	}))
-	p := s.NewProject(cursorSchema)
-	// ~50 MB of NDJSON: far more than the sockets between server and
-	// client hold, so a client that stops reading stops the server.
-	fillItems(t, s, p, 200000)
 	// "Soon": a second for scheduling on a loaded machine; the writes a
 	// stalled client holds up each had 30 s.
 	const soon = time.Second
@@ -325,9 +327,10 @@ func TestAnExportsBatchLongerThanItsPlanAllowsIsCancelled(t *testing.T) {
 	t.Parallel()
 	const timeout = 400 * time.Millisecond
 	tight := plans.Plan{Name: "tight", RatePerHour: plans.Unlimited, Projects: plans.Unlimited, StatementTimeout: timeout}
-	s := testserver.New(t, testserver.WithPlans(plans.Set{"tight": tight}, "tight"))
-	p := s.NewProject(slowSchema)
-	s.API(p, "POST", "/items", map[string]any{"title": "x"}).Must(t, 201)
+	setup := testserver.New(t, testserver.WithPlans(roomy("tight"), "tight"))
+	p := setup.NewProject(slowSchema)
+	setup.API(p, "POST", "/items", map[string]any{"title": "x"}).Must(t, 201)
+	s := setup.Beside(testserver.WithPlans(plans.Set{"tight": tight}, "tight"))
 	release := lockItems(t, s, p)
 	defer release()
 	got := get(s.URL+"/v1/"+p.ID+"/items?format=csv", p.Key, 20*time.Second)
@@ -379,12 +382,13 @@ func TestNoStatementOfASlowExportRunsLongerThanItsPlanAllows(t *testing.T) {
 	t.Parallel()
 	const timeout = time.Second
 	tight := plans.Plan{Name: "tight", RatePerHour: plans.Unlimited, Projects: plans.Unlimited, StatementTimeout: timeout}
-	s := testserver.New(t, testserver.WithPlans(plans.Set{"tight": tight}, "tight"), testserver.WithConfig(func(c *service.Config) {
+	setup := testserver.New(t, testserver.WithPlans(roomy("tight"), "tight"))
+	p := setup.NewProject(cursorSchema)
+	fillItems(t, setup, p, 100000)
+	s := setup.Beside(testserver.WithPlans(plans.Set{"tight": tight}, "tight"), testserver.WithConfig(func(c *service.Config) {
 		c.RequestTimeout = time.Second
 		c.ExportTimeout = time.Minute
 	}))
-	p := s.NewProject(cursorSchema)
-	fillItems(t, s, p, 100000)
 
 	// The longest-running statement of the export, sampled while it runs.
 	stop := make(chan struct{})

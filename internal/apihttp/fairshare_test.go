@@ -165,13 +165,21 @@ func TestAProjectWhoseStatementsFillItsShareQueuesThen503sWhileAnotherProjectAns
 	}
 }
 
+// roomy is a plan set whose plan name has the default plans' generous
+// statement timeout: the setup of a test whose step under test runs
+// beside it under a tight plan of the same name (testserver.Beside).
+func roomy(name string) plans.Set {
+	return plans.Set{name: {Name: name, RatePerHour: plans.Unlimited, Projects: plans.Unlimited, StatementTimeout: 30 * time.Second}}
+}
+
 func TestAStatementLongerThanItsPlanAllowsIsCancelledAndAnswers503(t *testing.T) {
 	t.Parallel()
 	const timeout = 400 * time.Millisecond
 	tight := plans.Plan{Name: "tight", RatePerHour: plans.Unlimited, Projects: plans.Unlimited, StatementTimeout: timeout}
-	s := testserver.New(t, testserver.WithPlans(plans.Set{"tight": tight}, "tight"))
-	p := s.NewProject(slowSchema)
-	s.API(p, "POST", "/items", map[string]any{"title": "x"}).Must(t, 201)
+	setup := testserver.New(t, testserver.WithPlans(roomy("tight"), "tight"))
+	p := setup.NewProject(slowSchema)
+	setup.API(p, "POST", "/items", map[string]any{"title": "x"}).Must(t, 201)
+	s := setup.Beside(testserver.WithPlans(plans.Set{"tight": tight}, "tight"))
 	release := lockItems(t, s, p)
 
 	// A write cut by the timeout answers the same and writes nothing.

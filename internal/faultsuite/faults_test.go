@@ -152,10 +152,16 @@ func mustBeUnavailable(t *testing.T, s *testserver.Server, reqs []request, n int
 	}
 }
 
+// seed creates a project with one record for s, through a service of its
+// own on the same database with the default deadline and no proxy between:
+// the setup never meets the deadline or the faults under test
+// (docs/testing.md). s serves the project from the database as any node
+// would.
 func seed(t *testing.T, s *testserver.Server) (*testserver.Project, string) {
 	t.Helper()
-	p := s.NewProject(itemsSchema)
-	rec := s.API(p, "POST", "/items", map[string]any{"name": "first"}).Must(t, 201)
+	setup := testserver.New(t)
+	p := setup.NewProject(itemsSchema)
+	rec := setup.API(p, "POST", "/items", map[string]any{"name": "first"}).Must(t, 201)
 	id := rec.Data()["id"]
 	return p, jsonString(id)
 }

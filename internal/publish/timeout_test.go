@@ -21,7 +21,7 @@ func TestTheControlPoolEndsStatementsAtTheDeadlineButAGenerateMayTakeLonger(t *t
 	// (a session check, reading the draft) takes milliseconds, a hundred
 	// times less, even on a loaded machine.
 	const deadline = time.Second
-	s := testserver.New(t, testserver.WithConfig(func(c *service.Config) { c.RequestTimeout = deadline }))
+	s := setup.Beside(testserver.WithConfig(func(c *service.Config) { c.RequestTimeout = deadline }))
 	ctx := context.Background()
 
 	// PostgreSQL itself ends an ordinary statement of the control pool.

@@ -278,7 +278,7 @@ func TestADataServerThatIsDownDoesNotStopTheNodeOrTheOtherServersProjects(t *tes
 	// A node whose "east" points at a server that is not there.
 	s := testserver.New(t, testserver.WithConfig(func(cfg *service.Config) {
 		cfg.DatabaseURL = ts.control
-		cfg.RequestTimeout = 2 * time.Second
+		cfg.RequestTimeout = 5 * time.Second // east refuses at once; the margin is for the new projects' setup
 		cfg.DataServers = []service.DataServer{{Name: "east", URL: "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1"}, {Name: "west", URL: ts.west}}
 	}))
 	if got := s.API(q, "GET", "/books", nil).Must(t, 200).List(); len(got) != 1 {

@@ -27,6 +27,8 @@ type Server struct {
 	*httptest.Server
 	Svc *service.Service
 	t   testing.TB
+	// databaseURL is the database the service runs on (Beside shares it).
+	databaseURL string
 	// client is what the server in front determined, when set (SetClient).
 	client atomic.Pointer[clientInfo]
 }
@@ -77,7 +79,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", svc.API())
 	mux.Handle("/api/", svc.Platform())
-	s := &Server{Svc: svc, t: t}
+	s := &Server{Svc: svc, t: t, databaseURL: cfg.DatabaseURL}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c := s.client.Load(); c != nil {
 			r = r.WithContext(clientaddr.With(r.Context(), c.ip, c.trusted))
@@ -89,6 +91,16 @@ func New(t testing.TB, opts ...Option) *Server {
 		svc.Close()
 	})
 	return s
+}
+
+// Beside starts another service on s's database, configured by opts: a
+// test sets its project up on s, under the default deadlines and limits,
+// and runs only the step under test on a service whose are tight, so that
+// a busy machine cannot fail the setup (docs/testing.md). Credentials of
+// either work on both (same database, same secret).
+func (s *Server) Beside(opts ...Option) *Server {
+	s.t.Helper()
+	return New(s.t, append([]Option{WithConfig(func(c *service.Config) { c.DatabaseURL = s.databaseURL })}, opts...)...)
 }
 
 // Response is a decoded answer.
