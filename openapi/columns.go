@@ -203,7 +203,7 @@ func bodySchema(sp *splicer, t *schema.CTable) *base.Schema {
 func requiredBody(t *schema.CTable, n tableNames, mode string) *base.Schema {
 	var required []string
 	for _, c := range t.Writable {
-		if c.Required && (mode == modeReplace || len(c.Default) == 0) {
+		if c.Required && (mode == modeReplace || !schema.HasDefault(&c.Column)) {
 			required = append(required, c.Input)
 		}
 	}

@@ -165,8 +165,8 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 	if col.MinLength != nil {
 		minLen = *col.MinLength
 	}
-	if col.MaxLength != nil {
-		maxLen = *col.MaxLength
+	if n, ok := schema.MaxLength(&col.Column); ok {
+		maxLen = n // a unique text column without max_length has the index's bound
 	}
 	uniq := func(s string) string {
 		if col.Unique {
@@ -185,13 +185,23 @@ func samples(col *schema.CColumn, n int) (valid, invalid []any) {
 		if col.HTML {
 			valid = append(valid, uniq("<p>Some <b>bold</b> text</p>"))
 		}
-		// Lengths count characters, not bytes.
+		// Lengths count characters, not bytes: the longest value has
+		// multi-byte ones (in the pattern, when there is one).
+		char := "é"
+		if col.Pattern != "" {
+			char = "a"
+		}
 		if minLen > 0 {
-			valid = append(valid, strings.Repeat("é", minLen))
+			valid = append(valid, strings.Repeat(char, minLen))
 			invalid = append(invalid, strings.Repeat("x", minLen-1))
 		}
 		if maxLen > 0 {
-			valid = append(valid, strings.Repeat("é", maxLen))
+			longest := strings.Repeat(char, maxLen)
+			if col.Unique { // its number in front, within the length
+				tag := strconv.Itoa(n)
+				longest = tag + strings.Repeat(char, maxLen-len(tag))
+			}
+			valid = append(valid, longest)
 			invalid = append(invalid, strings.Repeat("x", maxLen+1))
 		}
 		invalid = append(invalid, 42, true, []any{"a"})

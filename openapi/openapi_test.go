@@ -285,6 +285,19 @@ func TestRequestSchemasFollowEachWriteMode(t *testing.T) {
 	}
 }
 
+// Found by internal/schemafuzz: a required column whose default is null
+// has no default (its DDL has none, and the server asks for it), but the
+// document left it out of the create body's required fields.
+func TestARequiredColumnWithANullDefaultIsRequiredOnCreate(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileJSON(t, `{"tables": [{"name": "notes", "columns": [
+		{"name": "body", "type": "json", "required": true, "default": null},
+		{"name": "kind", "type": "text", "required": true, "default": "plain"}]}]}`))
+	if got := strs(at(t, m, "components", "schemas", "NoteCreate", "required")); !reflect.DeepEqual(got, []string{"body"}) {
+		t.Errorf("NoteCreate required = %v, want [body]: a null default is no default", got)
+	}
+}
+
 func TestListParametersCoverFiltersIncludeAndFields(t *testing.T) {
 	t.Parallel()
 	m := renderMap(t, compileFile(t, "alltypes.json"))

@@ -105,9 +105,9 @@ type Traits struct {
 	// Unique columns of the type may be unique.
 	Unique bool `json:"unique"`
 	// Indexable columns are served by a btree index on (column, id),
-	// which the builder offers; a json column never is (nothing reads
-	// one through an index), though a document that asks for it is
-	// still accepted and gets it.
+	// which the builder offers; index on a column of another type is
+	// refused (a json column: nothing reads one through an index, and
+	// its documents do not fit one).
 	Indexable bool `json:"indexable"`
 	// Lengths lets a column set min_length, max_length and pattern.
 	Lengths bool `json:"lengths"`

@@ -172,16 +172,13 @@ func compileTable(doc Table) *CTable {
 	}
 	for _, col := range doc.Columns {
 		kind := typeOf(col.Type)
-		cc := &CColumn{Column: col, Kind: kind, PGType: kind.PG, Input: col.Name}
+		cc := &CColumn{Column: col, Kind: kind, PGType: kind.PG, Input: inputName(col)}
 		if kind.Traits.ReadOnly {
 			cc.PGType = col.PGType
 			cc.ReadOnly = true
 		}
 		if kind.Traits.Secret {
 			cc.Hidden = true
-			if n := strings.TrimSuffix(col.Name, "_hash"); n != col.Name && n != "" {
-				cc.Input = n
-			}
 		}
 		if kind.Traits.Enumerated && col.PGType != "" {
 			// A fronted database's own enum type: filters cast to it.
@@ -222,6 +219,17 @@ func compileTable(doc Table) *CTable {
 		}
 	}
 	return t
+}
+
+// inputName is the body field a column takes: its name, or for a
+// password column named x_hash, x (CONTRACT 5).
+func inputName(c Column) string {
+	if typeOf(c.Type).Traits.Secret {
+		if n := strings.TrimSuffix(c.Name, "_hash"); n != c.Name && n != "" {
+			return n
+		}
+	}
+	return c.Name
 }
 
 // InvalidError carries the problems of a document that failed validation.

@@ -21,6 +21,8 @@ func TestDiffPlansEveryKindOfColumnChange(t *testing.T) {
 		statements     []string // substrings of the in-transaction statements, in order
 		after          []string // substrings of the after-commit statements
 		checks         []string // substrings of the precheck rules
+		// unlocked: the prechecks take no lock (writes never wait).
+		unlocked bool
 	}{
 		{name: "integer to number", from: `{"name": "c", "type": "integer"}`, to: `{"name": "c", "type": "number"}`,
 			rewrites: true, statements: []string{`ALTER COLUMN "c" TYPE double precision USING ("c")::double precision`}, checks: []string{"2^53"}},
@@ -80,7 +82,8 @@ func TestDiffPlansEveryKindOfColumnChange(t *testing.T) {
 		{name: "reference removed", from: `{"name": "c", "type": "integer", "references": {"table": "u"}}`, to: `{"name": "c", "type": "integer"}`,
 			statements: []string{`DROP CONSTRAINT IF EXISTS "t_c_fkey"`, `DROP INDEX IF EXISTS "s"."t_c_sort"`, `DROP INDEX IF EXISTS "s"."t_c_idx"`}},
 		{name: "index added", from: `{"name": "c", "type": "text"}`, to: `{"name": "c", "type": "text", "index": true}`,
-			after: []string{`CREATE INDEX CONCURRENTLY IF NOT EXISTS "t_c_sort" ON "s"."t" ("c", "id")`}},
+			after:  []string{`CREATE INDEX CONCURRENTLY IF NOT EXISTS "t_c_sort" ON "s"."t" ("c", "id")`},
+			checks: []string{"every value is at most 600 characters"}, unlocked: true},
 		{name: "index removed", from: `{"name": "c", "type": "text", "index": true}`, to: `{"name": "c", "type": "text"}`,
 			statements: []string{`DROP INDEX IF EXISTS "s"."t_c_sort"`, `DROP INDEX IF EXISTS "s"."t_c_idx"`}},
 		{name: "searchable added", from: `{"name": "c", "type": "text"}`, to: `{"name": "c", "type": "text", "searchable": true}`,
@@ -108,8 +111,11 @@ func TestDiffPlansEveryKindOfColumnChange(t *testing.T) {
 				}
 			}
 			inOrder(t, "prechecks", rules, tc.checks)
-			if len(p.Prechecks) > 0 && (len(p.Locks) == 0 || p.Locks[0] != `"s"."t"`) {
+			if len(p.Prechecks) > 0 && !tc.unlocked && (len(p.Locks) == 0 || p.Locks[0] != `"s"."t"`) {
 				t.Errorf("locks = %v", p.Locks)
+			}
+			if tc.unlocked && len(p.Locks) > 0 {
+				t.Errorf("locks = %v, want none: writes must not wait for this change", p.Locks)
 			}
 			if len(tc.checks) == 0 && len(p.Prechecks) > 0 {
 				t.Errorf("unexpected prechecks %v", rules)

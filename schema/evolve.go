@@ -338,6 +338,7 @@ func (d *differ) checkExistingRows(c *Change, a alteration) {
 	d.precheckType(c, a)
 	d.precheckRequired(c, a)
 	d.precheckUnique(c, a)
+	d.precheckIndexedLength(c, a)
 	d.precheckRule(c, a)
 	d.precheckReference(c, a)
 }
@@ -376,6 +377,28 @@ func (d *differ) precheckUnique(c *Change, a alteration) {
 	d.precheckCounted(c, a.ot, a.nc.Name, "no two rows share a value (the column becomes unique)",
 		a.ref("t")+" IS NOT NULL AND "+a.guard("t", a.value("t")+" IN (SELECT "+a.value("u")+groups+")"),
 		"SELECT coalesce(sum(n), 0) FROM (SELECT count(*) AS n"+groups+") AS d", 0)
+}
+
+// precheckIndexedLength checks that every value fits the index a text or
+// URL column gets when it becomes unique or indexed, or changes type while
+// it is one (MaxIndexedLength), so that generate names the rows instead
+// of failing to build the index. Values of other types are short: e-mails
+// and enum values have their own bounds, and numbers, dates and UUIDs
+// print in a few dozen characters.
+//
+// It takes no lock: adding index: true stays a change that never makes
+// writes wait (the index is built concurrently after the commit). A long
+// value written meanwhile through the previous version still fails the
+// unique index's build in the transaction (generate changes nothing) or
+// the background build (reported as failed).
+func (d *differ) precheckIndexedLength(c *Change, a alteration) {
+	long := isTextual(a.oc.Type) || a.oc.Type == TypeJSON
+	if !long || (a.nc.Type != TypeText && a.nc.Type != TypeURL) || !indexedValue(&a.nc) || (indexedValue(&a.oc) && !a.typeChanged) {
+		return
+	}
+	cond := a.ref("t") + " IS NOT NULL AND " + a.guard("t", fmt.Sprintf("char_length(%s) > %d", a.value("t"), MaxIndexedLength))
+	d.precheckUnlocked(c, a.ot, a.nc.Name, fmt.Sprintf("every value is at most %d characters (the values of a unique or indexed column are kept in an index)", MaxIndexedLength),
+		cond, d.countWhere(a.ot, cond), 0)
 }
 
 // precheckRule checks the new check constraint, unless it allows every

@@ -57,18 +57,30 @@ func FormatSQL(typ, v string) string {
 // rows where cond holds (cond reads the row as t) break the rule. It
 // locks that table (and any other published tables named) for it.
 func (d *differ) precheck(c *Change, ot Table, column, rule, cond string, allowed int, alsoLock ...string) {
-	d.precheckCounted(c, ot, column, rule, cond, fmt.Sprintf(`SELECT count(*) FROM %s AS t WHERE %s`, d.g.table(ot.Name), cond), allowed, alsoLock...)
+	d.precheckCounted(c, ot, column, rule, cond, d.countWhere(ot, cond), allowed, alsoLock...)
+}
+
+// countWhere counts the rows of the published table ot where cond holds.
+func (d *differ) countWhere(ot Table, cond string) string {
+	return fmt.Sprintf(`SELECT count(*) FROM %s AS t WHERE %s`, d.g.table(ot.Name), cond)
 }
 
 // precheckCounted is precheck with a cheaper query for the count.
 func (d *differ) precheckCounted(c *Change, ot Table, column, rule, cond, count string, allowed int, alsoLock ...string) {
-	d.checks = append(d.checks, Precheck{Table: c.Table, Column: column, Rule: rule, Allowed: allowed, SQL: count,
-		Examples: fmt.Sprintf(`SELECT t."id"::text FROM %s AS t WHERE %s ORDER BY t."id" LIMIT %d`, d.g.table(ot.Name), cond, ExampleLimit)})
-	c.Checks = append(c.Checks, rule)
+	d.precheckUnlocked(c, ot, column, rule, cond, count, allowed)
 	d.locks[d.g.table(ot.Name)] = true
 	for _, t := range alsoLock {
 		d.locks[d.g.table(t)] = true
 	}
+}
+
+// precheckUnlocked adds a precheck without locking its table, for a rule
+// that a write racing the migration cannot break unnoticed (another
+// precheck of the table may still lock it).
+func (d *differ) precheckUnlocked(c *Change, ot Table, column, rule, cond, count string, allowed int) {
+	d.checks = append(d.checks, Precheck{Table: c.Table, Column: column, Rule: rule, Allowed: allowed, SQL: count,
+		Examples: fmt.Sprintf(`SELECT t."id"::text FROM %s AS t WHERE %s ORDER BY t."id" LIMIT %d`, d.g.table(ot.Name), cond, ExampleLimit)})
+	c.Checks = append(c.Checks, rule)
 }
 
 // describeRule says in words what a column's check constraint allows.

@@ -75,19 +75,44 @@ func (g DDL) RealtimeSetup() []string {
 		"CREATE SEQUENCE IF NOT EXISTS " + g.table(RealtimeSeq),
 		"CREATE TABLE IF NOT EXISTS " + state + ` ("pruned_through" bigint NOT NULL)`,
 		"INSERT INTO " + state + " (pruned_through) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM " + state + ")",
-		"CREATE OR REPLACE FUNCTION " + g.table(RealtimeCapture) + `() RETURNS trigger LANGUAGE plpgsql AS $fn$
+		g.RealtimeCaptureFunction(),
+	}
+}
+
+// RealtimeCaptureFunction is the statement that creates, or replaces, the
+// project's capture function. Changing its text changes what every
+// published project runs: realtime.UpgradeCapture replaces the functions
+// whose source differs from RealtimeCaptureSource.
+func (g DDL) RealtimeCaptureFunction() string {
+	return "CREATE OR REPLACE FUNCTION " + g.table(RealtimeCapture) + "() RETURNS trigger LANGUAGE plpgsql AS $fn$" +
+		g.RealtimeCaptureSource() + "$fn$"
+}
+
+// RealtimeCaptureSource is the capture function's body, as PostgreSQL
+// keeps it (pg_proc.prosrc).
+//
+// No name in it can meet a user's column: the row aliases (_o, _n) and
+// the variable (_tbl) start with an underscore, which no column name may,
+// and the images are whole-row references (_n.*), never a bare name that
+// a column of that name would shadow. PL/pgSQL's own variables are not
+// used inside the statements: TG_TABLE_NAME there would be ambiguous
+// beside a column named tg_table_name (variable_conflict = error).
+func (g DDL) RealtimeCaptureSource() string {
+	pending := g.table(RealtimePending)
+	return `
+DECLARE
+  _tbl text := TG_TABLE_NAME;
 BEGIN
   IF TG_OP = 'DELETE' THEN
-    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'delete', to_jsonb(o) FROM _old o;
+    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT _tbl, 'delete', to_jsonb(_o.*) FROM _old _o;
   ELSIF TG_OP = 'INSERT' THEN
-    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'create', to_jsonb(n) FROM _new n;
+    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT _tbl, 'create', to_jsonb(_n.*) FROM _new _n;
   ELSE
-    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT TG_TABLE_NAME, 'update', to_jsonb(n) FROM _new n;
+    INSERT INTO ` + pending + ` (tbl, op, "row") SELECT _tbl, 'update', to_jsonb(_n.*) FROM _new _n;
   END IF;
   RETURN NULL;
 END
-$fn$`,
-	}
+`
 }
 
 // RealtimeSequence is the sequencer's one statement: when it gets the

@@ -6,11 +6,19 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 var nameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
 var reservedTables = map[string]bool{"auth": true, "docs": true, "openapi": true, "realtime": true}
+
+// postgresSystemColumns are the columns PostgreSQL gives every table
+// itself: a table cannot have a column of one of these names ("conflicts
+// with a system column name"), and the generated SQL reads some of them
+// (an upsert's xmax, a keyless fronted table's ctid). Quoting cannot
+// help, so the names are refused.
+var postgresSystemColumns = map[string]bool{"tableoid": true, "xmin": true, "cmin": true, "xmax": true, "cmax": true, "ctid": true}
 
 // ValidName reports whether s obeys the name rules of CONTRACT 4.1.
 func ValidName(s string) bool { return nameRe.MatchString(s) }
@@ -106,6 +114,8 @@ func validateTable(p Problems, d Document, tables map[string]*Table, i int) {
 			p.add(cp+".name", "must start with a lowercase letter and use only a-z, 0-9 and _ (at most 63 characters)")
 		case isSystemColumn(c.Name) && t.External == nil:
 			p.add(cp+".name", "%q is a system column that every table has", c.Name)
+		case postgresSystemColumns[c.Name]:
+			p.add(cp+".name", "%q is reserved: PostgreSQL gives every table a column of that name (tableoid, xmin, cmin, xmax, cmax, ctid)", c.Name)
 		case seen[c.Name]:
 			p.add(cp+".name", "duplicate column name %q", c.Name)
 		}
@@ -115,6 +125,7 @@ func validateTable(p Problems, d Document, tables map[string]*Table, i int) {
 		}
 		validateColumn(p, cp, t, c, tables)
 	}
+	checkInputNames(p, t, tp)
 	if t.Auth {
 		email, ok := t.Column("email")
 		if !ok || email.Type != TypeEmail {
@@ -145,6 +156,23 @@ func validateTable(p Problems, d Document, tables map[string]*Table, i int) {
 			default:
 				p.add(tp+".permissions."+op, "must be public, authenticated, owner or key")
 			}
+		}
+	}
+}
+
+// checkInputNames refuses a password column whose body field (x for
+// x_hash) is the name of another column or of a system column: a body's
+// field would set both, or a password would hide behind "id".
+func checkInputNames(p Problems, t *Table, tp string) {
+	for j, c := range t.Columns {
+		in := inputName(c)
+		if in == c.Name {
+			continue
+		}
+		_, taken := t.Column(in)
+		if taken || (isSystemColumn(in) && t.External == nil) {
+			p.add(fmt.Sprintf("%s.columns[%d].name", tp, j),
+				"the password column %s takes its value in the field %q, which is also the name of a column of %s; rename one of them", c.Name, in, t.Name)
 		}
 	}
 }
@@ -235,6 +263,9 @@ func checkEnumValues(p Problems, cp string, c *Column) {
 			p.add(cp+".values", "values must be non-empty and distinct")
 		}
 		seen[v] = true
+		if indexedValue(c) && utf8.RuneCountInString(v) > MaxIndexedLength {
+			p.add(cp+".values", "values of a unique or indexed enum are at most %d characters (they are kept in an index)", MaxIndexedLength)
+		}
 	}
 }
 
@@ -253,6 +284,12 @@ func checkTypeFlags(p Problems, cp string, c *Column) {
 		p.add(cp+".type", "a %s column cannot be unique, indexed or have a default", c.Type)
 	case c.Unique && !traits.Unique && !traits.Secret:
 		p.add(cp+".unique", "%s columns cannot be unique", c.Type)
+	}
+	if c.Index && !traits.Indexable && !traits.Secret {
+		// E.g. json: a btree index of whole documents serves no query
+		// (they are neither filtered nor sorted) and refuses every
+		// document over 2,704 bytes.
+		p.add(cp+".index", "%s columns cannot be indexed", c.Type)
 	}
 }
 

@@ -92,8 +92,11 @@ func checkString(c *Column, s string) (any, string) {
 	if n < minLen {
 		return nil, "must be at least " + strconv.Itoa(minLen) + " characters"
 	}
-	if c.MaxLength != nil && n > *c.MaxLength {
-		return nil, "must be at most " + strconv.Itoa(*c.MaxLength) + " characters"
+	if max, ok := MaxLength(c); ok && n > max {
+		if c.MaxLength == nil || max < *c.MaxLength {
+			return nil, "must be at most " + strconv.Itoa(max) + " characters (the values of a unique or indexed column are kept in an index)"
+		}
+		return nil, "must be at most " + strconv.Itoa(max) + " characters"
 	}
 	if c.Pattern != "" {
 		// Patterns are compiled once in Compile; a document that reaches
@@ -142,8 +145,8 @@ func lengthsOf(c *Column, defaultMin int) (minLength, maxLength *int64) {
 	case defaultMin > 0:
 		minLength = ptrTo(int64(defaultMin))
 	}
-	if c.MaxLength != nil {
-		maxLength = ptrTo(int64(*c.MaxLength))
+	if n, ok := MaxLength(c); ok { // a unique or indexed value also fits its index
+		maxLength = ptrTo(int64(n))
 	}
 	return minLength, maxLength
 }

@@ -51,7 +51,12 @@ func BuildExport(p *Published, t *schema.CTable, q *ListQuery, format string) (*
 	if format == FormatCSV {
 		stmt = "SELECT json_build_array(" + strings.Join(refs, ", ") + ")::text FROM (" + rows + ") _r"
 	} else {
-		stmt = "SELECT row_to_json(_r)::text FROM (" + rows + ") _r"
+		// json_agg separates the records of an embedded array with a
+		// line break, which would split the record over lines of the
+		// NDJSON. A raw line break in JSON text can only be whitespace
+		// between tokens (one inside a string is written \n), so
+		// removing them all changes no value.
+		stmt = "SELECT replace(row_to_json(_r)::text, E'\\n', '') FROM (" + rows + ") _r"
 	}
 	return &ExportSQL{SQL: stmt, Args: r.args, Columns: names}, nil
 }

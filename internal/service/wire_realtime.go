@@ -45,6 +45,9 @@ func (s *Service) wireRealtime() error {
 		}()
 	})
 	s.starters = append(s.starters, func(ctx context.Context) error {
+		// Before the node serves: projects published by an older version
+		// capture with this version's function from the first request.
+		s.upgradeCapture(ctx)
 		s.every(ctx, time.Minute, s.PruneRealtime)
 		// Changes are numbered and announced here, not by the writers.
 		s.every(ctx, hub.SequenceEvery(), hub.Sequence)
@@ -54,8 +57,12 @@ func (s *Service) wireRealtime() error {
 }
 
 // PruneRealtime removes the changes older than the retention window from
-// the managed projects' change logs (once a minute, off the request path).
+// the managed projects' change logs (once a minute, off the request path),
+// and replaces capture functions that are not this version's (a data
+// server that became reachable since the start, or an older node that
+// wrote its own during a rolling deploy).
 func (s *Service) PruneRealtime(ctx context.Context) {
+	s.upgradeCapture(ctx)
 	for _, srv := range s.dataServers() {
 		if _, err := realtime.Prune(ctx, srv.pool, s.Realtime.Retention()); err != nil {
 			s.log.Warn("prune realtime change logs", "data_server", srv.name, "err", err)
@@ -87,5 +94,20 @@ func (s *Service) countRealtimeEvents(projectID, table, credential string, n int
 	for range n {
 		l.Record(apihttp.Sample{ProjectID: projectID, Table: table, Operation: "event", Method: "EVENT",
 			Credential: credential, Status: http.StatusOK, At: now})
+	}
+}
+
+// upgradeCapture gives every project on the ready data servers this
+// version's capture function (realtime.UpgradeCapture); a server that
+// fails is tried again with the next cleanup.
+func (s *Service) upgradeCapture(ctx context.Context) {
+	for _, srv := range s.dataServers() {
+		n, err := realtime.UpgradeCapture(ctx, srv.schemaDB)
+		if err != nil {
+			s.log.Warn("upgrade realtime capture functions", "data_server", srv.name, "err", err)
+		}
+		if n > 0 {
+			s.log.Info("upgraded realtime capture functions", "data_server", srv.name, "projects", n)
+		}
 	}
 }

@@ -51,7 +51,7 @@ func Record(t *schema.CTable, body map[string]any, mode Mode) (Result, Problems)
 		v, present := body[c.Input]
 		if !present {
 			switch {
-			case mode == Create && c.Required && len(c.Default) == 0:
+			case mode == Create && c.Required && !schema.HasDefault(&c.Column):
 				problems[c.Input] = schema.MsgRequired
 			case mode == Replace && c.Required:
 				problems[c.Input] = schema.MsgRequired

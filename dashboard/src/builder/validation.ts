@@ -7,6 +7,7 @@ import {
   CACHE_MAX_AGE_MIN,
   COLUMN_TYPES,
   ID_TYPES,
+  MAX_INDEXED_LENGTH,
   NUMERIC_TYPES,
   SEARCHABLE_TYPES,
   TEXT_LIKE_TYPES,
@@ -16,17 +17,22 @@ import {
   PERMISSION_LEVELS,
   SYSTEM_COLUMNS,
   forwardRelationName,
+  indexedValue,
+  maxLengthOf,
   reverseRelationName,
   type SchemaColumn,
   type SchemaDocument,
   type SchemaTable,
 } from '../schema/document';
 import { isEmail, normalizeEmail } from '../lib/email';
+import { bodyFieldName } from '../console/exampleRecord';
 
 export type SchemaProblems = Record<string, string>;
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
 export const RESERVED_TABLE_NAMES = ['auth', 'docs', 'openapi', 'realtime'];
+/** Columns PostgreSQL gives every table itself (schema.postgresSystemColumns): no column may take their names. */
+export const POSTGRES_SYSTEM_COLUMNS = ['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid'];
 
 export function nameProblem(name: string): string | undefined {
   if (name === '') return 'is required';
@@ -113,11 +119,20 @@ function columnProblems(
   if (issue) problems[`${at}.name`] = `Column name ${issue}`;
   else if ((SYSTEM_COLUMNS as readonly string[]).includes(column.name) && !table.external) {
     problems[`${at}.name`] = `"${column.name}" is a system column every table already has`;
+  } else if (POSTGRES_SYSTEM_COLUMNS.includes(column.name)) {
+    problems[`${at}.name`] = `"${column.name}" is reserved: PostgreSQL gives every table a column of that name (${POSTGRES_SYSTEM_COLUMNS.join(', ')})`;
   } else if (table.columns.findIndex((c) => c.name === column.name) !== index) {
     problems[`${at}.name`] = `another column of "${table.name}" is already named "${column.name}"`;
   }
   if (column.renamed_from !== undefined && column.renamed_from !== '' && nameProblem(column.renamed_from)) {
     problems[`${at}.renamed_from`] = 'is not a valid column name';
+  }
+  // A password column x_hash takes its value in the field x (schema.checkInputNames).
+  const field = bodyFieldName(column);
+  const fieldTaken =
+    table.columns.some((c) => c.name === field) || ((SYSTEM_COLUMNS as readonly string[]).includes(field) && !table.external);
+  if (field !== column.name && fieldTaken && !problems[`${at}.name`]) {
+    problems[`${at}.name`] = `the password column ${column.name} takes its value in the field "${field}", which is also the name of a column of "${table.name}"; rename one of them`;
   }
 
   // A passthrough column (fronted databases only) and a column of an
@@ -135,6 +150,9 @@ function columnProblems(
     if (values.length === 0) problems[`${at}.values`] = 'an enum needs at least one value';
     else if (values.some((v) => v === '')) problems[`${at}.values`] = 'values must not be empty';
     else if (new Set(values).size !== values.length) problems[`${at}.values`] = 'values must be distinct';
+    else if (indexedValue(column) && values.some((v) => [...v].length > MAX_INDEXED_LENGTH)) {
+      problems[`${at}.values`] = `values of a unique or indexed enum are at most ${MAX_INDEXED_LENGTH} characters (they are kept in an index)`;
+    }
   } else if (column.values !== undefined && column.values.length > 0) {
     problems[`${at}.values`] = 'only enum columns take values';
   }
@@ -149,6 +167,7 @@ function columnProblems(
   } else if (column.unique && !traits?.unique) {
     problems[`${at}.unique`] = `${column.type} columns cannot be unique`;
   }
+  if (column.index && !traits?.secret && !traits?.indexable) problems[`${at}.index`] = `${column.type} columns cannot be indexed`;
   if (hasDefault && !traits?.secret) {
     const defaultIssue = defaultProblem(column);
     if (defaultIssue) problems[`${at}.default`] = defaultIssue;
@@ -301,7 +320,8 @@ function stringProblem(column: SchemaColumn, raw: string): string | undefined {
   // Lengths count the value as sent, as the server and the document do.
   const length = [...raw].length;
   if (column.min_length !== undefined && length < column.min_length) return `must be at least ${column.min_length} characters`;
-  if (column.max_length !== undefined && length > column.max_length) return `must be at most ${column.max_length} characters`;
+  const max = maxLengthOf(column);
+  if (max !== undefined && length > max) return `must be at most ${max} characters`;
   if (column.pattern) {
     const re = compilePattern(column.pattern);
     if (!re || !re.test(value)) return 'does not match the pattern';

@@ -34,6 +34,15 @@ describe('parseCell', () => {
     expect(parseCell(col({ type: 'decimal' }), '1,5')).toEqual({ error: 'must be a decimal number' });
   });
 
+  it('bounds a unique or indexed text column by what its index holds, counting characters', () => {
+    const wide = '😀'.repeat(600);
+    expect(parseCell(col({ unique: true }), wide)).toEqual({ value: wide });
+    expect(parseCell(col({ unique: true }), `${wide}a`)).toEqual({ error: 'must be at most 600 characters' });
+    expect(parseCell(col({ index: true, max_length: 1000 }), 'a'.repeat(601))).toEqual({ error: 'must be at most 600 characters' });
+    expect(parseCell(col({ unique: true, max_length: 10 }), 'a'.repeat(11))).toEqual({ error: 'must be at most 10 characters' });
+    expect(parseCell(col({}), 'a'.repeat(5000))).toEqual({ value: 'a'.repeat(5000) });
+  });
+
   it('checks integers, required, lengths, patterns and enums', () => {
     expect(parseCell(col({ type: 'integer', min: 1 }), '0')).toEqual({ error: 'must be at least 1' });
     expect(parseCell(col({ type: 'integer' }), '2.5')).toEqual({ error: 'must be a whole number' });

@@ -3,7 +3,7 @@
 // decimals as the digits the API sent (lib/exactJson leaves them strings),
 // and the column's rules checked before the request, as the server will.
 import { isDecimalText } from '../console/recordForm';
-import type { SchemaColumn } from '../schema/document';
+import { maxLengthOf, type SchemaColumn } from '../schema/document';
 import { isEmail, normalizeEmail } from '../lib/email';
 
 const localTime = new Intl.DateTimeFormat(undefined, {
@@ -119,7 +119,8 @@ function withinBounds(column: SchemaColumn, n: number, value: unknown): CellPars
 function withinLength(column: SchemaColumn, text: string): CellParse {
   const length = [...text].length;
   if (column.min_length !== undefined && length < column.min_length) return { error: `must be at least ${column.min_length} characters` };
-  if (column.max_length !== undefined && length > column.max_length) return { error: `must be at most ${column.max_length} characters` };
+  const max = maxLengthOf(column);
+  if (max !== undefined && length > max) return { error: `must be at most ${max} characters` };
   if (column.pattern) {
     let pattern: RegExp | undefined;
     try {

@@ -122,6 +122,24 @@ export const TEXT_LIKE_TYPES = typesWith('lengths');
 /** Types whose values the list endpoint's `search` matches (CONTRACT 5.1). */
 export const SEARCHABLE_TYPES = typesWith('textual');
 
+/**
+ * The most characters of a value of a unique or indexed text, URL, e-mail or
+ * enum column (schema.MaxIndexedLength): each value is a key of a PostgreSQL
+ * index, whose entries hold at most 2,704 bytes.
+ */
+export const MAX_INDEXED_LENGTH = 600;
+
+/** Whether the column's values are keys of an index on the column itself. */
+export function indexedValue(column: SchemaColumn): boolean {
+  return Boolean(column.unique || column.index) && SEARCHABLE_TYPES.includes(column.type);
+}
+
+/** The most characters the server takes in a value of the column (schema.MaxLength), if anything bounds it. */
+export function maxLengthOf(column: SchemaColumn): number | undefined {
+  if (indexedValue(column) && (column.max_length === undefined || column.max_length > MAX_INDEXED_LENGTH)) return MAX_INDEXED_LENGTH;
+  return column.max_length;
+}
+
 export const TYPE_LABELS = Object.fromEntries(
   columnTypes.filter((t) => t.offered).map((t) => [t.name, t.label]),
 ) as Record<ColumnType, string>;

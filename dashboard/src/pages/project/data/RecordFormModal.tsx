@@ -6,7 +6,7 @@ import { bodyFieldName } from '../../../console/exampleRecord';
 import { editableColumns, formToBody, initialFormValues, type FormValues } from '../../../console/recordForm';
 import { useRecordSaveMutation } from '../../../data/records/record-save-mutation';
 import type { RecordRow } from '../../../data/records/records-query';
-import type { SchemaColumn, SchemaTable } from '../../../schema/document';
+import { maxLengthOf, type SchemaColumn, type SchemaTable } from '../../../schema/document';
 import { labelColumns } from '../../../grid/columns';
 import { ReferencePicker } from './ReferencePicker';
 
@@ -188,7 +188,7 @@ function FieldInput({ column, field, value, editing, error, onChange }: FieldInp
           type={column.type === 'email' ? 'email' : column.type === 'url' ? 'url' : 'text'}
           value={value}
           onChange={(e) => onChange(e.currentTarget.value)}
-          maxLength={column.max_length}
+          maxLength={maxLengthOf(column)}
         />
       );
   }
