@@ -7,6 +7,7 @@ package caddymodule
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,6 +91,9 @@ type App struct {
 	// still serve reads (a client's own writes are always seen); at least
 	// 100 ms. Default 1 s. Caddyfile: max_replica_lag.
 	MaxReplicaLag caddy.Duration `json:"max_replica_lag,omitempty"`
+	// RequestLog turns the request log (the dashboard's Logs page) on or
+	// off for every project; default on. Caddyfile: request_log on|off.
+	RequestLog *bool `json:"request_log,omitempty"`
 	// DataServers are PostgreSQL servers that hold managed projects'
 	// tables (docs/deployment.md, "Data servers"): once any is set, each
 	// new project is placed on the one with the fewest projects, and the
@@ -135,6 +139,10 @@ type PlanConfig struct {
 	// node; -1 is unlimited, 0 no streams; unset: the built-in plan's of
 	// the same name, else 5. Caddyfile: realtime_streams.
 	RealtimeStreams *int `json:"realtime_streams,omitempty"`
+	// LogRetention is how long the request log keeps the plan's projects'
+	// requests, at least 1 h; 0: the built-in plan's of the same name,
+	// else 24 h. Caddyfile: log_retention.
+	LogRetention caddy.Duration `json:"log_retention,omitempty"`
 }
 
 // CaddyModule returns the module information.
@@ -185,7 +193,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String() +
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
-		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey
+		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey +
+		"\x00" + strconv.FormatBool(a.requestLogOn())
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -193,7 +202,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			DefaultPlan: a.DefaultPlan, Plans: set, MaxBody: a.MaxBody, MaxBulkRows: a.MaxBulkRows, MaxPageSize: a.MaxPageSize, MaxOpenConns: a.MaxConnections,
 			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout), ExportTimeout: time.Duration(a.ExportTimeout),
 			RealtimeRetention: time.Duration(a.RealtimeRetention),
-			Logger:            logger, WithoutMetering: withoutMetering(),
+			Logger:            logger, WithoutMetering: withoutMetering(), WithoutRequestLog: !a.requestLogOn(),
 			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
 			DataServers: servers,
@@ -219,6 +228,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	return nil
 }
 
+// requestLogOn reports whether request_log is on (the default).
+func (a *App) requestLogOn() bool { return a.RequestLog == nil || *a.RequestLog }
+
 func (a *App) planSet() plans.Set {
 	set := plans.Defaults()
 	for name, p := range a.Plans {
@@ -236,7 +248,15 @@ func (a *App) planSet() plans.Set {
 		if p.RealtimeStreams != nil {
 			streams = *p.RealtimeStreams
 		}
-		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects, StatementTimeout: timeout, RealtimeStreams: streams}
+		keepLog := time.Duration(p.LogRetention)
+		if keepLog <= 0 {
+			keepLog = plans.DefaultLogRetention
+			if builtin, ok := set[name]; ok {
+				keepLog = builtin.LogRetention
+			}
+		}
+		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects, StatementTimeout: timeout,
+			RealtimeStreams: streams, LogRetention: keepLog}
 	}
 	return set
 }

@@ -39,6 +39,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    project_concurrency <n> | off       # data statements one project runs at once per node (max_connections/4)
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
 //	    request_timeout <duration>          # each request's deadline, both APIs, at least 100ms (10s)
+//	    request_log on|off                  # the request log behind the dashboard's Logs page (on)
 //	    export_timeout  <duration>          # bound of one CSV/NDJSON export, at least 1s, instead of the above (5m)
 //	    realtime_retention <duration>       # how long changes stay resumable by realtime streams, at least 1m (15m)
 //	    replica_url     <postgres URL>      # optional, repeatable; a streaming replica that serves reads
@@ -52,6 +53,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	        projects <n> | unlimited        # projects per account
 //	        statement_timeout <duration>    # optional; run time of one data statement (free 5s, pro 15s, else 30s)
 //	        realtime_streams <n> | unlimited # optional; concurrent realtime streams per project and node (free 5, pro 1000, else 5)
+//	        log_retention <duration>        # optional; how long the request log keeps requests, at least 1h (free 24h, pro 168h, unlimited 720h, else 24h)
 //	    }
 //	}
 //
@@ -146,8 +148,10 @@ func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
 			n, err = countOrUnlimitedArg(d, "plan "+name+": realtime_streams")
 			streams := int(n)
 			p.RealtimeStreams = &streams
+		case "log_retention":
+			p.LogRetention, err = durationArg(d, "plan "+name+": log_retention")
 		default:
-			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams)", name, key)
+			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams, log_retention)", name, key)
 		}
 		if err != nil {
 			return err

@@ -48,6 +48,7 @@ var options = []option{
 	duration("realtime_retention", func(a *App) *caddy.Duration { return &a.RealtimeRetention }, time.Minute),
 	repeated("replica_url", "URL (repeat the line for more replicas)", func(a *App) *[]string { return &a.ReplicaURLs }),
 	duration("max_replica_lag", func(a *App) *caddy.Duration { return &a.MaxReplicaLag }, 100*time.Millisecond),
+	onOff("request_log", func(a *App) **bool { return &a.RequestLog }),
 }
 
 func optionNamed(name string) (option, bool) {
@@ -140,6 +141,22 @@ func countOrOff(name string, field func(*App) *int) option {
 		}}
 }
 
+// onOff is a switch written on or off; unset is the default.
+func onOff(name string, field func(*App) **bool) option {
+	return option{name: name, parse: func(d *caddyfile.Dispenser, a *App) error {
+		v, err := oneArg(d, name, "on or off")
+		if err != nil {
+			return err
+		}
+		if v != "on" && v != "off" {
+			return d.Errf("%s: %q is not on or off", name, v)
+		}
+		on := v == "on"
+		*field(a) = &on
+		return nil
+	}}
+}
+
 // duration is a duration of at least min (min 0: positive); zero is the
 // default.
 func duration(name string, field func(*App) *caddy.Duration, min time.Duration) option {
@@ -208,6 +225,7 @@ func checkPlan(name string, p PlanConfig) error {
 	if p.RealtimeStreams != nil && *p.RealtimeStreams < plans.Unlimited {
 		errs = append(errs, fmt.Errorf("plan %s: realtime_streams %d is not a number of at least 0 or unlimited (-1)", name, *p.RealtimeStreams))
 	}
+	errs = append(errs, durationBound("plan "+name+": log_retention", time.Duration(p.LogRetention), time.Hour))
 	return errors.Join(errs...)
 }
 

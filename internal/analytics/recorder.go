@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tablesmith/tablesmith/internal/batchqueue"
 )
 
 // Sample is one generated-API request.
@@ -58,7 +60,7 @@ type Stats struct {
 // aggregates them on one goroutine of its own.
 type Recorder struct {
 	cfg      Config
-	queue    *sampleQueue
+	queue    *batchqueue.Queue[Sample]
 	flushReq chan chan error
 	writes   chan *batch
 	stop     chan struct{}
@@ -122,7 +124,7 @@ func New(cfg Config) *Recorder {
 	}
 	return &Recorder{
 		cfg:      cfg,
-		queue:    newSampleQueue(cfg.Buffer),
+		queue:    batchqueue.New[Sample](cfg.Buffer),
 		flushReq: make(chan chan error),
 		writes:   make(chan *batch, 1),
 		stop:     make(chan struct{}),
@@ -132,7 +134,7 @@ func New(cfg Config) *Recorder {
 // Record queues a sample, or drops and counts it when the buffer is full.
 // It never blocks, and under load wakes no goroutine: the aggregator polls.
 func (r *Recorder) Record(s Sample) {
-	if r.queue.push(s) {
+	if r.queue.Push(s) {
 		return
 	}
 	r.dropped.Add(1)
@@ -152,7 +154,7 @@ func (r *Recorder) Observe(f func(Sample)) { r.observer.Store(&f) }
 
 // Stats returns the counters.
 func (r *Recorder) Stats() Stats {
-	return Stats{Recorded: r.queue.accepted(), Dropped: r.dropped.Load(), Written: r.written.Load(),
+	return Stats{Recorded: r.queue.Accepted(), Dropped: r.dropped.Load(), Written: r.written.Load(),
 		FlushErrors: r.flushErrors.Load(), Lost: r.lost.Load()}
 }
 
@@ -222,7 +224,7 @@ func (r *Recorder) aggregate() {
 			fold.Reset(r.cfg.FoldEvery)
 		case <-fold.C:
 			if !r.foldQueued(open, true) {
-				idle = r.queue.wake
+				idle = r.queue.Wake
 				continue
 			}
 			fold.Reset(r.cfg.FoldEvery)
@@ -384,7 +386,7 @@ func (r *Recorder) compactLoop() {
 // there was any. With none and wait set, the next sample wakes the
 // aggregator.
 func (r *Recorder) foldQueued(open map[bucketKey]*bucketAgg, wait bool) bool {
-	samples := r.queue.take(wait)
+	samples := r.queue.Take(wait)
 	for _, s := range samples {
 		r.fold(open, s)
 	}
@@ -393,6 +395,6 @@ func (r *Recorder) foldQueued(open map[bucketKey]*bucketAgg, wait bool) bool {
 			(*f)(s)
 		}
 	}
-	r.queue.done(samples)
+	r.queue.Done(samples)
 	return len(samples) > 0
 }

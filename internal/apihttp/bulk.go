@@ -96,6 +96,9 @@ func (h *Handler) createMany(w http.ResponseWriter, r *http.Request, rt *Route, 
 		if insertOnly {
 			err = existingAsPrecondition(err, up)
 		}
+		if err == nil {
+			rt.rows = int64(bc.n)
+		}
 		return err
 	}
 	if up == nil || insertOnly || c.idem != nil {
@@ -460,6 +463,7 @@ func (h *Handler) runFilterWrite(w http.ResponseWriter, r *http.Request, rt *Rou
 			msg := fmt.Sprintf("%d records match, more than max_affected=%d; nothing was %s", matched, fw.MaxAffected, verb)
 			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter max_affected: "+msg, map[string]string{translate.MaxAffectedParam: msg})
 		}
+		rt.rows = affected
 		envelope.Write(w, http.StatusOK, envelope.Success{Data: Affected{Affected: affected}, Message: records(int(affected)) + " " + verb})
 		return nil
 	}

@@ -4,9 +4,11 @@
 package apihttp
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -27,6 +29,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/requestlog"
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
 	"github.com/tablesmith/tablesmith/translate"
 )
@@ -108,7 +111,7 @@ type Quota struct {
 	StatementTimeout time.Duration
 }
 
-// Sample is one request as analytics sees it.
+// Sample is one request as analytics and the request log see it.
 type Sample struct {
 	ProjectID, Table, Operation, Credential string
 	Status                                  int
@@ -117,6 +120,17 @@ type Sample struct {
 
 	// Method is the request's HTTP method (PUT and PATCH are both "update").
 	Method string
+
+	// What the request log keeps besides (internal/requestlog).
+	Path      string // after /v1/<project_id>
+	RawQuery  string
+	KeyPrefix string // an API key's public prefix
+	EndUser   string // an end user's id
+	Origin    string
+	RequestID string
+	Rows      int64 // records read or written; <0: not said
+	Bytes     int64 // answer bytes as sent
+	ErrorBody []byte
 }
 
 // Recorder takes samples without blocking.
@@ -197,12 +211,15 @@ type Route struct {
 	// shared marks a read whose answer shared caches may keep
 	// (edgecache.go): it reads the primary, never a lagging replica.
 	shared bool
+	// rows is how many records the answer read or wrote, for the request
+	// log, where one record's operations do not say it; <0: not said.
+	rows int64
 }
 
 // ServeHTTP runs the pipeline. Every answer, error or not, is an envelope.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rt := &Route{Start: h.d.Now()}
-	sw := &statusWriter{ResponseWriter: w, request: r, start: rt.Start}
+	rt := &Route{Start: h.d.Now(), rows: -1}
+	sw := &statusWriter{ResponseWriter: w, request: r, start: rt.Start, keepErrors: h.d.Recorder != nil}
 	timeout := h.d.Timeout
 	if apirequest.IsExportRequest(r) {
 		timeout = h.d.ExportTimeout
@@ -219,9 +236,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// up to net/http.
 	defer func() {
 		if h.d.Recorder != nil && rt.ProjectID != "" && rt.Entry != nil && !rt.unrecorded {
-			cred := rt.Principal.Kind.String()
-			h.d.Recorder.Record(Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
-				Credential: cred, Method: r.Method, Status: sw.status(), Latency: h.d.Now().Sub(rt.Start), At: rt.Start})
+			h.d.Recorder.Record(sampleOf(r, rt, sw, h.d.Now()))
 		}
 	}()
 	defer envelope.Recover(sw, r, h.d.Logger, "generated API", func() bool { return sw.wrote })
@@ -231,6 +246,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := h.serve(sw, r, rt); err != nil {
 		envelope.Fail(sw, r, h.d.Logger, "generated API", err)
 	}
+}
+
+// sampleOf is what analytics and the request log keep of a request. The
+// strings are the request's own (no copy); only an error's answer was
+// copied, by the statusWriter, capped.
+func sampleOf(r *http.Request, rt *Route, sw *statusWriter, now time.Time) Sample {
+	status := sw.status()
+	s := Sample{ProjectID: rt.ProjectID, Table: rt.Table, Operation: rt.Operation,
+		Credential: rt.Principal.Kind.String(), Method: r.Method, Status: status, Latency: now.Sub(rt.Start), At: rt.Start,
+		Path: r.URL.Path[len("/v1/")+len(rt.ProjectID):], RawQuery: r.URL.RawQuery, KeyPrefix: rt.Principal.KeyPrefix,
+		Origin: r.Header.Get("Origin"), RequestID: sw.Header().Get("X-Request-Id"), Rows: rt.rows, Bytes: sw.bytes,
+		ErrorBody: sw.errorBody}
+	if rt.Principal.UserID != nil {
+		s.EndUser = fmt.Sprint(rt.Principal.UserID)
+	}
+	if s.Rows < 0 && status < 300 {
+		switch rt.Operation {
+		case apirequest.OpGet, apirequest.OpCreate, apirequest.OpUpdate, apirequest.OpDelete:
+			// One record's operation: those on many set rt.rows.
+			s.Rows = 1
+		}
+	}
+	return s
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error {
@@ -341,6 +379,19 @@ type statusWriter struct {
 	// beforeAnswer, when set, runs once before the status goes out
 	// (replicas.go: a write's position is recorded first).
 	beforeAnswer func(status int)
+	// bytes counts the answer's bytes as sent; errorBody keeps the start
+	// of an error's answer, uncompressed, when keepErrors is set (the
+	// request log's).
+	bytes      int64
+	keepErrors bool
+	errorBody  []byte
+}
+
+// keepError copies the start of an error's answer for the request log.
+func (s *statusWriter) keepError(status int, body []byte) {
+	if s.keepErrors && status >= 400 && s.errorBody == nil {
+		s.errorBody = bytes.Clone(body[:min(len(body), requestlog.MaxErrorBody)])
+	}
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -356,7 +407,12 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 		s.answering(http.StatusOK)
 		s.code, s.wrote = http.StatusOK, true
 	}
-	return s.ResponseWriter.Write(b)
+	if s.code >= 400 && s.errorBody == nil && s.Header().Get("Content-Encoding") == "" {
+		s.keepError(s.code, b)
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
 }
 
 func (s *statusWriter) answering(code int) {
@@ -378,6 +434,7 @@ func (s *statusWriter) WriteBody(status int, body []byte) {
 			return
 		}
 	}
+	s.keepError(status, body)
 	if s.request != nil {
 		body = compressBody(h, s.request, body)
 	}

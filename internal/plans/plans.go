@@ -23,7 +23,14 @@ type Plan struct {
 	// RealtimeStreams caps a project's concurrent realtime streams (per
 	// node, docs/realtime.md): Unlimited for no cap, 0 for no streams.
 	RealtimeStreams int `json:"-"`
+	// LogRetention is how long the request log keeps the plan's
+	// projects' requests (docs/limits-and-analytics.md, "Request log").
+	LogRetention time.Duration `json:"-"`
 }
+
+// DefaultLogRetention is the request-log retention of a plan that does
+// not set one: the free plan's.
+const DefaultLogRetention = 24 * time.Hour
 
 // DefaultRealtimeStreams is the stream cap of a plan that does not set
 // one (a plan a Caddyfile defines without realtime_streams): the free
@@ -40,9 +47,12 @@ type Set map[string]Plan
 // Defaults are CONTRACT section 1's plans; a Caddyfile may redefine them.
 func Defaults() Set {
 	return Set{
-		"free":      {Name: "free", RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: 5},
-		"pro":       {Name: "pro", RatePerHour: 100_000, Projects: 20, StatementTimeout: 15 * time.Second, RealtimeStreams: 1000},
-		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited, StatementTimeout: 30 * time.Second, RealtimeStreams: Unlimited},
+		"free": {Name: "free", RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: 5,
+			LogRetention: DefaultLogRetention},
+		"pro": {Name: "pro", RatePerHour: 100_000, Projects: 20, StatementTimeout: 15 * time.Second, RealtimeStreams: 1000,
+			LogRetention: 7 * 24 * time.Hour},
+		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited, StatementTimeout: 30 * time.Second,
+			RealtimeStreams: Unlimited, LogRetention: 30 * 24 * time.Hour},
 	}
 }
 
@@ -55,5 +65,6 @@ func (s Set) Get(name, fallback string) Plan {
 	if p, ok := s[fallback]; ok {
 		return p
 	}
-	return Plan{Name: name, RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: DefaultRealtimeStreams}
+	return Plan{Name: name, RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: DefaultRealtimeStreams,
+		LogRetention: DefaultLogRetention}
 }

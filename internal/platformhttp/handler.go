@@ -21,6 +21,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/requestlog"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
 )
@@ -39,6 +40,9 @@ type Deps struct {
 	// Analytics reports a project's requests in a window, with its usage
 	// of plan, for GET /api/projects/{id}/analytics; nil: 404.
 	Analytics func(ctx context.Context, projectID string, win analytics.Window, plan plans.Plan) (*analytics.Report, error)
+	// Logs reads a page of a project's request log, newest first, and the
+	// next page's cursor, for GET /api/projects/{id}/logs; nil: 404.
+	Logs func(ctx context.Context, projectID string, f requestlog.Filter) ([]requestlog.Row, string, error)
 	// Usage reports this hour's generated-API requests of a project.
 	Usage func(ctx context.Context, projectID string) (used int64, resets time.Time)
 	Now   func() time.Time
@@ -116,6 +120,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("DELETE /api/projects/{id}/keys/{key_id}", h.owned(h.revokeKey))
 
 	m.HandleFunc("GET /api/projects/{id}/analytics", h.owned(h.analytics))
+	m.HandleFunc("GET /api/projects/{id}/logs", h.owned(h.logs))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }

@@ -85,6 +85,9 @@ type Config struct {
 	// and analytics recorder. Only the benchmarks set it, to measure what
 	// metering costs (bench/RESULTS.md).
 	WithoutMetering bool
+	// WithoutRequestLog keeps no request log (Caddyfile request_log off):
+	// the Logs API then answers 404.
+	WithoutRequestLog bool
 	// ProjectConcurrency bounds the data statements one project runs at
 	// once on this node (internal/fairshare): 0 means a quarter of
 	// MaxOpenConns (at least 1), a negative number no bound.

@@ -13,6 +13,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
+	"github.com/tablesmith/tablesmith/internal/requestlog"
 )
 
 // limits joins the plans resolver, the rate limiter and the analytics
@@ -23,8 +24,10 @@ type limits struct {
 	plans    *plans.Resolver
 	limiter  *ratelimit.Limiter
 	recorder *analytics.Recorder
-	db       *sql.DB
-	now      func() time.Time
+	// log is the request log; nil when request_log is off.
+	log *requestlog.Log
+	db  *sql.DB
+	now func() time.Time
 }
 
 // wireLimits adds rate limiting, analytics and metrics (issue 6).
@@ -58,13 +61,23 @@ func (s *Service) wireLimits() error {
 	s.platformDeps.Usage = l.usage
 	s.onReconnect = append(s.onReconnect, resolver.ForgetAll)
 	events.On(&s.events, func(e events.PlanChanged) { resolver.ForgetAccount(e.AccountID) })
+	if !s.cfg.WithoutRequestLog {
+		l.log = requestlog.New(requestlog.Config{DB: s.DB, Logger: s.log, Now: s.cfg.Now, Retention: s.logRetention})
+		s.platformDeps.Logs = l.logs
+	}
 	s.starters = append(s.starters, func(ctx context.Context) error {
 		lim.Start(ctx)
 		l.recorder.Start()
+		if l.log != nil {
+			l.log.Start()
+		}
 		return nil
 	})
 	s.closers = append(s.closers, func() {
 		l.recorder.Close() // writes what is pending: before the pool closes
+		if l.log != nil {
+			l.log.Close()
+		}
 		lim.Close()
 	})
 	return nil
@@ -144,6 +157,12 @@ func (l *limits) Record(s apihttp.Sample) {
 	a := analytics.Sample{ProjectID: s.ProjectID, Table: s.Table, Operation: s.Operation, Method: s.Method,
 		Credential: s.Credential, Status: s.Status, Latency: s.Latency, At: s.At}
 	l.recorder.Record(a)
+	if l.log != nil {
+		l.log.Record(requestlog.Entry{ProjectID: s.ProjectID, At: s.At, Method: s.Method, Path: s.Path,
+			RawQuery: s.RawQuery, Status: s.Status, Latency: s.Latency, Principal: s.Credential,
+			KeyPrefix: s.KeyPrefix, EndUser: s.EndUser, Origin: s.Origin, RequestID: s.RequestID, Rows: s.Rows,
+			Bytes: s.Bytes, ErrorBody: s.ErrorBody})
+	}
 }
 
 // report is a project's analytics with its usage of plan
@@ -156,6 +175,36 @@ func (l *limits) report(ctx context.Context, projectID string, win analytics.Win
 	used, resets := l.usage(ctx, projectID)
 	rep.PlanUsage = analytics.PlanUsage{Plan: plan.Name, Limit: plan.RatePerHour, Used: used, ResetsAt: resets.UTC()}
 	return rep, nil
+}
+
+// PruneRequestLog runs the request log's retention pass now (tests; it
+// runs every minute by itself).
+func (s *Service) PruneRequestLog(ctx context.Context) error {
+	l := s.limitsOf()
+	if l == nil || l.log == nil {
+		return fmt.Errorf("the request log is off")
+	}
+	return l.log.Prune(ctx)
+}
+
+// logs reads a page of a project's request log (platformhttp.Deps.Logs).
+func (l *limits) logs(ctx context.Context, projectID string, f requestlog.Filter) ([]requestlog.Row, string, error) {
+	return requestlog.Query(ctx, l.db, projectID, f)
+}
+
+// logRetention is each plan's request-log retention, read by every
+// retention pass so that a reload applies.
+func (s *Service) logRetention() (map[string]time.Duration, time.Duration) {
+	st := s.Settings()
+	byPlan := make(map[string]time.Duration, len(st.Plans))
+	for name, p := range st.Plans {
+		byPlan[name] = p.LogRetention
+	}
+	other := plans.DefaultLogRetention
+	if p, ok := st.Plans[st.DefaultPlan]; ok {
+		other = p.LogRetention
+	}
+	return byPlan, other
 }
 
 // usage is the current window's count of a project (platformhttp.Deps.Usage).
@@ -198,12 +247,19 @@ func (s *Service) AnalyticsStats() analytics.Stats {
 	return analytics.Stats{}
 }
 
-// FlushAnalytics writes every sample recorded so far to PostgreSQL now
+// FlushAnalytics writes every sample and request-log entry recorded so
+// far to PostgreSQL now
 // (tests; shutdown does it by itself).
 func (s *Service) FlushAnalytics(ctx context.Context) error {
 	l := s.limitsOf()
 	if l == nil {
 		return fmt.Errorf("analytics are not wired")
 	}
-	return l.recorder.Flush(ctx)
+	if err := l.recorder.Flush(ctx); err != nil {
+		return err
+	}
+	if l.log != nil {
+		return l.log.Flush(ctx)
+	}
+	return nil
 }

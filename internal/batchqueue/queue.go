@@ -1,9 +1,12 @@
-package analytics
+// Package batchqueue is the bounded buffer between request goroutines and
+// one consumer goroutine that takes what waits in batches (the analytics
+// aggregator, the request log's writer).
+package batchqueue
 
 import "sync"
 
-// sampleQueue is the bounded buffer between request goroutines and the
-// aggregator: two slices that swap. A push appends under a mutex; the
+// Queue is the bounded buffer between request goroutines and a consumer:
+// two slices that swap. A push appends under a mutex; the
 // aggregator takes everything queued with one swap. It replaces a
 // buffered channel of samples for two measured reasons (bench/RESULTS.md,
 // "Metering"): the channel's 16,384 slots were allocated up front, about
@@ -11,24 +14,25 @@ import "sync"
 // cycle, while these slices hold only what one fold interval brings; and
 // draining the channel took its lock once per sample, against the
 // requests pushing meanwhile, where a swap takes it once per fold.
-type sampleQueue struct {
+type Queue[T any] struct {
 	max int
 
 	mu      sync.Mutex
-	queued  []Sample
-	spare   []Sample      // the slice the aggregator folded last, to fill next
+	queued  []T
+	spare   []T           // the slice the aggregator folded last, to fill next
 	waiting bool          // the aggregator waits on wake for the next push
-	wake    chan struct{} // capacity 1
+	Wake    chan struct{} // capacity 1
 	pushed  uint64        // samples accepted since the start (counted under mu, no extra atomic)
 }
 
-func newSampleQueue(max int) *sampleQueue {
-	return &sampleQueue{max: max, wake: make(chan struct{}, 1)}
+// New returns a queue that holds at most max items.
+func New[T any](max int) *Queue[T] {
+	return &Queue[T]{max: max, Wake: make(chan struct{}, 1)}
 }
 
-// push queues s and reports whether there was room. It never blocks, and
+// Push queues s and reports whether there was room. It never blocks, and
 // wakes the aggregator only when it waits for a first sample.
-func (q *sampleQueue) push(s Sample) bool {
+func (q *Queue[T]) Push(s T) bool {
 	q.mu.Lock()
 	if len(q.queued) >= q.max {
 		q.mu.Unlock()
@@ -41,17 +45,17 @@ func (q *sampleQueue) push(s Sample) bool {
 	q.mu.Unlock()
 	if wake {
 		select {
-		case q.wake <- struct{}{}:
+		case q.Wake <- struct{}{}:
 		default:
 		}
 	}
 	return true
 }
 
-// take returns what is queued; the caller gives the slice back with
-// done once it has folded it. With nothing queued and wait set, the next
-// push signals q.wake.
-func (q *sampleQueue) take(wait bool) []Sample {
+// Take returns what is queued; the caller gives the slice back with
+// Done once it has folded it. With nothing queued and wait set, the next
+// Push signals q.Wake.
+func (q *Queue[T]) Take(wait bool) []T {
 	q.mu.Lock()
 	taken := q.queued
 	q.queued, q.spare = q.spare[:0], nil
@@ -62,9 +66,9 @@ func (q *sampleQueue) take(wait bool) []Sample {
 	return taken
 }
 
-// done gives back a slice that take returned, to be filled again. Its
+// Done gives back a slice that Take returned, to be filled again. Its
 // samples are cleared so that it holds no strings alive while it waits.
-func (q *sampleQueue) done(s []Sample) {
+func (q *Queue[T]) Done(s []T) {
 	// A slice that a burst made big is let go, so that a quiet server
 	// does not keep it for the collector to scan.
 	keep := cap(s) <= 4096 || len(s) > cap(s)/4
@@ -76,8 +80,8 @@ func (q *sampleQueue) done(s []Sample) {
 	q.mu.Unlock()
 }
 
-// accepted is how many samples push has taken since the start.
-func (q *sampleQueue) accepted() uint64 {
+// Accepted is how many items Push has taken since the start.
+func (q *Queue[T]) Accepted() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.pushed
