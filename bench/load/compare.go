@@ -363,6 +363,33 @@ func (bn *bench) meteringCaddy() (full, none target, stop func(), err error) {
 	return full, none, stop, nil
 }
 
+// requestLogCost measures what the request log costs a request (issue 37:
+// at most 2% of GET throughput): two Caddy processes, both metered, one
+// with request_log off, loaded side by side as the metering phase does.
+func (bn *bench) requestLogCost() error {
+	if _, err := bn.db.Exec(`UPDATE tablesmith.accounts SET plan = 'metered'`); err != nil {
+		return err
+	}
+	bn.vacuum()
+	bn.printf("\n== request log through Caddy: on vs request_log off, both metered (%d connections) ==\n", bn.c.conns)
+	return bn.meteringPairs(func() (full, none target, stop func(), err error) {
+		on, onSite, _, err := bn.launchCaddy("caddy-logged", meteredPlan, nil)
+		stop = on.stop
+		if err != nil {
+			return full, none, stop, err
+		}
+		off, offSite, _, err := bn.launchCaddy("caddy-unlogged", meteredPlan+"\n\t\trequest_log off", nil)
+		stop = func() { on.stop(); off.stop() }
+		if err != nil {
+			return full, none, stop, err
+		}
+		pr := bn.projects["main"]
+		full = target{name: "request log on", addr: onSite, prefix: "/v1/" + pr.id, key: pr.key, pid: on.pid(), app: "caddy-logged"}
+		none = target{name: "request log off", addr: offSite, prefix: "/v1/" + pr.id, key: pr.key, pid: off.pid(), app: "caddy-unlogged"}
+		return full, none, stop, nil
+	})
+}
+
 // meteringInproc starts the handler without Caddy (bench/inproc), each
 // service in a process of its own: in one process the two shared a
 // garbage collector, and the metered one's analytics writes were charged

@@ -90,7 +90,7 @@ func main() {
 	flag.IntVar(&c.meteringPairs, "metering-pairs", 3, "pairs of freshly started servers the metering comparison runs on")
 	flag.StringVar(&c.results, "results", "bench/results", "directory for the report (latest.txt) and the profiles")
 	flag.BoolVar(&c.quick, "quick", false, "small tables and short runs, to try the harness")
-	flag.StringVar(&c.only, "only", "", "comma-separated phases: headline,scale,compare,include,profile,metering (default all, in that order)")
+	flag.StringVar(&c.only, "only", "", "comma-separated phases: headline,scale,compare,include,profile,metering,requestlog (default all, in that order)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the database (its URL is printed)")
 	flag.BoolVar(&c.hold, "hold", false, "after setup, print the servers' addresses and wait for Ctrl-C (to explore by hand)")
 	flag.StringVar(&c.url, "url", "", "only load GET <url> (http://host:port/path) and report, to calibrate the load generator")
@@ -301,6 +301,11 @@ func run(c config) error {
 	b.bareCaddy.stop()
 	if b.phase("metering") {
 		if err := b.metering(); err != nil {
+			return err
+		}
+	}
+	if b.phase("requestlog") {
+		if err := b.requestLogCost(); err != nil {
 			return err
 		}
 	}

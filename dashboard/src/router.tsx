@@ -15,6 +15,7 @@ const ApiDocsPage = lazy(() => import('./pages/project/docs/ApiDocsPage').then((
 const TestPage = lazy(() => import('./pages/project/test/TestPage').then((m) => ({ default: m.TestPage })));
 const DataPage = lazy(() => import('./pages/project/data/DataPage').then((m) => ({ default: m.DataPage })));
 const AnalyticsPage = lazy(() => import('./pages/project/analytics/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
+const LogsPage = lazy(() => import('./pages/project/logs/LogsPage').then((m) => ({ default: m.LogsPage })));
 const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 
 export const router = createBrowserRouter([
@@ -37,6 +38,7 @@ export const router = createBrowserRouter([
           { path: 'data', element: <DataPage /> },
           { path: 'data/:table', element: <DataPage /> },
           { path: 'analytics', element: <AnalyticsPage /> },
+          { path: 'logs', element: <LogsPage /> },
           { path: 'settings', element: <SettingsPage /> },
         ],
       },

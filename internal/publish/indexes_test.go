@@ -214,10 +214,21 @@ func TestAFailedIndexBuildIsRetriedThenReportedFailedWithNoInvalidIndexLeft(t *t
 	p := s.NewProject(itemsV1)
 	fill(t, s, p, 100)
 	// A title too long for a btree entry (random hex does not compress):
-	// every build of a plain index on title fails.
-	exec(t, s.Svc.DB, `INSERT INTO `+rel(p)+` (title, score) SELECT string_agg(md5(g::text), ''), 1 FROM generate_series(1, 300) g`)
+	// every build of a plain index on title fails. Generate refuses such a
+	// row when it sees it (issue 35.6), so it arrives in a transaction
+	// generate cannot see, committed once the build waits for it: a row
+	// written behind the API's back, the one way left to fail a build.
+	tx, err := s.Svc.DB.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	exec(t, tx, `INSERT INTO `+rel(p)+` (title, score) SELECT string_agg(md5(g::text), ''), 1 FROM generate_series(1, 300) g`)
 	doc := `{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text", "index": true}, {"name": "score", "type": "integer", "index": true}]}]}`
 	generateWithin(t, s, p, doc, 20*time.Second)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
 
 	ix := waitFor(t, s, p, 2, "finished", func(ix map[string]any) bool { return ix["state"] != "building" })
 	if ix["state"] != "failed" || ix["failed"] != float64(1) || ix["ready"] != float64(1) {

@@ -5,6 +5,7 @@ import {
   IconDatabase,
   IconFlask,
   IconHierarchy2,
+  IconListDetails,
   IconRocket,
   IconSettings,
 } from '@tabler/icons-react';
@@ -17,6 +18,7 @@ const SECTIONS = [
   { to: 'test', label: 'Test', icon: IconFlask },
   { to: 'data', label: 'Data', icon: IconDatabase },
   { to: 'analytics', label: 'Analytics', icon: IconChartLine },
+  { to: 'logs', label: 'Logs', icon: IconListDetails },
   { to: 'settings', label: 'Settings', icon: IconSettings },
 ];
 

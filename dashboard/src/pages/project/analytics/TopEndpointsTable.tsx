@@ -1,6 +1,8 @@
-import { Table, Text } from '@mantine/core';
+import { Anchor, Table, Text } from '@mantine/core';
+import { Link } from 'react-router';
 import type { Analytics } from '../../../api/types';
 import { MethodBadge } from '../../../components/MethodBadge';
+import { pathPrefixOf } from '../../../data/logs/logs-query';
 import { formatMs, formatPercent } from '../../../lib/format';
 
 export function TopEndpointsTable({ endpoints }: { endpoints: Analytics['top_endpoints'] }) {
@@ -24,7 +26,12 @@ export function TopEndpointsTable({ endpoints }: { endpoints: Analytics['top_end
               <Table.Td>
                 <MethodBadge method={e.method} />
               </Table.Td>
-              <Table.Td className="mono">{e.path}</Table.Td>
+              <Table.Td className="mono">
+                {/* The endpoint's requests in the request log. */}
+                <Anchor component={Link} to={`../logs?${new URLSearchParams({ method: e.method, path: pathPrefixOf(e.path) }).toString()}`} relative="path">
+                  {e.path}
+                </Anchor>
+              </Table.Td>
               <Table.Td ta="right">{e.count.toLocaleString()}</Table.Td>
               <Table.Td ta="right">{formatPercent(e.error_rate)}</Table.Td>
               <Table.Td ta="right">{formatMs(e.p95_ms)}</Table.Td>
