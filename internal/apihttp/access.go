@@ -102,6 +102,8 @@ func (h *Handler) Authenticate(r *http.Request, rt *Route) error {
 		return nil
 	case auth.LooksLikeSession(tok):
 		return h.authenticateOwner(r, rt, tok)
+	case auth.LooksLikeTicket(tok):
+		return h.authenticateTicket(r, rt, tok)
 	}
 	if h.d.Users == nil {
 		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: send one of its API keys")
@@ -135,6 +137,34 @@ func (h *Handler) authenticateOwner(r *http.Request, rt *Route, tok string) erro
 		return apierr.New(apierr.CodeUnauthorized, "This dashboard session is not valid (expired or signed by another server); log in again")
 	case errors.Is(err, ErrNotOwner):
 		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: the session is of an account that does not own it")
+	case err != nil:
+		return err
+	}
+	rt.Principal = access.Owner()
+	rt.counted, rt.statementTimeout = true, timeout
+	return nil
+}
+
+// StreamRoute is the one route a stream ticket opens (realtime's).
+const StreamRoute = "realtime"
+
+// authenticateTicket admits the owner's dashboard by a stream ticket: as
+// a session would, but only on the realtime stream, and only while the
+// ticket is fresh when the stream opens (docs/realtime.md, "The owner's
+// dashboard").
+func (h *Handler) authenticateTicket(r *http.Request, rt *Route, tok string) error {
+	if len(rt.Rest) == 0 || rt.Rest[0] != StreamRoute {
+		return apierr.New(apierr.CodeUnauthorized, "A stream ticket opens only the realtime stream: send an API key or a session in the Authorization header")
+	}
+	if h.d.Owners == nil {
+		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: dashboard sessions are not accepted by this server")
+	}
+	timeout, err := h.d.Owners.VerifyTicket(r.Context(), rt.ProjectID, tok, !rt.Rechecking, rt.Start)
+	switch {
+	case errors.Is(err, auth.ErrInvalidToken):
+		return apierr.New(apierr.CodeUnauthorized, "This stream ticket is not valid for this project (expired, used for another project, or signed by another server); get a new one")
+	case errors.Is(err, ErrNotOwner):
+		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: the ticket is of an account that does not own it")
 	case err != nil:
 		return err
 	}

@@ -148,6 +148,9 @@ type OwnerVerifier interface {
 	// VerifyOwner returns auth.ErrInvalidToken for an invalid or expired
 	// session and ErrNotOwner for a session of another account.
 	VerifyOwner(ctx context.Context, projectID, token string, now time.Time) (statementTimeout time.Duration, err error)
+	// VerifyTicket is VerifyOwner for a stream ticket (auth.TicketPrefix);
+	// opening false accepts an expired one (a stream's re-check).
+	VerifyTicket(ctx context.Context, projectID, ticket string, opening bool, now time.Time) (statementTimeout time.Duration, err error)
 }
 
 // ErrNotOwner is a valid session of an account that does not own the project.
@@ -200,8 +203,12 @@ type Route struct {
 	Principal access.Principal
 	// Start is when the request arrived: the one clock reading that key
 	// verification, the limiter and the latency sample share.
-	Start   time.Time
-	counted bool
+	Start time.Time
+	// Rechecking marks a long-lived request's periodic re-check of its
+	// credential (a realtime stream): a stream ticket that opened it may
+	// have expired since.
+	Rechecking bool
+	counted    bool
 	// unrecorded keeps the request out of analytics: a CORS preflight,
 	// or the project's API description and Swagger UI.
 	unrecorded bool

@@ -27,8 +27,10 @@ func DeriveKey(secret, purpose string) []byte {
 // Sessions issues and checks platform session tokens (HS256 JWTs).
 type Sessions struct {
 	Key []byte
-	TTL time.Duration
-	Now func() time.Time
+	// TicketKey signs stream tickets (IssueTicket), apart from sessions.
+	TicketKey []byte
+	TTL       time.Duration
+	Now       func() time.Time
 }
 
 const sessionAudience = "tablesmith-platform"
@@ -119,4 +121,66 @@ func KeyMatches(key string, hash []byte) bool {
 	var buf [64]byte
 	sum := sha256.Sum256(append(buf[:0], key...))
 	return subtle.ConstantTimeCompare(sum[:], hash) == 1
+}
+
+// TicketPrefix starts every stream ticket: a short-lived credential that
+// opens one project's realtime stream for the owner's dashboard, so that
+// the 7-day session never travels in a URL (EventSource sends no
+// headers). It is a JWT signed with TicketKey, naming the account and
+// the project.
+const TicketPrefix = "tsk_"
+
+// TicketTTL is how long a stream ticket may open a stream. A stream it
+// opened lives on while the account owns the project.
+const TicketTTL = time.Minute
+
+const ticketAudience = "tablesmith-stream"
+
+// LooksLikeTicket reports whether a credential has the stream ticket shape.
+func LooksLikeTicket(s string) bool { return strings.HasPrefix(s, TicketPrefix) }
+
+type ticketClaims struct {
+	jwt.RegisteredClaims
+	Project string `json:"prj"`
+}
+
+// IssueTicket returns a stream ticket of an account for a project, and
+// when it stops opening streams.
+func (s *Sessions) IssueTicket(accountID int64, projectID string) (string, time.Time, error) {
+	now := s.Now()
+	expires := now.Add(TicketTTL)
+	claims := ticketClaims{RegisteredClaims: jwt.RegisteredClaims{
+		Subject:   strconv.FormatInt(accountID, 10),
+		Audience:  jwt.ClaimStrings{ticketAudience},
+		Issuer:    "tablesmith",
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(expires),
+	}, Project: projectID}
+	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.TicketKey)
+	return TicketPrefix + signed, expires, err
+}
+
+// VerifyTicket returns the account of a stream ticket for projectID.
+// With opening false (a stream's periodic re-check) an expired ticket
+// still verifies: it admitted the stream, and expiry bounds only opening.
+func (s *Sessions) VerifyTicket(token, projectID string, opening bool) (int64, error) {
+	if !LooksLikeTicket(token) || len(s.TicketKey) == 0 {
+		return 0, ErrInvalidToken
+	}
+	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithAudience(ticketAudience),
+		jwt.WithIssuer("tablesmith"), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.Now)}
+	if !opening {
+		opts = append(opts, jwt.WithTimeFunc(func() time.Time { return time.Time{} })) // any expiry is in its future
+	}
+	var claims ticketClaims
+	_, err := jwt.ParseWithClaims(strings.TrimPrefix(token, TicketPrefix), &claims,
+		func(*jwt.Token) (any, error) { return s.TicketKey, nil }, opts...)
+	if err != nil || claims.Project != projectID {
+		return 0, ErrInvalidToken
+	}
+	id, err := strconv.ParseInt(claims.Subject, 10, 64)
+	if err != nil {
+		return 0, ErrInvalidToken
+	}
+	return id, nil
 }

@@ -121,6 +121,7 @@ func (h *Handler) routes() {
 
 	m.HandleFunc("GET /api/projects/{id}/analytics", h.owned(h.analytics))
 	m.HandleFunc("GET /api/projects/{id}/logs", h.owned(h.logs))
+	m.HandleFunc("POST /api/projects/{id}/stream-tickets", h.owned(h.streamTicket))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }

@@ -3,6 +3,7 @@ package platformhttp
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
@@ -45,5 +46,25 @@ func (h *Handler) logs(w http.ResponseWriter, r *http.Request, acc store.Account
 		meta.NextCursor = &next
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: rows, Meta: meta})
+	return nil
+}
+
+// StreamTicket is the answer of POST /api/projects/{id}/stream-tickets.
+type StreamTicket struct {
+	Ticket    string    `json:"ticket"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// streamTicket answers POST /api/projects/{id}/stream-tickets: a ticket
+// that opens the project's realtime stream for a minute, for the owner's
+// own dashboard, whose session must not go into the stream's URL
+// (docs/realtime.md, "The owner's dashboard").
+func (h *Handler) streamTicket(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
+	ticket, expires, err := h.d.Sessions.IssueTicket(acc.ID, p.ID)
+	if err != nil {
+		return fmt.Errorf("stream ticket for %s: %w", p.ID, err)
+	}
+	envelope.Write(w, http.StatusCreated, envelope.Success{Data: StreamTicket{Ticket: ticket, ExpiresAt: expires.UTC()},
+		Message: "Stream ticket issued; it opens the realtime stream within a minute"})
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
+	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/translate"
@@ -42,7 +43,9 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return apihttp.PlannerError(err)
 	}
-	takeQueryToken(r, q)
+	if err := takeQueryToken(r, q); err != nil {
+		return err
+	}
 	if _, err := h.Admit(w, r, rt, apihttp.Admission{Credential: true}); err != nil {
 		return err
 	}
@@ -98,22 +101,41 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 
 // streamParams are what a stream takes in its query string
 // (docs/realtime.md).
-var streamParams = translate.NewParams("tables", "where[", "access_token", "last_event_id")
+var streamParams = translate.NewParams("tables", "where[", "access_token", "ticket", "last_event_id")
 
-// takeQueryToken moves ?access_token= into the Authorization header
-// (EventSource cannot send headers) and out of the URL, which loggers
-// print, and out of q; a header, when sent, wins.
-func takeQueryToken(r *http.Request, q url.Values) {
-	tok := q.Get("access_token")
-	if _, ok := q["access_token"]; !ok {
-		return
+// takeQueryToken moves ?access_token= (an API key or an end user's token)
+// or ?ticket= (the owner dashboard's stream ticket) into the Authorization
+// header (EventSource cannot send headers) and out of the URL, which
+// loggers print, and out of q; a header, when sent, wins. A dashboard
+// session is refused in the URL: it lives 7 days, a ticket one minute.
+func takeQueryToken(r *http.Request, q url.Values) error {
+	tok, ticket := q.Get("access_token"), q.Get("ticket")
+	_, hasToken := q["access_token"]
+	_, hasTicket := q["ticket"]
+	if !hasToken && !hasTicket {
+		return nil
 	}
 	q.Del("access_token")
+	q.Del("ticket")
 	// r.URL is shared with the request the server logs.
 	r.URL.RawQuery = q.Encode()
+	switch {
+	case hasToken && hasTicket:
+		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter ticket: give access_token or ticket, not both",
+			map[string]string{"ticket": "give access_token or ticket, not both"})
+	case hasTicket && ticket != "" && !auth.LooksLikeTicket(ticket):
+		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter ticket: not a stream ticket (POST /api/projects/{id}/stream-tickets makes one)",
+			map[string]string{"ticket": "is not a stream ticket"})
+	case hasToken && auth.LooksLikeSession(tok):
+		return apierr.New(apierr.CodeUnauthorized, "A dashboard session must not travel in a URL: open the stream with a stream ticket (POST /api/projects/{id}/stream-tickets, then ?ticket=)")
+	}
+	if ticket != "" {
+		tok = ticket
+	}
 	if tok != "" && r.Header.Get("Authorization") == "" {
 		r.Header.Set("Authorization", "Bearer "+tok)
 	}
+	return nil
 }
 
 // spec is a stream's parameters as parsed from the URL.
@@ -415,7 +437,7 @@ func (st *stream) recheck(ctx context.Context) error {
 	if err != nil {
 		return transient(err)
 	}
-	again := &apihttp.Route{ProjectID: st.rt.ProjectID, Rest: st.rt.Rest, Entry: entry, Start: st.hub.cfg.Now()}
+	again := &apihttp.Route{ProjectID: st.rt.ProjectID, Rest: st.rt.Rest, Entry: entry, Start: st.hub.cfg.Now(), Rechecking: true}
 	if err := st.h.Authenticate(st.r, again); err != nil {
 		return transient(err)
 	}

@@ -106,6 +106,15 @@ func capString(s string, n int) string {
 	return s[:cut] + "…"
 }
 
+// clean makes a client's text storable: PostgreSQL's text holds neither
+// NUL nor invalid UTF-8, and one such entry would fail its whole batch.
+func clean(s string) string {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
 // errorOf reads the code and message of an error answer (the contract's
 // envelope); empty when the body is not one, or was cut.
 func errorOf(body []byte) (code, message string) {

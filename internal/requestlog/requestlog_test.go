@@ -168,12 +168,19 @@ func TestTheLogNeverKeepsASecretAndCapsErrorBodies(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(itemsSchema)
 	s.Do("GET", "/v1/"+p.ID+"/items?apikey="+p.Key+"&access_token=abc.def&name=x", p.Key, nil).Must(t, 400)
+	// A NUL and invalid UTF-8 in the path: stored replaced, and they do not
+	// cost the batch its other entries.
+	s.Do("GET", "/v1/"+p.ID+"/items/%00%ff", p.Key, nil)
 	long := strings.Repeat("é", 5000)
 	s.API(p, "POST", "/items", map[string]any{"name": long, "qty": -1, long: 1}).Must(t, 400)
-	rows := logged(t, s, p, "", 2).List()
-	if len(rows) != 2 {
+	rows := logged(t, s, p, "", 3).List()
+	if len(rows) != 3 {
 		t.Fatalf("%d entries", len(rows))
 	}
+	if path := rows[1]["path"]; path != "/items/\uFFFD\uFFFD" {
+		t.Errorf("path stored as %q", path)
+	}
+	rows = append(rows[:1], rows[2:]...)
 	raw, _ := json.Marshal(rows)
 	if strings.Contains(string(raw), p.Key) || strings.Contains(string(raw), "abc.def") || strings.Contains(string(raw), p.Session) {
 		t.Fatalf("a credential reached the log: %s", raw)

@@ -316,7 +316,8 @@ func (s *Service) applySecret(ctx context.Context) error {
 			return fmt.Errorf("load secret: %w", err)
 		}
 	}
-	sess := &auth.Sessions{Key: auth.DeriveKey(secret, "platform-session"), TTL: 7 * 24 * time.Hour, Now: s.cfg.Now}
+	sess := &auth.Sessions{Key: auth.DeriveKey(secret, "platform-session"), TicketKey: auth.DeriveKey(secret, "stream-ticket"),
+		TTL: 7 * 24 * time.Hour, Now: s.cfg.Now}
 	s.sessions.Store(sess)
 	d := s.platformDeps
 	d.Sessions, d.Trigram = sess, s.trigram.Load()

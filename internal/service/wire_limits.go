@@ -116,6 +116,25 @@ func (o ownerSessions) VerifyOwner(ctx context.Context, projectID, token string,
 	if err != nil {
 		return 0, err
 	}
+	return o.ownerOf(ctx, projectID, accountID, now)
+}
+
+// VerifyTicket implements apihttp.OwnerVerifier.
+func (o ownerSessions) VerifyTicket(ctx context.Context, projectID, ticket string, opening bool, now time.Time) (time.Duration, error) {
+	sess := o.sessions.Load()
+	if sess == nil {
+		return 0, auth.ErrInvalidToken
+	}
+	accountID, err := sess.VerifyTicket(ticket, projectID, opening)
+	if err != nil {
+		return 0, err
+	}
+	return o.ownerOf(ctx, projectID, accountID, now)
+}
+
+// ownerOf checks that the account owns the project, and returns its
+// plan's statement timeout.
+func (o ownerSessions) ownerOf(ctx context.Context, projectID string, accountID int64, now time.Time) (time.Duration, error) {
 	owner, plan, err := o.plans.Owner(ctx, projectID, now)
 	if err != nil {
 		return 0, err

@@ -5,9 +5,15 @@
 -- fails on a project deleted meanwhile; the retention pass removes orphans.
 -- Rows hold no credential (only an API key's public prefix) and no request
 -- body; an error's answer is kept, capped.
-CREATE TABLE tablesmith.request_log (
+--
+-- UNLOGGED, one index, ids cached: the log is diagnostics, not data. Its
+-- writes cost PostgreSQL a fifth of a GET when the table was logged with a
+-- primary key besides the index (bench/RESULTS.md, "Request log"); a crash
+-- of PostgreSQL (not a restart) empties it, and replicas do not have it
+-- (the Logs API reads the primary).
+CREATE UNLOGGED TABLE tablesmith.request_log (
     project_id    text        NOT NULL,
-    id            bigint      GENERATED ALWAYS AS IDENTITY,
+    id            bigint      GENERATED ALWAYS AS IDENTITY (CACHE 1000),
     at            timestamptz NOT NULL,
     method        text        NOT NULL,
     path          text        NOT NULL,
@@ -23,8 +29,7 @@ CREATE TABLE tablesmith.request_log (
     origin        text        NOT NULL,
     request_id    text        NOT NULL,
     rows_affected bigint,
-    bytes         bigint      NOT NULL,
-    PRIMARY KEY (project_id, id)
+    bytes         bigint      NOT NULL
 );
 -- Newest first, the cursor's order: (at, id) descending.
 CREATE INDEX request_log_newest_idx ON tablesmith.request_log (project_id, at DESC, id DESC);
