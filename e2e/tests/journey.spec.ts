@@ -114,6 +114,11 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await openSection(page, 'API Docs');
     await page.getByRole('button', { name: 'Create a key' }).click();
     await expect(page.getByLabel('Authorize with')).toBeVisible();
+    // The new key is not chosen by itself (the session stays, counting
+    // nothing); the journey sends as a customer's app would, so it picks it.
+    await expect(page.getByLabel('Authorize with').locator('option')).toHaveCount(2);
+    await page.getByLabel('Authorize with').selectOption({ index: 1 });
+    await expect(page.getByTestId('key-counts-note')).toBeVisible();
     const swagger = page.getByTestId('swagger');
     await expect(swagger.locator('.opblock').first()).toBeVisible({ timeout: 60_000 });
 

@@ -38,8 +38,8 @@ for (const size of [
     // Entries are written within a second or two of their answer.
     await expect(async () => {
       await page.reload();
-      await expect(rows).toHaveCount(3, { timeout: 1000 });
-    }).toPass({ timeout: 15_000 });
+      await expect(rows).toHaveCount(3, { timeout: 5000 });
+    }).toPass({ timeout: 40_000 });
     // The e2e server's accounts are on the unlimited plan: 30 days.
     await expect(page.getByText('Kept for 30 days on your plan', { exact: false })).toBeVisible();
 

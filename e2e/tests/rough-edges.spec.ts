@@ -243,7 +243,14 @@ test('Test page: count is a select, descriptions fold, Send and the response in 
   await generate(page, projectId);
   await page.goto(`/projects/${projectId}/test`);
   await page.getByRole('button', { name: 'Create a key' }).click();
-  await expect(page.getByLabel('Send with key')).toBeVisible();
+  const sendWith = page.getByLabel('Send with key');
+  await expect(sendWith.locator('option')).toHaveCount(2);
+  // Creating a key does not switch to it (issue 37.3): the session stays
+  // until the key is chosen, and choosing it says that it counts.
+  await expect(sendWith).toHaveValue('dashboard-session');
+  await expect(page.getByTestId('key-counts-note')).toHaveCount(0);
+  await sendWith.selectOption({ index: 1 });
+  await expect(page.getByTestId('key-counts-note')).toContainText('count against');
 
   await test.step('operation names use the articles right', async () => {
     const labels = await page.getByLabel('Operation').locator('option').allTextContents();

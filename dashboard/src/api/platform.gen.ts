@@ -369,6 +369,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/logs": {
+        parameters: {
+            query?: {
+                /** @description An exact status (404), a class (4xx) or error (400-599). */
+                status?: string;
+                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                /** @description Paths (after /v1/<project_id>) that start with it. */
+                path?: string;
+                /** @description A credential kind (key, user, dashboard, none) or an API key's prefix. */
+                credential?: string;
+                request_id?: string;
+                from?: string;
+                to?: string;
+                limit?: number;
+                /** @description The previous page's meta.next_cursor. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        /** The request log of the generated API, newest first (docs/limits-and-analytics.md, "Request log") */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/stream-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A one-minute ticket that opens the project's realtime stream for the dashboard (docs/realtime.md) */
+        post: operations["createStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -837,6 +889,51 @@ export interface components {
             /** @constant */
             success: true;
             data: components["schemas"]["Analytics"];
+        };
+        RequestLogEnvelope: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["RequestLogEntry"][];
+            meta: {
+                next_cursor: string | null;
+                retention_hours: number;
+            };
+        };
+        RequestLogEntry: {
+            id: number;
+            /** Format: date-time */
+            at: string;
+            method: string;
+            path: string;
+            query: string;
+            status: number;
+            error: null | {
+                code: string;
+                message: string;
+                body: string;
+            };
+            latency_ms: number;
+            credential: {
+                /** @enum {string} */
+                kind: "key" | "user" | "dashboard" | "none";
+                key_prefix?: string;
+                key_name?: string;
+                end_user?: string;
+            };
+            origin: string;
+            request_id: string;
+            rows: number | null;
+            bytes: number;
+        };
+        StreamTicketEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: {
+                ticket: string;
+                /** Format: date-time */
+                expires_at: string;
+            };
         };
     };
     responses: {
@@ -1465,6 +1562,69 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: {
+                /** @description An exact status (404), a class (4xx) or error (400-599). */
+                status?: string;
+                method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                /** @description Paths (after /v1/<project_id>) that start with it. */
+                path?: string;
+                /** @description A credential kind (key, user, dashboard, none) or an API key's prefix. */
+                credential?: string;
+                request_id?: string;
+                from?: string;
+                to?: string;
+                limit?: number;
+                /** @description The previous page's meta.next_cursor. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    createStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicketEnvelope"];
+                };
+            };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
         };

@@ -1,7 +1,9 @@
 // The realtime stream of a project's generated API (docs/realtime.md), opened
 // with the browser's EventSource. EventSource cannot send headers, so the
-// credential travels as ?access_token=, which the server strips before
-// anything logs the URL.
+// credential travels in the URL, which the server strips before anything
+// logs it: an API key as ?access_token=, the owner's dashboard as
+// ?ticket=, a one-minute stream ticket (the 7-day session never goes into
+// a URL; the server refuses it there).
 import { generatedUrl, type QueryPairs } from './generated';
 import { parseExactJson } from '../lib/exactJson';
 import type { ErrorBody } from './client';
@@ -33,9 +35,28 @@ export interface StreamHandlers {
   onStopped?: (error: ErrorBody) => void;
 }
 
-/** The stream's URL: `query` holds tables, where[...] and the like; a credential replaces any access_token there. */
+/** The prefix of a stream ticket (POST /api/projects/{id}/stream-tickets). */
+const TICKET_PREFIX = 'tsk_';
+
+/** The prefix of a dashboard session, which must not be put in a URL. */
+const SESSION_PREFIX = 'tsp_';
+
+/** Whether a credential is the dashboard session: a stream needs a ticket for it. */
+export function needsTicket(credential: string): boolean {
+  return credential.startsWith(SESSION_PREFIX);
+}
+
+/**
+ * The stream's URL: `query` holds tables, where[...] and the like; a
+ * credential replaces any access_token or ticket there, as ticket= when it
+ * is a stream ticket.
+ */
 export function realtimeUrl(projectId: string, query: QueryPairs, credential?: string): string {
-  const pairs: QueryPairs = credential ? [...query.filter(([name]) => name !== 'access_token'), ['access_token', credential]] : query;
+  if (credential && needsTicket(credential)) throw new Error('a dashboard session must not go into a URL: get a stream ticket');
+  const param = credential?.startsWith(TICKET_PREFIX) ? 'ticket' : 'access_token';
+  const pairs: QueryPairs = credential
+    ? [...query.filter(([name]) => name !== 'access_token' && name !== 'ticket'), [param, credential]]
+    : query;
   return generatedUrl(projectId, '/realtime', pairs);
 }
 

@@ -4,6 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { setSessionToken } from '../api/session';
 import { useAccountQuery } from '../data/account/account-query';
+import { forgetEverythingStored } from '../lib/keyVault';
 
 export function AccountMenu() {
   const account = useAccountQuery();
@@ -13,6 +14,7 @@ export function AccountMenu() {
 
   const logOut = () => {
     setSessionToken(null, { byUser: true });
+    forgetEverythingStored();
     queryClient.clear();
   };
 

@@ -3,6 +3,7 @@ import { IconClipboard, IconKey } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { useApiKeyCreateMutation } from '../data/keys/api-key-create-mutation';
 import { isSessionCredential, rememberPastedKey, useKeyVault } from '../lib/keyVault';
+import { tones } from '../tones';
 import { ErrorAlert } from './ErrorAlert';
 
 interface KeyPickerProps {
@@ -12,9 +13,11 @@ interface KeyPickerProps {
 }
 
 /**
- * Chooses the API key this browser sends to the generated API: one it
- * created (secrets are shown only once, so they are remembered here), one
- * pasted, or a new read-write key made on the spot.
+ * Chooses the credential this browser sends to the generated API: the
+ * dashboard session (the default, never counted against the plan), a key
+ * it created (secrets are shown only once, so they are remembered here),
+ * one pasted, or a new read-write key made on the spot. Creating a key
+ * does not switch to it; choosing one does, and says it counts.
  */
 export function KeyPicker({ projectId, label = 'API key', description }: KeyPickerProps) {
   const { keys, selected, select } = useKeyVault(projectId);
@@ -26,17 +29,25 @@ export function KeyPicker({ projectId, label = 'API key', description }: KeyPick
           description={description}
           data={keys.map((k) => ({
             value: k.id,
-            label: isSessionCredential(k) ? k.name : `${k.name} (${k.prefix ?? k.secret.slice(0, 8)}…)${k.scope ? ` · ${k.scope}` : ''}`,
+            label: isSessionCredential(k)
+              ? k.name
+              : `${k.name} (${k.prefix ?? k.secret.slice(0, 8)}…)${k.scope ? ` · ${k.scope}` : ''} · counts against the plan`,
           }))}
           value={selected?.id ?? ''}
           onChange={(e) => select(e.currentTarget.value)}
           miw={240}
         />
-      ) : (
+      ) : null}
+      {selected && !isSessionCredential(selected) ? (
+        <Text size="xs" c={tones.warning} maw={260} data-testid="key-counts-note">
+          Requests with this key count against the project&apos;s plan, like your customers&apos;.
+        </Text>
+      ) : null}
+      {keys.length === 0 ? (
         <Text size="sm" c="dimmed" maw={360}>
           No API key is stored in this browser for this project. Create one or paste one you saved.
         </Text>
-      )}
+      ) : null}
       <CreateKeyButton projectId={projectId} />
       <PasteKeyButton projectId={projectId} />
     </Group>

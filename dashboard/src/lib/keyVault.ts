@@ -43,9 +43,13 @@ function writeKeys(projectId: string, keys: StoredKey[]): void {
   listeners.forEach((notify) => notify());
 }
 
+/**
+ * Keeps a key's secret. It does not select the key: the owner's own tools
+ * keep using the dashboard session, which never counts against the plan,
+ * until the owner picks a key on purpose.
+ */
 export function rememberKey(projectId: string, key: StoredKey): void {
   writeKeys(projectId, [key, ...storedKeys(projectId).filter((k) => k.id !== key.id)]);
-  selectKey(projectId, key.id);
 }
 
 export function rememberPastedKey(projectId: string, secret: string, name = 'Pasted key'): StoredKey {
@@ -57,6 +61,7 @@ export function rememberPastedKey(projectId: string, secret: string, name = 'Pas
   }
   const key: StoredKey = { id: `pasted-${Date.now()}`, name, secret: trimmed, prefix: trimmed.slice(0, 12) };
   rememberKey(projectId, key);
+  selectKey(projectId, key.id); // "Use this key": chosen on purpose
   return key;
 }
 
@@ -73,6 +78,22 @@ export function forgetProjectKeys(projectId: string): void {
 export function selectKey(projectId: string, keyId: string | null): void {
   if (keyId) localStorage.setItem(selectedSlot(projectId), keyId);
   else localStorage.removeItem(selectedSlot(projectId));
+  listeners.forEach((notify) => notify());
+}
+
+/**
+ * Forgets everything this dashboard keeps in the browser (keys, the chosen
+ * key, the Test console's history) for every project: a log-out leaves no
+ * secret or request behind for the next person at this browser.
+ */
+export function forgetEverythingStored(): void {
+  const ours: string[] = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const name = localStorage.key(i);
+    if (name?.startsWith('tablesmith.')) ours.push(name);
+  }
+  ours.forEach((name) => localStorage.removeItem(name));
+  cache.clear();
   listeners.forEach((notify) => notify());
 }
 
