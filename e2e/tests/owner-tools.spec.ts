@@ -21,7 +21,7 @@ test('the Data page streams with a ticket, not the session, and log-out clears t
   await page.evaluate(({ session, projectId, key }) => {
     localStorage.setItem('tablesmith.session', session);
     localStorage.setItem(`tablesmith.keys.${projectId}`, JSON.stringify([{ id: 'k1', name: 'stored', secret: key, scope: 'read_write' }]));
-    localStorage.setItem(`tablesmith.history.${projectId}`, JSON.stringify([{ method: 'GET', path: '/notes' }]));
+    localStorage.setItem(`tablesmith.history.${projectId}`, JSON.stringify([{ at: new Date().toISOString(), operationId: 'GET /notes', method: 'GET', path: '/notes', url: `/v1/${projectId}/notes`, status: 200, timeMs: 3 }]));
   }, p);
   await page.goto(`/projects/${p.projectId}/data/notes`);
   // A stored key is not chosen by itself: the session stays the credential.
@@ -31,6 +31,13 @@ test('the Data page streams with a ticket, not the session, and log-out clears t
   expect(created.status()).toBe(201);
   await expect(page.getByTestId('records-table')).toContainText('Seen live');
   await checkPage(page, 'owner-tools-01-data-live');
+
+  // The Test page's stream, with the session too.
+  await page.goto(`/projects/${p.projectId}/test?op=${encodeURIComponent('GET /realtime')}`);
+  await expect(page.getByLabel('Send with key')).toHaveValue('dashboard-session');
+  await page.getByRole('button', { name: 'Open stream' }).click();
+  await expect(page.getByTestId('stream-state')).toHaveAttribute('data-state', 'live');
+  await page.getByRole('button', { name: 'Close' }).click();
 
   const streams = urls.filter((u) => u.includes('/realtime?'));
   expect(streams.length).toBeGreaterThan(0);

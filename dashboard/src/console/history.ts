@@ -21,10 +21,21 @@ const slot = (projectId: string) => `tablesmith.history.${projectId}`;
 export function readHistory(projectId: string): HistoryEntry[] {
   try {
     const parsed: unknown = JSON.parse(localStorage.getItem(slot(projectId)) ?? '[]');
-    return Array.isArray(parsed) ? (parsed as HistoryEntry[]) : [];
+    // An entry written by an older dashboard (or edited by hand) that
+    // lacks a field is dropped rather than allowed to break the page.
+    return Array.isArray(parsed) ? parsed.filter(isEntry) : [];
   } catch {
     return [];
   }
+}
+
+function isEntry(e: unknown): e is HistoryEntry {
+  const v = e as Partial<HistoryEntry> | null;
+  return (
+    typeof v === 'object' && v !== null && typeof v.at === 'string' && typeof v.operationId === 'string' &&
+    typeof v.method === 'string' && typeof v.path === 'string' && typeof v.url === 'string' &&
+    typeof v.status === 'number' && typeof v.timeMs === 'number'
+  );
 }
 
 /** The history with `entry` first and at most HISTORY_LIMIT entries. */

@@ -1,8 +1,9 @@
 import { Badge, Button, Code, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
-import type { ErrorBody } from '../../../api/client';
-import { openStream, type StreamEvent, type StreamState } from '../../../api/realtime';
+import { isApiError, type ErrorBody } from '../../../api/client';
+import { needsTicket, openStream, type StreamEvent, type StreamState } from '../../../api/realtime';
+import { streamTicket } from '../../../data/records/live-records';
 import { tones } from '../../../tones';
 
 /** The newest events kept on screen; older ones scroll away for good. */
@@ -25,9 +26,10 @@ const STATE_TEXT: Record<StreamState, string> = {
 
 /**
  * The Test page's answer area for the realtime operation: opens the stream
- * at url (which carries the credential) and lists its events, newest first.
+ * at urlFor(credential) and lists its events, newest first. The dashboard
+ * session goes as a one-minute stream ticket, never itself in the URL.
  */
-export function StreamConsole({ url }: { url: string }) {
+export function StreamConsole({ projectId, credential, urlFor }: { projectId: string; credential?: string; urlFor: (credential?: string) => string }) {
   const [state, setState] = useState<StreamState | 'idle'>('idle');
   const [events, setEvents] = useState<StreamEvent[]>([]);
   const [stopReason, setStopReason] = useState<ErrorBody | undefined>();
@@ -36,11 +38,23 @@ export function StreamConsole({ url }: { url: string }) {
   // Closing the page (or choosing another operation) closes the stream.
   useEffect(() => () => close.current?.(), []);
 
-  const open = () => {
+  const open = async () => {
     close.current?.();
+    close.current = null;
     setEvents([]);
     setStopReason(undefined);
-    close.current = openStream(url, {
+    let streamCredential = credential;
+    if (credential && needsTicket(credential)) {
+      setState('connecting');
+      try {
+        streamCredential = await streamTicket(projectId);
+      } catch (error) {
+        setState('stopped');
+        setStopReason(isApiError(error) ? { code: error.code, message: error.message } : { code: 'UNAVAILABLE', message: String(error) });
+        return;
+      }
+    }
+    close.current = openStream(urlFor(streamCredential), {
       onState: setState,
       onStopped: setStopReason,
       onEvent: (event) => setEvents((list) => [event, ...list].slice(0, MAX_EVENTS)),
@@ -66,7 +80,7 @@ export function StreamConsole({ url }: { url: string }) {
                 Close
               </Button>
             ) : (
-              <Button leftSection={<IconPlayerPlay size={16} />} onClick={open}>
+              <Button leftSection={<IconPlayerPlay size={16} />} onClick={() => void open()}>
                 Open stream
               </Button>
             )}
@@ -74,7 +88,7 @@ export function StreamConsole({ url }: { url: string }) {
         </Group>
         <Text size="sm" c="dimmed" role="status" data-testid="stream-state" data-state={state}>
           {state === 'idle'
-            ? 'Not open. The credential is sent as ?access_token=, as a browser EventSource must.'
+            ? 'Not open. The credential goes in the URL, as a browser EventSource needs: a key as ?access_token=, your session as a one-minute stream ticket.'
             : stopReason
               ? `Stopped. ${stopReason.code}: ${stopReason.message}`
               : STATE_TEXT[state]}

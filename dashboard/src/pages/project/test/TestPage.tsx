@@ -280,9 +280,15 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
           </Paper>
           <div ref={responseRef}>
             {stream ? (
-              // The stream never ends, so it is opened (with the credential
-              // as ?access_token=, as EventSource needs) instead of sent.
-              <StreamConsole key={`${url} ${credential ?? ''}`} url={realtimeUrl(projectId, requestQuery(operation, request), credential)} />
+              // The stream never ends, so it is opened (with the credential in
+              // the URL, as EventSource needs: a key as ?access_token=, the
+              // session as a stream ticket) instead of sent.
+              <StreamConsole
+                key={`${url} ${credential ?? ''}`}
+                projectId={projectId}
+                credential={credential}
+                urlFor={(streamCredential) => realtimeUrl(projectId, requestQuery(operation, request), streamCredential)}
+              />
             ) : null}
             {sendError ? <ErrorAlert error={sendError} title="The request could not be sent" /> : null}
             {stream ? null : response ? (
