@@ -24,11 +24,19 @@ describe('record form', () => {
     expect(body).toEqual({ email: 'a@b.co', password: 'pw', is_active: false, prefs: { a: 1 } });
   });
 
-  it('reports values that cannot be converted', () => {
+  it('reports values that cannot be converted, as the cell editor does', () => {
     expect(formToBody(users, { email: 'x', password: 'p', age: '1.5', is_active: 'true', prefs: '{' }).errors).toEqual({
+      email: 'invalid e-mail format',
       age: 'must be a whole number',
       prefs: 'must be valid JSON',
     });
+  });
+
+  it('refuses a number out of bounds with the cell editor\'s words instead of clamping it', () => {
+    const rated: SchemaTable = { name: 'reviews', columns: [{ name: 'stars', type: 'integer', min: 1, max: 5 }] };
+    expect(formToBody(rated, { stars: '9' }).errors).toEqual({ stars: 'must be at most 5' });
+    expect(formToBody(rated, { stars: '0' }).errors).toEqual({ stars: 'must be at least 1' });
+    expect(formToBody(rated, { stars: '5' })).toEqual({ body: { stars: 5 }, errors: {} });
   });
 
   it('an edit sends only changed fields, keeps a blank password and clears an emptied field', () => {

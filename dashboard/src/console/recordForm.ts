@@ -1,6 +1,7 @@
 // The Data page's record form: column values as the strings inputs hold,
 // converted to the JSON body the generated API takes.
 import type { SchemaColumn, SchemaTable } from '../schema/document';
+import { parseCell, type CellParse } from '../grid/cells';
 import { bodyFieldName } from './exampleRecord';
 
 export type FormValues = Record<string, string>;
@@ -51,41 +52,10 @@ export function formToBody(
   return { body, errors };
 }
 
-const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// Kept here for the modules that import it from the form.
+export { isDecimalText } from '../grid/cells';
 
-/** Whether text is a decimal number the API accepts (no hex, NaN or Infinity). */
-export function isDecimalText(text: string): boolean {
-  return DECIMAL_TEXT.test(text);
-}
-
-function convert(column: SchemaColumn, raw: string): { value: unknown } | { error: string } {
-  switch (column.type) {
-    case 'integer': {
-      const n = Number(raw);
-      return Number.isInteger(n) ? { value: n } : { error: 'must be a whole number' };
-    }
-    case 'number': {
-      const n = Number(raw);
-      return Number.isFinite(n) ? { value: n } : { error: 'must be a number' };
-    }
-    case 'decimal': {
-      // Sent as the string typed: the API keeps every digit of a string.
-      const text = raw.trim();
-      return isDecimalText(text) ? { value: text } : { error: 'must be a decimal number' };
-    }
-    case 'boolean':
-      return raw === 'true' || raw === 'false' ? { value: raw === 'true' } : { error: 'must be true or false' };
-    case 'json':
-      try {
-        return { value: JSON.parse(raw) };
-      } catch {
-        return { error: 'must be valid JSON' };
-      }
-    case 'timestamp': {
-      const date = new Date(raw);
-      return Number.isNaN(date.getTime()) ? { error: 'must be a date and time' } : { value: date.toISOString() };
-    }
-    default:
-      return { value: raw };
-  }
+/** A field's value as the cell editor reads it: the same checks, the same words. */
+function convert(column: SchemaColumn, raw: string): CellParse {
+  return parseCell(column, raw);
 }

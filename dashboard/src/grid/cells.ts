@@ -2,7 +2,6 @@
 // the viewer's time zone with the stored ISO value kept for the title,
 // decimals as the digits the API sent (lib/exactJson leaves them strings),
 // and the column's rules checked before the request, as the server will.
-import { isDecimalText } from '../console/recordForm';
 import { maxLengthOf, type SchemaColumn } from '../schema/document';
 import { isEmail, normalizeEmail } from '../lib/email';
 
@@ -42,6 +41,13 @@ export function editorText(value: unknown, type: string): string {
   if (value === null || value === undefined) return '';
   if (type === 'json') return JSON.stringify(value);
   return String(value);
+}
+
+const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** Whether text is a decimal number the API accepts (no hex, NaN or Infinity). */
+export function isDecimalText(text: string): boolean {
+  return DECIMAL_TEXT.test(text);
 }
 
 export type CellParse = { value: unknown } | { error: string };

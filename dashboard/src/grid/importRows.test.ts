@@ -47,6 +47,23 @@ describe('import', () => {
     expect(() => readImportText('b.csv', 'a,b\n1\n')).toThrow('row 1 has 1 fields, the header 2');
   });
 
+  it('tells every problem at once, each with its row: CSV and JSON alike', () => {
+    const csv = readImportText('b.csv', 'title,pages,price\nA,x,1\n,2,-1\nC,3,2\nD,4.5,\n');
+    expect(importBodies(csv, { title: 'title', pages: 'pages', price: 'price' }, books).problems).toEqual([
+      { row: 0, field: 'pages', message: 'must be a whole number' },
+      { row: 1, field: 'title', message: 'is required' },
+      { row: 1, field: 'price', message: 'must be at least 0' },
+      { row: 3, field: 'pages', message: 'must be a whole number' },
+    ]);
+    const json = readImportText('b.json', '[{"title":"A","price":-2},{"title":null},{"pages":1}]');
+    expect(importBodies(json, { title: 'title', price: 'price', pages: 'pages' }, books).problems).toEqual([
+      { row: 0, field: 'price', message: 'must be at least 0' },
+      { row: 1, field: 'title', message: 'is required' },
+      { row: 2, field: 'title', message: 'is required' },
+    ]);
+    expect(importBodies(csv, { pages: 'pages' }, books).problems[0]).toEqual({ row: -1, field: 'title', message: 'is required; map a file column to it' });
+  });
+
   it('flags two file columns mapped to one field', () => {
     const file = readImportText('b.csv', 'a,b\n1,2\n');
     expect(importBodies(file, { a: 'title', b: 'title' }, books).problems[0]?.message).toMatch(/two file columns/);

@@ -3,7 +3,7 @@
 // named values, its columns are mapped to the table's fields, and the
 // server's per-row errors ("3.email") are turned back into file rows.
 import { parseExactJson } from '../lib/exactJson';
-import type { SchemaTable } from '../schema/document';
+import type { SchemaColumn, SchemaTable } from '../schema/document';
 import { bodyFieldName } from '../console/exampleRecord';
 import { parseCell } from './cells';
 import { parseCsv } from './csv';
@@ -100,15 +100,28 @@ export function importBodies(file: ImportFile, mapping: ImportMapping, table: Sc
     if (seen.has(field)) problems.push({ row: -1, field, message: `two file columns are mapped to ${field} (one is "${header}")` });
     seen.add(field);
   }
+  // Every problem is told at once: a required field no file column fills
+  // is one line, not one per row after a round trip.
+  for (const column of table.columns) {
+    const field = bodyFieldName(column);
+    if (column.required && column.default === undefined && column.type !== 'passthrough' && !seen.has(field)) {
+      problems.push({ row: -1, field, message: 'is required; map a file column to it' });
+    }
+  }
   const bodies = file.rows.map((row, index) => {
     const body: Record<string, unknown> = {};
     for (const [header, field] of Object.entries(mapping)) {
       const column = byField.get(field);
       if (!field || !column) continue;
       const value = row[header];
-      if (value === undefined) continue;
+      if (value === undefined) {
+        if (column.required && column.default === undefined) problems.push({ row: index, field, message: 'is required' });
+        continue;
+      }
       if (file.kind === 'json' || typeof value !== 'string') {
         body[field] = value;
+        const why = jsonValueProblem(column, value);
+        if (why) problems.push({ row: index, field, message: why });
         continue;
       }
       if (value === '' && !column.required) continue;
@@ -119,7 +132,24 @@ export function importBodies(file: ImportFile, mapping: ImportMapping, table: Sc
     }
     return body;
   });
+  problems.sort((a, b) => a.row - b.row); // stable: a row's fields stay in file order
   return { bodies, problems };
+}
+
+/**
+ * What the cell rules say of a JSON file's value, sent as it is: a missing
+ * required value, and a number or text out of its column's bounds or
+ * format. A value of another JSON type is left for the server to name.
+ */
+function jsonValueProblem(column: SchemaColumn, value: unknown): string | undefined {
+  if (value === null) return column.required ? 'is required' : undefined;
+  if (column.type === 'json' || column.type === 'password') return undefined;
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : undefined;
+  if (text === undefined) return undefined;
+  const numeric = column.type === 'integer' || column.type === 'number' || column.type === 'decimal';
+  if (numeric !== (typeof value === 'number') && !(column.type === 'decimal' && typeof value === 'string')) return undefined;
+  const parsed = parseCell(column, text);
+  return 'error' in parsed ? parsed.error : undefined;
 }
 
 /** The server's bulk-create details (`{"3.email": "...", "4": "...", "body": "..."}`) as row problems. */

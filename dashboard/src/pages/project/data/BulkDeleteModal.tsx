@@ -29,9 +29,14 @@ export function BulkDeleteModal({ projectId, tableName, schema, credential, ids,
   return (
     <Modal opened={opened} onClose={close} title={`Delete ${ids.length} ${noun} from ${tableName}?`}>
       <Stack gap="sm">
-        <Text size="sm">
-          These {noun} are deleted for good, in one request: {ids.map((id) => `#${id}`).join(', ')}.
-        </Text>
+        {remove.error ? (
+          // After a refusal, say only why: nothing was deleted.
+          <ErrorAlert error={remove.error} title="Nothing was deleted" />
+        ) : (
+          <Text size="sm">
+            These {noun} are deleted for good, in one request: {ids.map((id) => `#${id}`).join(', ')}.
+          </Text>
+        )}
         {dependents.length > 0 && (
           <List size="sm">
             {dependents.map((d) => (
@@ -43,7 +48,6 @@ export function BulkDeleteModal({ projectId, tableName, schema, credential, ids,
             ))}
           </List>
         )}
-        {remove.error ? <ErrorAlert error={remove.error} title="Nothing was deleted" /> : null}
         <Group justify="flex-end">
           <Button variant="default" onClick={close}>
             Keep them

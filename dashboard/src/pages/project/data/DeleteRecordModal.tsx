@@ -1,4 +1,5 @@
 import { Button, Code, Group, List, Modal, Stack, Text } from '@mantine/core';
+import { useEffect } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useRecordDeleteMutation } from '../../../data/records/record-delete-mutation';
 import type { RecordRow } from '../../../data/records/records-query';
@@ -17,6 +18,9 @@ interface DeleteRecordModalProps {
 /** Confirms a record deletion, naming the record and what its foreign keys take along. */
 export function DeleteRecordModal({ projectId, tableName, schema, credential, record, onClose }: DeleteRecordModalProps) {
   const remove = useRecordDeleteMutation();
+  const { reset } = remove;
+  // A refusal belongs to the record it was about, not the next one opened.
+  useEffect(() => reset(), [record, reset]);
   const dependents = schema.tables.flatMap((t) =>
     t.columns.filter((c) => c.references?.table === tableName).map((c) => ({ table: t.name, column: c.name, action: c.references?.on_delete ?? 'restrict' })),
   );
@@ -24,7 +28,12 @@ export function DeleteRecordModal({ projectId, tableName, schema, credential, re
     <Modal opened={Boolean(record)} onClose={onClose} title={`Delete ${tableName} #${record?.id ?? ''}?`}>
       {record && (
         <Stack gap="sm">
-          <Text size="sm">This record is deleted for good:</Text>
+          {remove.error ? (
+            // After a refusal, say only why: nothing was deleted.
+            <ErrorAlert error={remove.error} title="The record was not deleted" />
+          ) : (
+            <Text size="sm">This record is deleted for good:</Text>
+          )}
           <Code block>{JSON.stringify(record, null, 2)}</Code>
           {dependents.length > 0 && (
             <List size="sm">
@@ -49,7 +58,6 @@ export function DeleteRecordModal({ projectId, tableName, schema, credential, re
               ))}
             </List>
           )}
-          {remove.error ? <ErrorAlert error={remove.error} title="The record was not deleted" /> : null}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Keep it
@@ -59,7 +67,7 @@ export function DeleteRecordModal({ projectId, tableName, schema, credential, re
               loading={remove.isPending}
               onClick={() => remove.mutate({ projectId, table: tableName, id: record.id, credential }, { onSuccess: onClose })}
             >
-              Delete record
+              {remove.error ? 'Try again' : 'Delete record'}
             </Button>
           </Group>
         </Stack>

@@ -1,5 +1,6 @@
-import { Anchor, NativeSelect, Table, Text, TextInput } from '@mantine/core';
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { ActionIcon, Group, NativeSelect, Table, Text, TextInput } from '@mantine/core';
+import { IconArrowUpRight } from '@tabler/icons-react';
+import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { Link } from 'react-router';
 import { isApiError } from '../../../api/client';
 import { useRecordSaveMutation } from '../../../data/records/record-save-mutation';
@@ -84,15 +85,25 @@ export function GridCell({ projectId, tableName, schema, credential, column, row
   );
   if (column.references && value !== null && value !== undefined) {
     const label = referenced ? recordLabel(targetTable, referenced) : `#${String(value)}`;
+    // The label is text, so a double-click edits the reference as in any
+    // cell; following it is the arrow beside it (issue 37, item 5).
     content = (
-      <Anchor
-        component={Link}
-        size="sm"
-        to={`/projects/${projectId}/data/${column.references}?filter[id]=${encodeURIComponent(String(value))}`}
-        aria-label={`Open ${column.references} ${label}`}
-      >
-        {label}
-      </Anchor>
+      <Group gap={4} wrap="nowrap">
+        <Text size="sm" truncate="end">
+          {label}
+        </Text>
+        <ActionIcon
+          component={Link}
+          variant="subtle"
+          size="sm"
+          to={`/projects/${projectId}/data/${column.references}?filter[id]=${encodeURIComponent(String(value))}`}
+          aria-label={`Open ${column.references} ${label}`}
+          title={`Open ${column.references} ${label}`}
+          onDoubleClick={(e: MouseEvent) => e.stopPropagation()}
+        >
+          <IconArrowUpRight size={14} aria-hidden />
+        </ActionIcon>
+      </Group>
     );
   }
   return (

@@ -1,4 +1,4 @@
-import { Alert, Button, FileInput, Group, List, Modal, NativeSelect, ScrollArea, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, FileInput, Group, List, Modal, NativeSelect, ScrollArea, SimpleGrid, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
 import { IconFileImport } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
 import { isApiError } from '../../../api/client';
@@ -148,23 +148,45 @@ export function ImportModal({ projectId, table, credential, opened, onClose, onI
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
-                  {previewIndexes.map((index) => (
-                    <Table.Tr key={index} bg={problemRows.has(index) ? 'var(--mantine-color-red-light)' : undefined}>
-                      <Table.Td>{index + 1}</Table.Td>
-                      {mapped.map(([header]) => (
-                        <Table.Td key={header} className="mono">
-                          {previewText(contents.rows[index]?.[header])}
+                  {previewIndexes.map((index) => {
+                    const rowProblems = problems.filter((p) => p.row === index);
+                    return (
+                      <Table.Tr
+                        key={index}
+                        bg={rowProblems.length ? 'var(--mantine-color-red-light)' : undefined}
+                        data-problem={rowProblems.length ? 'true' : undefined}
+                        data-testid={`import-row-${index + 1}`}
+                      >
+                        <Table.Td fw={rowProblems.length ? 700 : undefined}>
+                          {index + 1}
+                          {rowProblems.length ? <VisuallyHidden> (has a problem)</VisuallyHidden> : null}
                         </Table.Td>
-                      ))}
-                    </Table.Tr>
-                  ))}
+                        {mapped.map(([header, field]) => (
+                          <Table.Td
+                            key={header}
+                            className="mono"
+                            title={rowProblems.find((p) => p.field === field)?.message}
+                            style={rowProblems.some((p) => p.field === field) ? { outline: `2px solid ${tones.danger}`, outlineOffset: -2 } : undefined}
+                          >
+                            {previewText(contents.rows[index]?.[header])}
+                          </Table.Td>
+                        ))}
+                      </Table.Tr>
+                    );
+                  })}
                 </Table.Tbody>
               </Table>
             </ScrollArea>
           </>
         )}
         {problems.length > 0 && (
-          <Alert color={tones.danger} title={create.isError ? 'Nothing was imported: the server refused these rows' : 'Nothing was imported: fix these rows first'} role="alert">
+          <Alert
+            color={tones.danger}
+            title={`Nothing was imported: ${countOf(problems.length, 'problem')}${
+              problemRows.size ? ` in ${countOf([...problemRows].filter((r) => r >= 0).length, 'row')}` : ''
+            }${create.isError ? ', found by the server' : '; fix them first'}`}
+            role="alert"
+          >
             <List size="sm" data-testid="import-problems">
               {problems.map((p) => (
                 <List.Item key={`${p.row}.${p.field}`}>
@@ -187,6 +209,10 @@ export function ImportModal({ projectId, table, credential, opened, onClose, onI
       </Stack>
     </Modal>
   );
+}
+
+function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function previewText(value: unknown): string {

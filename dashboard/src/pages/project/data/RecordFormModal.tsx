@@ -149,6 +149,9 @@ function FieldInput({ column, field, value, editing, error, onChange }: FieldInp
           value={value}
           onChange={(v) => onChange(String(v))}
           allowDecimal={column.type === 'number'}
+          // Never clamped: a value out of bounds is refused with the
+          // cell editor's words, not silently changed (issue 37, item 5).
+          clampBehavior="none"
           min={column.min}
           max={column.max}
         />
