@@ -10,6 +10,7 @@ export type Account = Schemas['Account'];
 export type Session = Schemas['Session'];
 export type Engine = Schemas['Engine'];
 export type Project = Schemas['Project'];
+export type LogEntry = Schemas['RequestLogEntry'];
 export type ExternalConnection = Schemas['ExternalConnection'];
 export type ConnectionHealth = Schemas['ConnectionHealth'];
 export type UnsupportedTable = Schemas['UnsupportedTable'];

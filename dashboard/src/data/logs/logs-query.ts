@@ -1,22 +1,9 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { apiEnvelope } from '../../api/client';
+import type { LogEntry } from '../../api/types';
 
-/** One generated-API request as GET /api/projects/{id}/logs answers it. */
-export interface LogEntry {
-  id: number;
-  at: string;
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  error: { code: string; message: string; body: string } | null;
-  latency_ms: number;
-  credential: { kind: 'key' | 'user' | 'dashboard' | 'none'; key_prefix?: string; key_name?: string; end_user?: string };
-  origin: string;
-  request_id: string;
-  rows: number | null;
-  bytes: number;
-}
+/** One generated-API request as GET /api/projects/{id}/logs answers it (platform.yaml). */
+export type { LogEntry };
 
 export interface LogsPage {
   entries: LogEntry[];
