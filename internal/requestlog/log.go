@@ -166,11 +166,11 @@ func (l *Log) writeLoop() {
 	for {
 		select {
 		case <-tick.C:
-			l.writeQueued(30 * time.Second)
+			_ = l.writeQueued(30 * time.Second) // logged and counted there
 		case reply := <-l.flushReq:
 			reply <- l.writeQueued(30 * time.Second)
 		case <-l.stop:
-			l.writeQueued(5 * time.Second) // shutdown does not hang on a dead database
+			_ = l.writeQueued(5 * time.Second) // shutdown does not hang on a dead database
 			return
 		}
 	}
