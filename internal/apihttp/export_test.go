@@ -380,13 +380,16 @@ func TestExportsOfAProjectAreBoundedWithoutStoppingItsOtherRequests(t *testing.T
 // export_timeout while a slow client reads it.
 func TestNoStatementOfASlowExportRunsLongerThanItsPlanAllows(t *testing.T) {
 	t.Parallel()
-	const timeout = time.Second
+	// A batch (at most 1,000 rows) takes milliseconds; 3 s is the margin
+	// for a machine loaded by the whole suite under -race, where a 1 s
+	// timeout once ended a batch and with it the export.
+	const timeout = 3 * time.Second
 	tight := plans.Plan{Name: "tight", RatePerHour: plans.Unlimited, Projects: plans.Unlimited, StatementTimeout: timeout}
 	setup := testserver.New(t, testserver.WithPlans(roomy("tight"), "tight"))
 	p := setup.NewProject(cursorSchema)
 	fillItems(t, setup, p, 100000)
 	s := setup.Beside(testserver.WithPlans(plans.Set{"tight": tight}, "tight"), testserver.WithConfig(func(c *service.Config) {
-		c.RequestTimeout = time.Second
+		c.RequestTimeout = timeout
 		c.ExportTimeout = time.Minute
 	}))
 
@@ -426,7 +429,7 @@ func TestNoStatementOfASlowExportRunsLongerThanItsPlanAllows(t *testing.T) {
 			t.Fatalf("after %d lines: %v", lines, err)
 		}
 		if lines++; lines%25000 == 0 {
-			time.Sleep(time.Second) // a slow client
+			time.Sleep(timeout) // a slow client: the export outlasts the plan's timeout four times
 		}
 	}
 	took := time.Since(start)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/lib/pq"
@@ -244,19 +245,58 @@ type rowsDB interface {
 // a builder that dies releases it with its connection.
 func buildLockKey(projectID string) string { return "tablesmith-index-builds:" + projectID }
 
-// cancelBuilder cancels the statement of whichever session holds the
-// project's build lock (an int8 advisory lock shows in pg_locks as its
-// high and low 32 bits).
-func (s *Store) cancelBuilder(ctx context.Context, projectID string) error {
+// stopBuilder ends the project's index builder, if one runs, and keeps
+// another from starting until release is called: it takes the build lock
+// itself, cancelling the holder's statement until the holder lets go. One
+// cancel is not enough: it finds nothing to cancel when it lands between
+// two of the builder's statements, and the builder's next one (a
+// concurrent build waiting for old snapshots) would then hold up the
+// schema's drop. ctx bounds the wait; release may be called more than
+// once.
+func (s *Store) stopBuilder(ctx context.Context, projectID string) (release func(), err error) {
 	_, db, err := s.projectServer(ctx, s.DB, projectID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cancelBuilderOn(ctx, db, projectID)
+	return stopBuilderOn(ctx, db, projectID)
 }
 
-// cancelBuilderOn is cancelBuilder on the data server db, where builders
-// hold the lock.
+// stopBuilderOn is stopBuilder on the data server db, where builders hold
+// the lock.
+func stopBuilderOn(ctx context.Context, db *sql.DB, projectID string) (release func(), err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := buildLockKey(projectID)
+	for {
+		var got bool
+		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, key).Scan(&got); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		if got {
+			return sync.OnceFunc(func() {
+				_, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, key)
+				conn.Close()
+			}), nil
+		}
+		if err := cancelBuilderOn(ctx, db, projectID); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			conn.Close()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// cancelBuilderOn cancels the statement of whichever session holds the
+// project's build lock on the data server db (an int8 advisory lock shows
+// in pg_locks as its high and low 32 bits).
 func cancelBuilderOn(ctx context.Context, db *sql.DB, projectID string) error {
 	_, err := db.ExecContext(ctx, `SELECT pg_cancel_backend(l.pid) FROM pg_locks l
 		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1

@@ -174,9 +174,11 @@ func (s *Store) dropLeftSchema(ctx context.Context, projectID, server string) er
 	if err != nil {
 		return err
 	}
-	if err := cancelBuilderOn(ctx, db, projectID); err != nil {
+	release, err := stopBuilderOn(ctx, db, projectID)
+	if err != nil {
 		return err
 	}
+	defer release()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err

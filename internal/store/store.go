@@ -327,10 +327,13 @@ func (s *Store) SetProjectCORS(ctx context.Context, id string, origins []string)
 // schema with every table in it, all in one transaction.
 func (s *Store) DeleteProject(ctx context.Context, id string) error {
 	// An index build running on the project's tables would hold the
-	// schema's drop up until it ends.
-	if err := s.cancelBuilder(ctx, id); err != nil {
+	// schema's drop up until it ends: it is stopped, and no other starts
+	// until the project is gone.
+	release, err := s.stopBuilder(ctx, id)
+	if err != nil {
 		return err
 	}
+	defer release()
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -370,6 +373,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	release() // dropLeftSchemas takes the build lock on each server itself
 	// Failing here leaves the listed drops for the sweep: the project is
 	// gone either way.
 	_, _ = s.dropLeftSchemas(ctx, id)
