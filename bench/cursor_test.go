@@ -12,10 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // CursorRows is the size of the table the keyset benchmark pages through.
@@ -33,7 +31,7 @@ func TestCursorPageTenThousandCostsWhatPageOneCosts(t *testing.T) {
 	p := s.NewProject(`{"tables": [{"name": "events", "columns": [
 		{"name": "title", "type": "text"},
 		{"name": "score", "type": "integer", "index": true}]}]}`)
-	sch := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	sch := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	ctx := context.Background()
 	for from := 1; from <= CursorRows; from += 200_000 {
 		if _, err := s.Svc.DB.ExecContext(ctx, `INSERT INTO `+sch+`.events (title, score)

@@ -24,12 +24,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 const (
@@ -57,7 +55,7 @@ func TestFairShareKeepsBFastWhileAIsHammered(t *testing.T) {
 		id   string
 		rows int
 	}{{a.ID, fairRowsA}, {b.ID, fairRowsB}} {
-		sch := pq.QuoteIdentifier(store.SchemaName(p.id))
+		sch := schema.QuoteIdent(schema.ProjectSchema(p.id))
 		for _, stmt := range []string{
 			fmt.Sprintf(`INSERT INTO %s.notes (body) SELECT md5(g::text) || ' ' || md5((g * 7)::text) FROM generate_series(1, %d) g`, sch, p.rows),
 			`VACUUM ANALYZE ` + sch + `.notes`,

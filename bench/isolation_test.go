@@ -29,12 +29,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 const (
@@ -56,11 +54,11 @@ func TestIsolationKeepsBFastWhileAStreamsAndExports(t *testing.T) {
 	start := time.Now()
 	for _, stmt := range []string{
 		fmt.Sprintf(`INSERT INTO %s.rows (body) SELECT md5(g::text) || ' ' || md5((g * 7)::text) FROM generate_series(1, %d) g`,
-			pq.QuoteIdentifier(store.SchemaName(a.ID)), isoExportRow),
+			schema.QuoteIdent(schema.ProjectSchema(a.ID)), isoExportRow),
 		fmt.Sprintf(`INSERT INTO %s.notes (body) SELECT md5(g::text) FROM generate_series(1, %d) g`,
-			pq.QuoteIdentifier(store.SchemaName(b.ID)), fairRowsB),
-		`VACUUM ANALYZE ` + pq.QuoteIdentifier(store.SchemaName(a.ID)) + `.rows`,
-		`VACUUM ANALYZE ` + pq.QuoteIdentifier(store.SchemaName(b.ID)) + `.notes`,
+			schema.QuoteIdent(schema.ProjectSchema(b.ID)), fairRowsB),
+		`VACUUM ANALYZE ` + schema.QuoteIdent(schema.ProjectSchema(a.ID)) + `.rows`,
+		`VACUUM ANALYZE ` + schema.QuoteIdent(schema.ProjectSchema(b.ID)) + `.notes`,
 	} {
 		if _, err := setup.Svc.DB.Exec(stmt); err != nil {
 			t.Fatal(err)

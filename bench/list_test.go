@@ -8,15 +8,14 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/tablesmith/tablesmith/access"
 	"io"
 	"net/http"
 	"net/url"
 	"testing"
 
-	"github.com/lib/pq"
+	"github.com/tablesmith/tablesmith/access"
+	"github.com/tablesmith/tablesmith/schema"
 
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 	"github.com/tablesmith/tablesmith/translate"
@@ -38,7 +37,7 @@ const eventsSchema = `{"tables": [
 
 // seed fills 1,000 users and Rows events and refreshes the statistics.
 func seed(b *testing.B, s *testserver.Server, p *testserver.Project) {
-	sch := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	sch := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	for _, stmt := range []string{
 		`INSERT INTO ` + sch + `.users (name) SELECT 'user ' || g FROM generate_series(1, 1000) g`,
 		fmt.Sprintf(`INSERT INTO %s.events (title, category, score, amount, user_id)

@@ -14,9 +14,9 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // TestMoveProjectPause measures move-project (issue 22 item 4): how long
@@ -47,7 +47,7 @@ func measureMove(t *testing.T, rows int) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(`INSERT INTO `+store.SchemaName(p.ID)+`.items (name, price, stock)
+	if _, err := db.Exec(`INSERT INTO `+schema.ProjectSchema(p.ID)+`.items (name, price, stock)
 		SELECT 'item ' || i, (i % 1000) / 10.0, i % 97 FROM generate_series(1, $1) i`, rows); err != nil {
 		t.Fatal(err)
 	}

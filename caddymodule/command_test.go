@@ -13,6 +13,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // tablesmithDatabase is a fresh migrated Tablesmith database with the
@@ -150,7 +151,7 @@ func TestOperatorCreatesAProjectOnANamedDataServerAndMovesIt(t *testing.T) {
 	}
 	defer eastDB.Close()
 	count := func() int {
-		if err := eastDB.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname = $1`, store.SchemaName(id)).Scan(&schemas); err != nil {
+		if err := eastDB.QueryRow(`SELECT count(*) FROM pg_namespace WHERE nspname = $1`, schema.ProjectSchema(id)).Scan(&schemas); err != nil {
 			t.Fatal(err)
 		}
 		return schemas

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/bench/fixture"
-	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // The headline phase (issue 18): the module through Caddy against the
@@ -216,7 +216,7 @@ func (bn *bench) headline() {
 		}
 		pg := ""
 		if hc.pgbench != "" {
-			tps, err := pgbenchTPS(bn.dbURL, store.SchemaName(mp.id), hc.pgbench, mp.sizes.Users, hc.conns, bn.c.headlineMeasure)
+			tps, err := pgbenchTPS(bn.dbURL, schema.ProjectSchema(mp.id), hc.pgbench, mp.sizes.Users, hc.conns, bn.c.headlineMeasure)
 			if err != nil {
 				bn.printf("   ! pgbench %s: %v\n", hc.pgbench, err)
 			} else {

@@ -38,11 +38,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/bench/fixture"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 type config struct {
@@ -455,7 +454,7 @@ func (c config) poolSize() int {
 // vacuum refreshes the main project's statistics and visibility map
 // after write scenarios.
 func (b *bench) vacuum() {
-	sch := pq.QuoteIdentifier(store.SchemaName(b.projects["main"].id))
+	sch := schema.QuoteIdent(schema.ProjectSchema(b.projects["main"].id))
 	for _, t := range []string{"users", "posts"} {
 		if _, err := b.db.Exec("VACUUM (ANALYZE) " + sch + "." + t); err != nil {
 			b.printf("vacuum %s: %v\n", t, err)

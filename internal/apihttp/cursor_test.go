@@ -8,10 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lib/pq"
-
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // cursorSchema has a nullable indexed number with many ties, a nullable
@@ -30,7 +28,7 @@ const cursorSchema = `{"tables": [
 // with ties and NULLs, timestamps with microseconds.
 func seedItems(t *testing.T, s *testserver.Server, p *testserver.Project, n int) {
 	t.Helper()
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	ns := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	_, err := s.Svc.DB.ExecContext(context.Background(), `INSERT INTO `+ns+`.items (score, name, label, price, seen)
 		SELECT CASE WHEN g % 4 = 0 THEN NULL ELSE g % 7 END,
 		       CASE WHEN g % 5 = 0 THEN NULL ELSE 'n' || (g % 9) END,
@@ -227,7 +225,7 @@ func TestCursorPagesReadTheirIndexFromTheCursorOn(t *testing.T) {
 	p := s.NewProject(cursorSchema)
 	seedItems(t, s, p, 40000)
 	ctx := context.Background()
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	ns := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	if _, err := s.Svc.DB.ExecContext(ctx, `VACUUM ANALYZE `+ns+`.items`); err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // csvIDs parses an RFC 4180 export and returns its header and the id
@@ -168,7 +166,7 @@ func TestExportOutlastsTheRequestTimeout(t *testing.T) {
 	t.Parallel()
 	setup := testserver.New(t)
 	p := setup.NewProject(cursorSchema)
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	ns := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	if _, err := setup.Svc.DB.ExecContext(context.Background(), `INSERT INTO `+ns+`.items (score, name, label)
 		SELECT g % 100, repeat('x', 100) || g, 'l' FROM generate_series(1, 150000) g`); err != nil {
 		t.Fatal(err)
@@ -214,7 +212,7 @@ func TestExportOutlastsTheRequestTimeout(t *testing.T) {
 // statements short enough for a 1 s statement_timeout.
 func fillItems(t *testing.T, s *testserver.Server, p *testserver.Project, n int) {
 	t.Helper()
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	ns := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	for from := 1; from <= n; from += 20000 {
 		if _, err := s.Svc.DB.ExecContext(context.Background(), `INSERT INTO `+ns+`.items (score, name, label)
 			SELECT g % 100, repeat('x', 200) || g, 'l' FROM generate_series($1::int, least($1::int + 19999, $2)) g`, from, n); err != nil {
@@ -230,7 +228,7 @@ func exportRunning(t *testing.T, s *testserver.Server, p *testserver.Project) in
 	var n int
 	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
 		AND pid <> pg_backend_pid() AND state <> 'idle' AND (query LIKE '%tablesmith_export_' || $1 || '%' OR query LIKE '%' || $2 || '%')`,
-		p.ID, store.SchemaName(p.ID)).Scan(&n); err != nil {
+		p.ID, schema.ProjectSchema(p.ID)).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -408,7 +406,7 @@ func TestNoStatementOfASlowExportRunsLongerThanItsPlanAllows(t *testing.T) {
 			var secs float64
 			if err := s.Svc.DB.QueryRow(`SELECT coalesce(max(extract(epoch FROM clock_timestamp() - query_start)), 0)
 				FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()
-				AND (query LIKE '%tablesmith_export_' || $1 || '%' OR query LIKE '%' || $2 || '%')`, p.ID, store.SchemaName(p.ID)).Scan(&secs); err != nil {
+				AND (query LIKE '%tablesmith_export_' || $1 || '%' OR query LIKE '%' || $2 || '%')`, p.ID, schema.ProjectSchema(p.ID)).Scan(&secs); err != nil {
 				t.Error(err)
 				return
 			}

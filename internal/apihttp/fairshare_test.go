@@ -10,13 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/internal/fairshare"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 const slowSchema = `{"tables": [{"name": "items", "columns": [{"name": "title", "type": "text"}]}]}`
@@ -65,7 +63,7 @@ func lockItems(t *testing.T, s *testserver.Server, p *testserver.Project) (relea
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`LOCK TABLE ` + pq.QuoteIdentifier(store.SchemaName(p.ID)) + `.items IN ACCESS EXCLUSIVE MODE`); err != nil {
+	if _, err := tx.Exec(`LOCK TABLE ` + schema.QuoteIdent(schema.ProjectSchema(p.ID)) + `.items IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
 	done := false
@@ -88,7 +86,7 @@ func waitForLockWaiters(t *testing.T, db *sql.DB, p *testserver.Project, n int) 
 		var waiting int
 		err := db.QueryRow(`SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
 			JOIN pg_namespace ns ON ns.oid = c.relnamespace
-			WHERE NOT l.granted AND c.relname = 'items' AND ns.nspname = $1`, store.SchemaName(p.ID)).Scan(&waiting)
+			WHERE NOT l.granted AND c.relname = 'items' AND ns.nspname = $1`, schema.ProjectSchema(p.ID)).Scan(&waiting)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +219,7 @@ func waitForNoLockWaiters(t *testing.T, db *sql.DB, p *testserver.Project) {
 		var waiting int
 		if err := db.QueryRow(`SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
 			JOIN pg_namespace ns ON ns.oid = c.relnamespace
-			WHERE NOT l.granted AND c.relname = 'items' AND ns.nspname = $1`, store.SchemaName(p.ID)).Scan(&waiting); err != nil {
+			WHERE NOT l.granted AND c.relname = 'items' AND ns.nspname = $1`, schema.ProjectSchema(p.ID)).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 		if waiting == 0 {

@@ -21,7 +21,6 @@ import (
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 	"github.com/tablesmith/tablesmith/schema"
@@ -562,7 +561,7 @@ func TestListRejectsBadParametersWithInvalidQueryNamingThem(t *testing.T) {
 func seedScores(t *testing.T, s *testserver.Server, p *testserver.Project, n int) {
 	t.Helper()
 	ctx := context.Background()
-	rel := pq.QuoteIdentifier(store.SchemaName(p.ID)) + ".scores"
+	rel := schema.QuoteIdent(schema.ProjectSchema(p.ID)) + ".scores"
 	if _, err := s.Svc.DB.ExecContext(ctx, `INSERT INTO `+rel+` (n) SELECT g FROM generate_series(1, $1) g`, n); err != nil {
 		t.Fatal(err)
 	}
@@ -705,7 +704,7 @@ func countedAPI(t *testing.T, s *testserver.Server, p *testserver.Project, doc s
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub := translate.Prepare(store.SchemaName(p.ID), compiled)
+	pub := translate.Prepare(schema.ProjectSchema(p.ID), compiled)
 	reg := registry.New(func(_ context.Context, id string) (*registry.Entry, error) {
 		if id != p.ID {
 			return nil, registry.ErrNotPublished
@@ -750,7 +749,7 @@ func TestListIncludeRunsOneStatementWhateverThePageSize(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	p := s.NewProject(librarySchema)
-	schemaName := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	schemaName := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	ctx := context.Background()
 	// 40 authors with 3 posts each, every post with 2 comments.
 	for _, stmt := range []string{
@@ -925,7 +924,7 @@ func TestListIndexesServeSearchSortAndFilterOnBigTables(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(itemsSchema)
 	ctx := context.Background()
-	rel := pq.QuoteIdentifier(store.SchemaName(p.ID)) + ".items"
+	rel := schema.QuoteIdent(schema.ProjectSchema(p.ID)) + ".items"
 	for _, stmt := range []string{
 		// titles of words, as real text is: the trigram index stays
 		// smaller than the table (random hex would not)

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lib/pq"
-
 	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/internal/registry"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
 )
 
@@ -95,7 +93,7 @@ func planNodes(t *testing.T, explain []byte) (types, indexes []string) {
 // (test data put in behind the API's back).
 func execIn(t *testing.T, s *testserver.Server, p *testserver.Project, stmts ...string) {
 	t.Helper()
-	ns := pq.QuoteIdentifier(store.SchemaName(p.ID))
+	ns := schema.QuoteIdent(schema.ProjectSchema(p.ID))
 	for _, stmt := range stmts {
 		if _, err := s.Svc.DB.ExecContext(context.Background(), strings.ReplaceAll(stmt, "$s", ns)); err != nil {
 			t.Fatalf("%s: %v", stmt, err)

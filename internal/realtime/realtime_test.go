@@ -15,10 +15,10 @@ import (
 	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testcluster"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 func TestMain(m *testing.M) { testpg.Main(m, "realtime", testcluster.Stop) }
@@ -159,7 +159,7 @@ func record(ev event) map[string]any {
 
 func sqlIn(t *testing.T, s *testserver.Server, p *testserver.Project, stmt string) {
 	t.Helper()
-	stmt = strings.ReplaceAll(stmt, "$s", `"`+store.SchemaName(p.ID)+`"`)
+	stmt = strings.ReplaceAll(stmt, "$s", `"`+schema.ProjectSchema(p.ID)+`"`)
 	if _, err := s.Svc.DB.ExecContext(context.Background(), stmt); err != nil {
 		t.Fatalf("%s: %v", stmt, err)
 	}
@@ -344,7 +344,7 @@ func TestAResumeFromBeforeTheRetentionWindowIsToldToReload(t *testing.T) {
 	sqlIn(t, s, p, `UPDATE $s."_realtime_log" SET at = now() - interval '1 hour'`)
 	s.Svc.PruneRealtime(context.Background())
 	var left int
-	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM "` + store.SchemaName(p.ID) + `"."_realtime_log"`).Scan(&left); err != nil || left != 0 {
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM "` + schema.ProjectSchema(p.ID) + `"."_realtime_log"`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("after pruning: %d changes left (%v), want 0", left, err)
 	}
 	st := open(t, s, "/v1/"+p.ID+"/realtime?tables=posts", p.Key, "Last-Event-ID", "1")
@@ -416,7 +416,7 @@ func TestAChangeCommittedLateIsStillStreamedAndResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slow.Rollback()
-	if _, err := slow.ExecContext(ctx, `INSERT INTO "`+store.SchemaName(p.ID)+`".posts (title) VALUES ('written first')`); err != nil {
+	if _, err := slow.ExecContext(ctx, `INSERT INTO "`+schema.ProjectSchema(p.ID)+`".posts (title) VALUES ('written first')`); err != nil {
 		t.Fatal(err)
 	}
 	sqlIn(t, s, p, `INSERT INTO $s.posts (title) VALUES ('committed first')`)
@@ -584,7 +584,7 @@ func TestManyStreamsOpeningAtOnceRunOneNumberingStatementAtATimeAndLeaveOthersTh
 	b := s.NewProject(`{"tables": [{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`)
 	s.API(b, "POST", "/notes", map[string]any{"body": "x"}).Must(t, 201)
 	s.API(b, "GET", "/notes/1", nil).Must(t, 200)
-	schemaA := store.SchemaName(a.ID)
+	schemaA := schema.ProjectSchema(a.ID)
 
 	var mostNumbering, mostAll int
 	stop := make(chan struct{})

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -212,7 +211,7 @@ func (x *execution) export(t *schema.CTable, o op) *failure {
 // compareRows reads every table from PostgreSQL and compares it with
 // the model, column by column.
 func (x *execution) compareRows() *failure {
-	ns := store.SchemaName(x.project)
+	ns := schema.ProjectSchema(x.project)
 	for _, t := range x.comp.Tables {
 		rows, err := x.rn.s.Svc.DB.QueryContext(context.Background(),
 			`SELECT row_to_json(_x.*)::text FROM `+schema.QuoteIdent(ns)+`.`+t.Ident+` _x`)

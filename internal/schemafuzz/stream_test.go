@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
@@ -166,7 +165,7 @@ func (x *execution) compareEvents() *failure {
 	if x.stream == nil {
 		return nil
 	}
-	ns := schema.QuoteIdent(store.SchemaName(x.project))
+	ns := schema.QuoteIdent(schema.ProjectSchema(x.project))
 	db := x.rn.s.Svc.DB
 	deadline := time.Now().Add(deliveryWait)
 	for {

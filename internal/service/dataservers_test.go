@@ -11,10 +11,10 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/service"
-	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testcluster"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 const booksSchema = `{"tables": [{"name": "books", "columns": [
@@ -62,7 +62,7 @@ func open(t *testing.T, url string) *sql.DB {
 func tableOn(t *testing.T, db *sql.DB, projectID string) bool {
 	t.Helper()
 	var ok bool
-	if err := db.QueryRow(`SELECT to_regclass($1) IS NOT NULL`, store.SchemaName(projectID)+".books").Scan(&ok); err != nil {
+	if err := db.QueryRow(`SELECT to_regclass($1) IS NOT NULL`, schema.ProjectSchema(projectID)+".books").Scan(&ok); err != nil {
 		t.Fatal(err)
 	}
 	return ok
@@ -108,7 +108,7 @@ func TestProjectsArePlacedOnTheDataServerWithFewestAndServedFromIt(t *testing.T)
 	}
 	// The rows are on the data server itself.
 	var n int
-	if err := west.QueryRow(`SELECT count(*) FROM ` + store.SchemaName(ps[1].ID) + `.books`).Scan(&n); err != nil || n != 1 {
+	if err := west.QueryRow(`SELECT count(*) FROM ` + schema.ProjectSchema(ps[1].ID) + `.books`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("rows on west: %d, %v", n, err)
 	}
 	// A project's key never opens another project, whichever server.
@@ -147,7 +147,7 @@ func TestAGenerateOnADataServerMigratesAndBuildsItsIndexesThere(t *testing.T) {
 	for {
 		var valid bool
 		err := east.QueryRow(`SELECT coalesce(bool_and(i.indisvalid), false) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = $1 AND c.relname = 'books_year_sort'`, store.SchemaName(p.ID)).Scan(&valid)
+			JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = $1 AND c.relname = 'books_year_sort'`, schema.ProjectSchema(p.ID)).Scan(&valid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,11 +379,11 @@ func TestMoveProjectPausesWritesKeepsReadsAndSwitchesEveryNode(t *testing.T) {
 		}
 	}
 	var onWest int
-	if err := west.QueryRow(`SELECT count(*) FROM ` + store.SchemaName(p.ID) + `.books`).Scan(&onWest); err != nil || onWest != 31 {
+	if err := west.QueryRow(`SELECT count(*) FROM ` + schema.ProjectSchema(p.ID) + `.books`).Scan(&onWest); err != nil || onWest != 31 {
 		t.Fatalf("books on west: %d, %v", onWest, err)
 	}
 	// The old copy refuses writes.
-	_, err = east.Exec(`INSERT INTO ` + store.SchemaName(p.ID) + `.authors (name) VALUES ('late')`)
+	_, err = east.Exec(`INSERT INTO ` + schema.ProjectSchema(p.ID) + `.authors (name) VALUES ('late')`)
 	if err == nil || !strings.Contains(err.Error(), "moved") {
 		t.Fatalf("a write to the old copy: %v", err)
 	}
@@ -409,13 +409,13 @@ func TestAMoveThatCannotFinishResumesWritesOnTheOldCopy(t *testing.T) {
 	s := ts.node(t, false)
 	control, west := open(t, ts.control), open(t, ts.west)
 	p := s.NewProject(booksSchema)
-	if _, err := west.Exec(`CREATE SCHEMA ` + store.SchemaName(p.ID)); err != nil {
+	if _, err := west.Exec(`CREATE SCHEMA ` + schema.ProjectSchema(p.ID)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := move.Project(context.Background(), s.Svc.Store, p.ID, "west", move.Options{}); err == nil || !strings.Contains(err.Error(), "already has a schema") {
 		t.Fatalf("move onto a foreign schema: %v", err)
 	}
-	if _, err := west.Exec(`DROP SCHEMA ` + store.SchemaName(p.ID)); err != nil {
+	if _, err := west.Exec(`DROP SCHEMA ` + schema.ProjectSchema(p.ID)); err != nil {
 		t.Fatal(err)
 	}
 	// A write in flight that does not end within the lock timeout: the
@@ -426,7 +426,7 @@ func TestAMoveThatCannotFinishResumesWritesOnTheOldCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`UPDATE ` + store.SchemaName(p.ID) + `.books SET year = 1 WHERE false`); err != nil {
+	if _, err := tx.Exec(`UPDATE ` + schema.ProjectSchema(p.ID) + `.books SET year = 1 WHERE false`); err != nil {
 		t.Fatal(err)
 	}
 	_, err = move.Project(context.Background(), s.Svc.Store, p.ID, "west", move.Options{LockTimeout: 300 * time.Millisecond})

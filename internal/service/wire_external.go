@@ -7,6 +7,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 // wireExternal enables the postgres_external engine (issue 10): one pool
@@ -41,7 +42,7 @@ func (s *Service) projectTables(ctx context.Context, p store.Project) (string, *
 		if err != nil {
 			return "", nil, err
 		}
-		return store.SchemaName(p.ID), srv.stmts, nil
+		return schema.ProjectSchema(p.ID), srv.stmts, nil
 	}
 	conn, ok := store.ExternalConnectionOf(p)
 	if !ok || s.external == nil {

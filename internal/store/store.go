@@ -76,11 +76,6 @@ type CORS struct {
 // DefaultCORS is the setting of a project that never set one.
 func DefaultCORS() CORS { return CORS{AllowedOrigins: []string{"*"}} }
 
-// SchemaName is the PostgreSQL schema that holds a managed project's
-// tables. The rule lives in schema.ProjectSchema, which the tree's code
-// calls; this name stays for the tests and benchmarks that still use it.
-func SchemaName(projectID string) string { return schema.ProjectSchema(projectID) }
-
 const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 // RandomID returns n characters of [a-z0-9] from crypto/rand.
