@@ -94,6 +94,10 @@ type App struct {
 	// RequestLog turns the request log (the dashboard's Logs page) on or
 	// off for every project; default on. Caddyfile: request_log on|off.
 	RequestLog *bool `json:"request_log,omitempty"`
+	// WebhookAllowPrivate lets webhooks reach loopback, private,
+	// link-local and metadata addresses, refused by default
+	// (docs/webhooks.md). Caddyfile: webhook_allow_private on|off.
+	WebhookAllowPrivate *bool `json:"webhook_allow_private,omitempty"`
 	// DataServers are PostgreSQL servers that hold managed projects'
 	// tables (docs/deployment.md, "Data servers"): once any is set, each
 	// new project is placed on the one with the fewest projects, and the
@@ -143,6 +147,12 @@ type PlanConfig struct {
 	// requests, at least 1 h; 0: the built-in plan's of the same name,
 	// else 24 h. Caddyfile: log_retention.
 	LogRetention caddy.Duration `json:"log_retention,omitempty"`
+	// Webhooks caps a project's webhooks and WebhookDeliveries their
+	// delivery attempts an hour; -1 is unlimited; unset: the built-in
+	// plan's of the same name, else 2 and 1,000. Caddyfile: webhooks,
+	// webhook_deliveries (<n>/hour).
+	Webhooks          *int `json:"webhooks,omitempty"`
+	WebhookDeliveries *int `json:"webhook_deliveries,omitempty"`
 }
 
 // CaddyModule returns the module information.
@@ -194,7 +204,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String() +
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
 		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey +
-		"\x00" + strconv.FormatBool(a.requestLogOn())
+		"\x00" + strconv.FormatBool(a.requestLogOn()) + "\x00" + strconv.FormatBool(a.webhookAllowPrivate())
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -203,7 +213,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 			PreparedStatements: a.PreparedStatements, RequestTimeout: time.Duration(a.RequestTimeout), ExportTimeout: time.Duration(a.ExportTimeout),
 			RealtimeRetention: time.Duration(a.RealtimeRetention),
 			Logger:            logger, WithoutMetering: withoutMetering(), WithoutRequestLog: !a.requestLogOn(),
-			ProjectConcurrency: a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
+			WebhookAllowPrivate: a.webhookAllowPrivate(),
+			ProjectConcurrency:  a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
 			DataServers: servers,
 		})
@@ -226,6 +237,12 @@ func (a *App) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("tablesmith: metrics: %w", err)
 	}
 	return nil
+}
+
+// webhookAllowPrivate reports whether webhook_allow_private is on (off
+// by default).
+func (a *App) webhookAllowPrivate() bool {
+	return a.WebhookAllowPrivate != nil && *a.WebhookAllowPrivate
 }
 
 // requestLogOn reports whether request_log is on (the default).
@@ -255,8 +272,18 @@ func (a *App) planSet() plans.Set {
 				keepLog = builtin.LogRetention
 			}
 		}
+		hooks, deliveries := plans.DefaultWebhooks, plans.DefaultWebhookDeliveries
+		if builtin, ok := set[name]; ok {
+			hooks, deliveries = builtin.Webhooks, builtin.WebhookDeliveries
+		}
+		if p.Webhooks != nil {
+			hooks = *p.Webhooks
+		}
+		if p.WebhookDeliveries != nil {
+			deliveries = *p.WebhookDeliveries
+		}
 		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects, StatementTimeout: timeout,
-			RealtimeStreams: streams, LogRetention: keepLog}
+			RealtimeStreams: streams, LogRetention: keepLog, Webhooks: hooks, WebhookDeliveries: deliveries}
 	}
 	return set
 }

@@ -40,6 +40,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    project_queue_wait  <duration>      # wait for a project's turn before a 503 (2s)
 //	    request_timeout <duration>          # each request's deadline, both APIs, at least 100ms (10s)
 //	    request_log on|off                  # the request log behind the dashboard's Logs page (on)
+//	    webhook_allow_private on|off        # webhooks may reach loopback, private and link-local addresses (off)
 //	    export_timeout  <duration>          # bound of one CSV/NDJSON export, at least 1s, instead of the above (5m)
 //	    realtime_retention <duration>       # how long changes stay resumable by realtime streams, at least 1m (15m)
 //	    replica_url     <postgres URL>      # optional, repeatable; a streaming replica that serves reads
@@ -54,6 +55,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	        statement_timeout <duration>    # optional; run time of one data statement (free 5s, pro 15s, else 30s)
 //	        realtime_streams <n> | unlimited # optional; concurrent realtime streams per project and node (free 5, pro 1000, else 5)
 //	        log_retention <duration>        # optional; how long the request log keeps requests, at least 1h (free 24h, pro 168h, unlimited 720h, else 24h)
+//	        webhooks <n> | unlimited        # optional; webhooks per project (free 2, pro 20, else 2)
+//	        webhook_deliveries <n>/hour | <n>/minute | unlimited # optional; webhook delivery attempts per project (free 1000/hour, pro 100000/hour, else 1000/hour)
 //	    }
 //	}
 //
@@ -150,8 +153,18 @@ func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
 			p.RealtimeStreams = &streams
 		case "log_retention":
 			p.LogRetention, err = durationArg(d, "plan "+name+": log_retention")
+		case "webhooks":
+			var n int64
+			n, err = countOrUnlimitedArg(d, "plan "+name+": webhooks")
+			hooks := int(n)
+			p.Webhooks = &hooks
+		case "webhook_deliveries":
+			var n int64
+			n, err = rateArg(d, "plan "+name+": webhook_deliveries")
+			deliveries := int(n)
+			p.WebhookDeliveries = &deliveries
 		default:
-			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams, log_retention)", name, key)
+			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams, log_retention, webhooks, webhook_deliveries)", name, key)
 		}
 		if err != nil {
 			return err

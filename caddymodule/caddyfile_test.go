@@ -123,8 +123,10 @@ func TestEachSubdirectiveReadsItsSyntaxAndRefusesBadSyntaxWithItsLine(t *testing
 		{block: "replica_url a b", err: "replica_url takes exactly one URL (repeat the line for more replicas)"},
 		{block: "max_replica_lag 500ms", json: `{"max_replica_lag":500000000}`},
 		{block: "max_replica_lag 1x", err: `max_replica_lag: "1x" is not a duration`},
-		{block: "colour blue", err: `unknown tablesmith option "colour" (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, request_log, data_server, plan)`},
+		{block: "colour blue", err: `unknown tablesmith option "colour" (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, request_log, webhook_allow_private, data_server, plan)`},
 		{block: "request_log off", json: `{"request_log":false}`},
+		{block: "webhook_allow_private on", json: `{"webhook_allow_private":true}`},
+		{block: "webhook_allow_private yes", err: `webhook_allow_private: "yes" is not on or off`},
 		{block: "request_log on", json: `{"request_log":true}`},
 		{block: "request_log maybe", err: `request_log: "maybe" is not on or off`},
 
@@ -142,7 +144,9 @@ func TestEachSubdirectiveReadsItsSyntaxAndRefusesBadSyntaxWithItsLine(t *testing
 		{block: "plan team {\nrate 5/hour\nprojects 1\nrealtime_streams lots\n}", err: `plan team: realtime_streams: "lots" is not a whole number or unlimited`},
 		{block: "plan team {\nrate 5/hour 6/hour\nprojects 1\n}", err: "plan team: rate takes exactly one rate, e.g. 100/hour"},
 		{block: "plan team {\nrate 5/hour\n}", err: "plan team needs both rate and projects"},
-		{block: "plan team {\nburst 5\n}", err: `plan team: unknown option "burst" (known: rate, projects, statement_timeout, realtime_streams, log_retention)`},
+		{block: "plan team {\nburst 5\n}", err: `plan team: unknown option "burst" (known: rate, projects, statement_timeout, realtime_streams, log_retention, webhooks, webhook_deliveries)`},
+		{block: "plan team {\nrate 5/hour\nprojects 1\nwebhooks 3\nwebhook_deliveries 60/minute\n}", json: `{"plans":{"team":{"rate_per_hour":5,"projects":1,"webhooks":3,"webhook_deliveries":3600}}}`},
+		{block: "plan team {\nrate 5/hour\nprojects 1\nwebhooks unlimited\nwebhook_deliveries unlimited\n}", json: `{"plans":{"team":{"rate_per_hour":5,"projects":1,"webhooks":-1,"webhook_deliveries":-1}}}`},
 		{block: "plan team {\nrate 5/hour\nprojects 1\nlog_retention 72h\n}", json: `{"plans":{"team":{"rate_per_hour":5,"projects":1,"log_retention":259200000000000}}}`},
 		{block: "plan {\nrate 5/hour\n}", err: "plan takes a name and a block"},
 

@@ -49,6 +49,7 @@ var options = []option{
 	repeated("replica_url", "URL (repeat the line for more replicas)", func(a *App) *[]string { return &a.ReplicaURLs }),
 	duration("max_replica_lag", func(a *App) *caddy.Duration { return &a.MaxReplicaLag }, 100*time.Millisecond),
 	onOff("request_log", func(a *App) **bool { return &a.RequestLog }),
+	onOff("webhook_allow_private", func(a *App) **bool { return &a.WebhookAllowPrivate }),
 }
 
 func optionNamed(name string) (option, bool) {
@@ -226,6 +227,12 @@ func checkPlan(name string, p PlanConfig) error {
 		errs = append(errs, fmt.Errorf("plan %s: realtime_streams %d is not a number of at least 0 or unlimited (-1)", name, *p.RealtimeStreams))
 	}
 	errs = append(errs, durationBound("plan "+name+": log_retention", time.Duration(p.LogRetention), time.Hour))
+	if p.Webhooks != nil && *p.Webhooks < plans.Unlimited {
+		errs = append(errs, fmt.Errorf("plan %s: webhooks %d is not a number of at least 0 or unlimited (-1)", name, *p.Webhooks))
+	}
+	if p.WebhookDeliveries != nil && *p.WebhookDeliveries < plans.Unlimited {
+		errs = append(errs, fmt.Errorf("plan %s: webhook_deliveries %d/hour is not a number of at least 0 or unlimited (-1)", name, *p.WebhookDeliveries))
+	}
 	return errors.Join(errs...)
 }
 

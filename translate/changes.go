@@ -37,7 +37,7 @@ func ParseChangeFilter(param, expr string) (*ChangeQuery, error) {
 // (inclusive), which the caller appends: Args holds the rest.
 //
 //	SELECT c.seq, c.op, (SELECT row_to_json(_r) FROM (SELECT <projection>
-//	    FROM jsonb_populate_record(NULL::<rel>, c.row) t WHERE <cond>) _r)
+//	    FROM jsonb_populate_record(NULL::<rel>, c.row) t WHERE <cond>) _r), c.at
 //	FROM <log> c WHERE c.tbl = $n AND c.seq > $n+1 AND c.seq <= $n+2 ORDER BY c.seq
 //
 // The image is turned back into a row of the table's type, so the same
@@ -64,7 +64,7 @@ func BuildChanges(p *Published, t *schema.CTable, q *ChangeQuery) (*ChangeSQL, e
 	log := schema.QuoteIdent(p.Schema) + "." + schema.QuoteIdent(schema.RealtimeLog)
 	n := len(r.args)
 	sql := "SELECT c.seq, c.op, (SELECT row_to_json(_r) FROM (SELECT " + pl.table.Projection +
-		" FROM jsonb_populate_record(NULL::" + pl.table.Rel + `, c."row") t WHERE ` + cond + ") _r) FROM " + log +
+		" FROM jsonb_populate_record(NULL::" + pl.table.Rel + `, c."row") t WHERE ` + cond + ") _r), c.at FROM " + log +
 		" c WHERE c.tbl = $" + strconv.Itoa(n+1) + " AND c.seq > $" + strconv.Itoa(n+2) + " AND c.seq <= $" + strconv.Itoa(n+3) + " ORDER BY c.seq"
 	return &ChangeSQL{SQL: sql, Args: r.args}, nil
 }

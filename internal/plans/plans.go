@@ -26,7 +26,18 @@ type Plan struct {
 	// LogRetention is how long the request log keeps the plan's
 	// projects' requests (docs/limits-and-analytics.md, "Request log").
 	LogRetention time.Duration `json:"-"`
+	// Webhooks caps a project's webhooks, and WebhookDeliveries their
+	// delivery attempts an hour, counted apart from API requests
+	// (docs/webhooks.md): Unlimited for no cap.
+	Webhooks          int `json:"-"`
+	WebhookDeliveries int `json:"-"`
 }
+
+// The webhook limits of a plan that does not set them: the free plan's.
+const (
+	DefaultWebhooks          = 2
+	DefaultWebhookDeliveries = 1000
+)
 
 // DefaultLogRetention is the request-log retention of a plan that does
 // not set one: the free plan's.
@@ -48,11 +59,11 @@ type Set map[string]Plan
 func Defaults() Set {
 	return Set{
 		"free": {Name: "free", RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: 5,
-			LogRetention: DefaultLogRetention},
+			LogRetention: DefaultLogRetention, Webhooks: DefaultWebhooks, WebhookDeliveries: DefaultWebhookDeliveries},
 		"pro": {Name: "pro", RatePerHour: 100_000, Projects: 20, StatementTimeout: 15 * time.Second, RealtimeStreams: 1000,
-			LogRetention: 7 * 24 * time.Hour},
+			LogRetention: 7 * 24 * time.Hour, Webhooks: 20, WebhookDeliveries: 100_000},
 		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited, StatementTimeout: 30 * time.Second,
-			RealtimeStreams: Unlimited, LogRetention: 30 * 24 * time.Hour},
+			RealtimeStreams: Unlimited, LogRetention: 30 * 24 * time.Hour, Webhooks: Unlimited, WebhookDeliveries: Unlimited},
 	}
 }
 
@@ -66,5 +77,5 @@ func (s Set) Get(name, fallback string) Plan {
 		return p
 	}
 	return Plan{Name: name, RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: DefaultRealtimeStreams,
-		LogRetention: DefaultLogRetention}
+		LogRetention: DefaultLogRetention, Webhooks: DefaultWebhooks, WebhookDeliveries: DefaultWebhookDeliveries}
 }

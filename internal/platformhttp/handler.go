@@ -23,6 +23,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/requestlog"
 	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/webhooks"
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
 )
 
@@ -59,6 +60,12 @@ type Deps struct {
 	// BuildIndexes starts this node's index builder after a generate;
 	// nil: builds wait for a builder's poll.
 	BuildIndexes func()
+	// Webhooks keeps the projects' webhooks; WebhookKey is the server's
+	// key their secrets derive from; WebhookAllowPrivate lets them target
+	// private addresses (docs/webhooks.md).
+	Webhooks            *webhooks.Store
+	WebhookKey          func() []byte
+	WebhookAllowPrivate bool
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -122,6 +129,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/projects/{id}/analytics", h.owned(h.analytics))
 	m.HandleFunc("GET /api/projects/{id}/logs", h.owned(h.logs))
 	m.HandleFunc("POST /api/projects/{id}/stream-tickets", h.owned(h.streamTicket))
+	h.webhookRoutes()
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }

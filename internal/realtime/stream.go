@@ -300,6 +300,7 @@ type change struct {
 	seq    int64
 	op     string
 	record json.RawMessage // nil: the row is out of the subscriber's reach
+	at     time.Time       // when it was captured
 }
 
 type delivery struct {
@@ -409,7 +410,7 @@ func (hub *Hub) read(ctx context.Context, projectID string, db *sql.DB, tf table
 		for rows.Next() {
 			var c change
 			var rec []byte
-			if err := rows.Scan(&c.seq, &c.op, &rec); err != nil {
+			if err := rows.Scan(&c.seq, &c.op, &rec, &c.at); err != nil {
 				return nil, err
 			}
 			if rec != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/replica"
 	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/webhooks"
 	"github.com/tablesmith/tablesmith/schema"
 	"github.com/tablesmith/tablesmith/translate"
 )
@@ -88,6 +89,12 @@ type Config struct {
 	// WithoutRequestLog keeps no request log (Caddyfile request_log off):
 	// the Logs API then answers 404.
 	WithoutRequestLog bool
+	// WebhookAllowPrivate lets webhooks reach loopback, private,
+	// link-local and metadata addresses (Caddyfile webhook_allow_private).
+	WebhookAllowPrivate bool
+	// WebhookBackoff is the wait before a failed webhook's next attempt
+	// (default webhooks.Backoff: 5 s doubling to an hour, with jitter).
+	WebhookBackoff func(attempts int) time.Duration
 	// ProjectConcurrency bounds the data statements one project runs at
 	// once on this node (internal/fairshare): 0 means a quarter of
 	// MaxOpenConns (at least 1), a negative number no bound.
@@ -153,6 +160,11 @@ type Service struct {
 	Indexes *publish.Builder
 	// Realtime serves the change streams (wire_realtime.go).
 	Realtime *realtime.Hub
+	// Webhooks delivers this node's share of the webhooks
+	// (wire_webhooks.go); webhooks is their store.
+	Webhooks      *webhooks.Deliverer
+	webhooks      *webhooks.Store
+	webhookSecret atomic.Pointer[[]byte]
 	// EdgeCache holds the purger of the edge cache running in this
 	// process, set by the Caddy adapter (wire_edgecache.go).
 	EdgeCache edgecache.Slot
@@ -238,7 +250,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireEdgeCache} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()
@@ -316,6 +328,7 @@ func (s *Service) applySecret(ctx context.Context) error {
 			return fmt.Errorf("load secret: %w", err)
 		}
 	}
+	s.setWebhookKey(secret)
 	sess := &auth.Sessions{Key: auth.DeriveKey(secret, "platform-session"), TicketKey: auth.DeriveKey(secret, "stream-ticket"),
 		TTL: 7 * 24 * time.Hour, Now: s.cfg.Now}
 	s.sessions.Store(sess)

@@ -63,8 +63,14 @@ func (s *Service) wireRealtime() error {
 // wrote its own during a rolling deploy).
 func (s *Service) PruneRealtime(ctx context.Context) {
 	s.upgradeCapture(ctx)
+	// Changes webhooks have not delivered yet are kept.
+	holds, err := s.webhooks.Holds(ctx)
+	if err != nil {
+		s.log.Warn("prune realtime change logs: read the webhooks' cursors", "err", err)
+		return
+	}
 	for _, srv := range s.dataServers() {
-		if _, err := realtime.Prune(ctx, srv.pool, s.Realtime.Retention()); err != nil {
+		if _, err := realtime.Prune(ctx, srv.pool, s.Realtime.Retention(), holds); err != nil {
 			s.log.Warn("prune realtime change logs", "data_server", srv.name, "err", err)
 		}
 	}

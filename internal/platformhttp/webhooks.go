@@ -1,0 +1,273 @@
+package platformhttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tablesmith/tablesmith/apierr"
+	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/realtime"
+	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/webhooks"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// The routes of a project's webhooks (docs/webhooks.md).
+func (h *Handler) webhookRoutes() {
+	m := h.mux
+	m.HandleFunc("POST /api/projects/{id}/webhooks", h.owned(h.createWebhook))
+	m.HandleFunc("GET /api/projects/{id}/webhooks", h.owned(h.listWebhooks))
+	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}", h.owned(h.getWebhook))
+	m.HandleFunc("PATCH /api/projects/{id}/webhooks/{wid}", h.owned(h.updateWebhook))
+	m.HandleFunc("DELETE /api/projects/{id}/webhooks/{wid}", h.owned(h.deleteWebhook))
+	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/rotate-secret", h.owned(h.rotateWebhookSecret))
+	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/replay", h.owned(h.replayWebhook))
+	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}/deliveries", h.owned(h.webhookDeliveries))
+}
+
+// WebhookCreated is a new webhook with its signing secret, shown once.
+type WebhookCreated struct {
+	webhooks.Webhook
+	Secret string `json:"secret"`
+}
+
+// published is the project's published version, which a webhook's
+// tables and conditions are checked against.
+func (h *Handler) publishedEntry(ctx context.Context, p store.Project) (*registry.Entry, error) {
+	e, err := h.d.Registry.Get(ctx, p.ID)
+	if errors.Is(err, registry.ErrNotPublished) {
+		return nil, apierr.New(apierr.CodeConflict, "Project %s has no published API yet; generate it before adding webhooks", p.ID)
+	}
+	return e, err
+}
+
+func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
+	var spec webhooks.Spec
+	if err := h.decode(w, r, &spec); err != nil {
+		return err
+	}
+	entry, err := h.publishedEntry(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	tables := webhooks.PublishedTables{Published: entry.Published}
+	if problems := spec.Check(nil, tables, h.d.WebhookAllowPrivate); problems != nil {
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
+	}
+	if problems := notCapturing(tables, *spec.Tables); problems != nil {
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
+	}
+	cfg := h.d.Config()
+	limit := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).Webhooks
+	if limit != plans.Unlimited {
+		n, err := h.d.Webhooks.Count(r.Context(), p.ID)
+		if err != nil {
+			return err
+		}
+		if n >= limit {
+			return apierr.New(apierr.CodePlanLimit, "Your %s plan allows %d webhooks per project; delete one or upgrade", acc.Plan, limit)
+		}
+	}
+	// It delivers what commits from now on: its cursor is the log's head.
+	head, err := realtime.LogHead(r.Context(), entry.Tables.DB(), entry.Published.Schema)
+	if err != nil {
+		return fmt.Errorf("webhook of %s: %w", p.ID, err)
+	}
+	hook, err := h.d.Webhooks.Create(r.Context(), "wh_"+store.RandomID(16), p.ID, spec, head)
+	if err != nil {
+		return err
+	}
+	envelope.Write(w, http.StatusCreated, envelope.Success{Message: "Copy the signing secret now: it is shown only once",
+		Data: WebhookCreated{Webhook: hook, Secret: webhooks.EncodeSecret(webhooks.Secret(h.d.WebhookKey(), hook.ID, 1))}})
+	return nil
+}
+
+// notCapturing names the tables whose changes are not captured: a
+// webhook reads the change log, which only realtime tables write.
+func notCapturing(tables webhooks.PublishedTables, names []string) map[string]string {
+	for _, t := range names {
+		if !tables.Capturing(t) {
+			return map[string]string{"tables": fmt.Sprintf("%q does not capture its changes; set \"realtime\": true on it and generate, then add the webhook", t)}
+		}
+	}
+	return nil
+}
+
+func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+	hooks, err := h.d.Webhooks.List(r.Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	envelope.OK(w, hooks)
+	return nil
+}
+
+// webhook is the webhook the path names, or its 404.
+func (h *Handler) webhook(r *http.Request, p store.Project) (webhooks.Webhook, error) {
+	hook, err := h.d.Webhooks.Get(r.Context(), p.ID, r.PathValue("wid"))
+	if errors.Is(err, webhooks.ErrNotFound) {
+		return hook, apierr.New(apierr.CodeNotFound, "Webhook %q not found", r.PathValue("wid"))
+	}
+	return hook, err
+}
+
+func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+	hook, err := h.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	envelope.OK(w, hook)
+	return nil
+}
+
+func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+	var spec webhooks.Spec
+	if err := h.decode(w, r, &spec); err != nil {
+		return err
+	}
+	old, err := h.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	entry, err := h.publishedEntry(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	tables := webhooks.PublishedTables{Published: entry.Published}
+	if problems := spec.Check(&old, tables, h.d.WebhookAllowPrivate); problems != nil {
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
+	}
+	if problems := notCapturing(tables, *spec.Tables); problems != nil {
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
+	}
+	hook, err := h.d.Webhooks.Update(r.Context(), p.ID, old.ID, spec)
+	if err != nil {
+		return err
+	}
+	envelope.OK(w, hook)
+	return nil
+}
+
+func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+	err := h.d.Webhooks.Delete(r.Context(), p.ID, r.PathValue("wid"))
+	if errors.Is(err, webhooks.ErrNotFound) {
+		return apierr.New(apierr.CodeNotFound, "Webhook %q not found", r.PathValue("wid"))
+	}
+	if err != nil {
+		return err
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: map[string]any{"id": r.PathValue("wid"), "deleted": true}, Message: "Webhook deleted"})
+	return nil
+}
+
+func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+	if _, err := h.webhook(r, p); err != nil {
+		return err
+	}
+	hook, err := h.d.Webhooks.Rotate(r.Context(), p.ID, r.PathValue("wid"))
+	if err != nil {
+		return err
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{
+		Message: "Copy the new signing secret now: it is shown only once. Deliveries carry both signatures until previous_secret_until",
+		Data:    WebhookCreated{Webhook: hook, Secret: webhooks.EncodeSecret(webhooks.Secret(h.d.WebhookKey(), hook.ID, hook.SecretGen()))}})
+	return nil
+}
+
+// replayWebhook sets a webhook's cursor back to a change id or a time:
+// it delivers again every change after it that the log still holds.
+func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+	var in struct {
+		FromChangeID *int64     `json:"from_change_id"`
+		Since        *time.Time `json:"since"`
+	}
+	if err := h.decode(w, r, &in); err != nil {
+		return err
+	}
+	if (in.FromChangeID == nil) == (in.Since == nil) {
+		return apierr.Fields(apierr.CodeValidation, "Give from_change_id or since, not both", map[string]string{
+			"from_change_id": "the first change to deliver again", "since": "or the time (RFC 3339) from which to deliver again"})
+	}
+	if _, err := h.webhook(r, p); err != nil {
+		return err
+	}
+	entry, err := h.publishedEntry(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	db, ns := entry.Tables.DB(), entry.Published.Schema
+	if _, err := realtime.NumberChanges(r.Context(), db, ns, p.ID); err != nil {
+		return err
+	}
+	state, err := realtime.ReadLogState(r.Context(), db, ns)
+	if err != nil {
+		return err
+	}
+	var from int64
+	if in.FromChangeID != nil {
+		from = *in.FromChangeID - 1
+	} else {
+		before, found, err := realtime.ChangeBefore(r.Context(), db, ns, *in.Since)
+		if err != nil {
+			return err
+		}
+		// Nothing older is kept: from the oldest change kept, unless the
+		// cleanup removed some after since.
+		from = before
+		if !found {
+			from = state.Pruned
+			if state.Pruned > 0 {
+				from = -1
+			}
+		}
+	}
+	if from < state.Pruned {
+		return apierr.New(apierr.CodeConflict, "The change log no longer holds the changes after %d (it keeps them from %d); replay from a later change", from, state.Pruned+1)
+	}
+	hook, err := h.d.Webhooks.Replay(r.Context(), p.ID, r.PathValue("wid"), min(from, state.Head))
+	if err != nil {
+		return err
+	}
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: hook, Message: "The webhook delivers again every change after " + strconv.FormatInt(hook.Cursor, 10)})
+	return nil
+}
+
+func (h *Handler) webhookDeliveries(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+	q, err := translate.ParseQueryString(r.URL.RawQuery)
+	if err != nil {
+		return apierr.New(apierr.CodeInvalidQuery, "%s", err.Error())
+	}
+	limit, before := 50, int64(0)
+	for name, vals := range q {
+		if len(vals) != 1 {
+			return apierr.Fields(apierr.CodeInvalidQuery, "Give each parameter once", map[string]string{name: "is given more than once"})
+		}
+		n, err := strconv.ParseInt(vals[0], 10, 64)
+		switch {
+		case name != "limit" && name != "before":
+			return apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+name, map[string]string{name: "is not a parameter of deliveries; use limit or before"})
+		case err != nil || n < 1 || (name == "limit" && n > 200):
+			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+name, map[string]string{name: "must be a whole number from 1" + map[bool]string{true: " to 200", false: ""}[name == "limit"]})
+		case name == "limit":
+			limit = int(n)
+		default:
+			before = n
+		}
+	}
+	hook, err := h.webhook(r, p)
+	if err != nil {
+		return err
+	}
+	ds, err := h.d.Webhooks.Deliveries(r.Context(), hook.ID, before, limit)
+	if err != nil {
+		return err
+	}
+	envelope.OK(w, ds)
+	return nil
+}

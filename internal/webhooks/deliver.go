@@ -1,0 +1,454 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Change is one change of the log as a webhook delivers it.
+type Change struct {
+	ID     int64
+	Table  string
+	Event  string
+	Record json.RawMessage // the row as a GET shows it (for a delete, the row removed)
+	At     time.Time       // when it was captured, in its transaction
+}
+
+// Source reads a webhook's changes.
+type Source interface {
+	// Changes returns the changes after change id after, up to limit ids
+	// further, of the webhook's tables and events that pass its
+	// conditions, in log order, and the last change id it looked at:
+	// changes not for the webhook move its cursor too.
+	Changes(ctx context.Context, w *Webhook, after int64, limit int) ([]Change, int64, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultPoll     = time.Second
+	DefaultIdle     = 100 * time.Millisecond
+	DefaultLeaseFor = 4 * time.Second
+	DefaultMax      = 256
+	batch           = 500
+)
+
+// Config is what a Deliverer needs.
+type Config struct {
+	Store  *Store
+	Source Source
+	// Node names this node in leases.
+	Node string
+	// Key is the server's webhook key, from which each webhook's secret is
+	// derived (Secret); read for every delivery, as a reload may change it.
+	Key func() []byte
+	// AllowPrivate lets webhooks reach loopback, private and link-local
+	// addresses (webhook_allow_private).
+	AllowPrivate bool
+	// PerHour is the project's plan's deliveries an hour (< 0: no limit).
+	PerHour func(ctx context.Context, projectID string) (int, error)
+	Logger  *slog.Logger
+	// Poll is how often due webhooks are claimed and leases renewed;
+	// LeaseFor how long a lease lasts unrenewed (another node takes a dead
+	// node's webhooks over after it); Idle how often a webhook with
+	// nothing to send looks for changes.
+	Poll, LeaseFor, Idle time.Duration
+	// Max bounds the webhooks this node delivers at once.
+	Max int
+	// Backoff is the wait before the next attempt after attempt failures
+	// in a row (default: 5 s doubling to an hour, with jitter).
+	Backoff func(attempts int) time.Duration
+}
+
+// Deliverer runs this node's deliveries: it leases due webhooks and runs
+// one worker per leased webhook, which delivers its changes one by one,
+// in order, and moves its cursor on each 2xx.
+type Deliverer struct {
+	cfg    Config
+	client *http.Client
+	mu     sync.Mutex
+	active map[string]*worker
+	wg     sync.WaitGroup
+}
+
+type worker struct {
+	cancel  context.CancelFunc
+	wake    chan struct{}
+	project string
+}
+
+// New returns a Deliverer; Run starts it.
+func New(cfg Config) *Deliverer {
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
+	if cfg.LeaseFor <= 0 {
+		cfg.LeaseFor = DefaultLeaseFor
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = DefaultIdle
+	}
+	if cfg.Max <= 0 {
+		cfg.Max = DefaultMax
+	}
+	if cfg.Backoff == nil {
+		cfg.Backoff = Backoff
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Deliverer{cfg: cfg, client: newClient(cfg.AllowPrivate), active: map[string]*worker{}}
+}
+
+// Backoff is the default wait after attempts failures in a row: 5 s,
+// doubling up to an hour, each between 80 % and 120 % of that so that
+// webhooks failing together do not retry together.
+func Backoff(attempts int) time.Duration {
+	d := 5 * time.Second << min(max(attempts-1, 0), 10)
+	d = min(d, time.Hour)
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// newClient is the deliveries' HTTP client: 10 s per delivery, no
+// redirect followed, no proxy from the environment, and, unless private
+// targets are allowed, a dialer that refuses them on the address it
+// connects to (after DNS, so a name that resolves to one is refused too).
+func newClient(allowPrivate bool) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	if !allowPrivate {
+		d.Control = func(_, address string, _ syscall.RawConn) error {
+			ip, err := hostPortIP(address)
+			if err != nil || !publicAddr(ip) {
+				return errBlocked{addr: address}
+			}
+			return nil
+		}
+	}
+	return &http.Client{
+		Timeout: Timeout,
+		Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute,
+			TLSHandshakeTimeout: 5 * time.Second, ResponseHeaderTimeout: Timeout},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Run delivers until ctx ends, then waits for its workers.
+func (d *Deliverer) Run(ctx context.Context) {
+	t := time.NewTicker(d.cfg.Poll)
+	defer t.Stop()
+	for {
+		d.poll(ctx)
+		select {
+		case <-ctx.Done():
+			d.stopAll()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Changed wakes the workers of a project: it has new changes numbered.
+func (d *Deliverer) Changed(projectID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, w := range d.active {
+		if w.project == projectID {
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// poll renews this node's leases, stops the workers that lost theirs, and
+// starts workers for newly due webhooks.
+func (d *Deliverer) poll(ctx context.Context) {
+	d.mu.Lock()
+	ids := make([]string, 0, len(d.active))
+	for id := range d.active {
+		ids = append(ids, id)
+	}
+	d.mu.Unlock()
+	if len(ids) > 0 {
+		held, err := d.cfg.Store.renew(ctx, d.cfg.Node, ids, d.cfg.LeaseFor)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.cfg.Logger.Warn("renew webhook leases", "err", err)
+			}
+			return
+		}
+		// A worker whose lease is gone stops; it leaves active when it has.
+		d.mu.Lock()
+		for _, id := range ids {
+			if w := d.active[id]; w != nil && !held[id] {
+				w.cancel()
+			}
+		}
+		d.mu.Unlock()
+	}
+	d.mu.Lock()
+	room := d.cfg.Max - len(d.active)
+	d.mu.Unlock()
+	if room <= 0 {
+		return
+	}
+	due, err := d.cfg.Store.lease(ctx, d.cfg.Node, room, d.cfg.LeaseFor)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Warn("lease webhooks", "err", err)
+		}
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := range due {
+		w := due[i]
+		if d.active[w.ID] != nil {
+			continue
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		wk := &worker{cancel: cancel, wake: make(chan struct{}, 1), project: w.ProjectID}
+		d.active[w.ID] = wk
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.work(wctx, w.ID, wk)
+			d.mu.Lock()
+			if d.active[w.ID] == wk {
+				delete(d.active, w.ID)
+			}
+			d.mu.Unlock()
+			cancel()
+		}()
+	}
+}
+
+func (d *Deliverer) stopAll() {
+	d.mu.Lock()
+	for _, w := range d.active {
+		w.cancel()
+	}
+	d.mu.Unlock()
+	d.wg.Wait()
+}
+
+// work delivers one leased webhook's changes until its lease is lost, it
+// is turned off, a delivery fails (its retry is the next lease's) or ctx
+// ends. Each round reads the webhook again, so a change of its
+// configuration (URL, tables, a rotated secret, a replay's cursor) applies
+// from the next delivery on; a round that finds it changed under a
+// delivery starts over from the new configuration.
+func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
+	idle := time.NewTicker(d.cfg.Idle)
+	defer idle.Stop()
+	for ctx.Err() == nil {
+		w, err := d.cfg.Store.leased(ctx, d.cfg.Node, id)
+		if err != nil || w == nil {
+			if err != nil && ctx.Err() == nil {
+				d.cfg.Logger.Warn("read webhook", "webhook", id, "err", err)
+			}
+			return
+		}
+		cursor := w.Cursor
+		changes, upTo, err := d.cfg.Source.Changes(ctx, w, cursor, batch)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.cfg.Logger.Warn("read webhook changes", "webhook", w.ID, "project", w.ProjectID, "err", err)
+			}
+			d.release(w)
+			return
+		}
+		done := true
+		for _, c := range changes {
+			if ok, err := d.within(ctx, w); err != nil || !ok {
+				return
+			}
+			if !d.deliver(ctx, w, c) {
+				done = false
+				break
+			}
+			cursor = c.ID
+		}
+		if !done {
+			continue // the next read says whether to go on
+		}
+		if upTo > cursor {
+			if _, err := d.cfg.Store.advance(ctx, d.cfg.Node, w, upTo); err != nil {
+				return
+			}
+		}
+		if upTo-w.Cursor >= batch {
+			continue // a whole range was read: more may be waiting
+		}
+		select {
+		case <-ctx.Done():
+		case <-wk.wake:
+		case <-idle.C:
+		}
+	}
+}
+
+// release gives the lease up after an error that is not the receiver's.
+func (d *Deliverer) release(w *Webhook) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = d.cfg.Store.release(ctx, d.cfg.Node, w.ID)
+}
+
+// within reports whether the project's plan has deliveries left this
+// hour; when it has none, the webhook waits for the next hour.
+func (d *Deliverer) within(ctx context.Context, w *Webhook) (bool, error) {
+	if d.cfg.PerHour == nil {
+		return true, nil
+	}
+	limit, err := d.cfg.PerHour(ctx, w.ProjectID)
+	if err != nil || limit < 0 {
+		return err == nil, err
+	}
+	used, err := d.cfg.Store.deliveredThisHour(ctx, w.ProjectID)
+	if err != nil {
+		return false, err
+	}
+	if used < limit {
+		return true, nil
+	}
+	next := time.Now().Truncate(time.Hour).Add(time.Hour)
+	_, err = d.cfg.Store.DB.ExecContext(ctx, `UPDATE tablesmith.webhooks SET next_attempt_at = $3, leased_by = NULL, lease_until = NULL
+		WHERE id = $1 AND leased_by = $2`, w.ID, d.cfg.Node, next)
+	d.cfg.Logger.Info("webhook paused: the plan's deliveries per hour are used", "webhook", w.ID, "project", w.ProjectID, "limit", limit, "until", next)
+	return false, err
+}
+
+// Payload is the JSON body of a delivery.
+type Payload struct {
+	Type        string          `json:"type"`
+	Table       string          `json:"table"`
+	Record      json.RawMessage `json:"record"`
+	OldRecord   json.RawMessage `json:"old_record"`
+	ChangeID    int64           `json:"change_id"`
+	CommittedAt time.Time       `json:"committed_at"`
+	Project     string          `json:"project"`
+}
+
+func payload(w *Webhook, c Change) ([]byte, error) {
+	p := Payload{Type: c.Event, Table: c.Table, Record: c.Record, OldRecord: json.RawMessage("null"), ChangeID: c.ID,
+		CommittedAt: c.At.UTC(), Project: w.ProjectID}
+	if c.Event == EventDelete {
+		p.Record, p.OldRecord = json.RawMessage("null"), c.Record
+	}
+	return json.Marshal(p)
+}
+
+// keys are the secrets that sign a webhook's deliveries now: its current
+// generation's and, during a rotation, the previous one's.
+func (d *Deliverer) keys(w *Webhook, now time.Time) [][]byte {
+	server := d.cfg.Key()
+	keys := [][]byte{Secret(server, w.ID, w.secretGen)}
+	if w.SecretRotating != nil && now.Before(*w.SecretRotating) && w.secretGen > 1 {
+		keys = append(keys, Secret(server, w.ID, w.secretGen-1))
+	}
+	return keys
+}
+
+// deliver sends one change and records the attempt; on a 2xx it moves the
+// cursor past the change and reports true. On anything else the webhook
+// waits for its next attempt (or is disabled after RetryFor).
+func (d *Deliverer) deliver(ctx context.Context, w *Webhook, c Change) bool {
+	body, err := payload(w, c)
+	if err != nil {
+		d.cfg.Logger.Error("webhook payload", "webhook", w.ID, "err", err)
+		return false
+	}
+	now := time.Now()
+	id := MessageID(w.ID, c.ID)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return d.failed(ctx, w, c, now, 0, err.Error(), "")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Tablesmith-Webhooks/1")
+	req.Header.Set("webhook-id", id)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set("webhook-signature", Signature(d.keys(w, now), id, now, body))
+	res, err := d.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false // shutting down or lease lost: the change is sent again
+		}
+		return d.failed(ctx, w, c, now, 0, deliveryError(err), "")
+	}
+	excerpt, _ := io.ReadAll(io.LimitReader(res.Body, MaxResponseRead))
+	res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		msg := fmt.Sprintf("the receiver answered %d", res.StatusCode)
+		if res.StatusCode >= 300 && res.StatusCode < 400 {
+			msg += " (redirects are not followed)"
+		}
+		return d.failed(ctx, w, c, now, res.StatusCode, msg, keep(excerpt))
+	}
+	latency := time.Since(now)
+	if err := d.cfg.Store.record(ctx, w, Delivery{ChangeID: c.ID, Table: c.Table, Event: c.Event, Attempt: w.Attempts + 1,
+		Status: res.StatusCode, LatencyMS: int(latency.Milliseconds()), Response: keep(excerpt)}); err != nil {
+		d.cfg.Logger.Warn("record webhook delivery", "webhook", w.ID, "err", err)
+	}
+	held, err := d.cfg.Store.advance(ctx, d.cfg.Node, w, c.ID)
+	if err != nil || !held {
+		return false
+	}
+	w.Attempts, w.Cursor = 0, c.ID
+	return true
+}
+
+// failed records a failed attempt and schedules the next.
+func (d *Deliverer) failed(ctx context.Context, w *Webhook, c Change, at time.Time, status int, reason, response string) bool {
+	next := time.Now().Add(d.cfg.Backoff(w.Attempts + 1))
+	if err := d.cfg.Store.record(ctx, w, Delivery{ChangeID: c.ID, Table: c.Table, Event: c.Event, Attempt: w.Attempts + 1,
+		Status: status, LatencyMS: int(time.Since(at).Milliseconds()), Error: reason, Response: response, NextRetryAt: &next}); err != nil {
+		d.cfg.Logger.Warn("record webhook delivery", "webhook", w.ID, "err", err)
+	}
+	disabled, err := d.cfg.Store.fail(ctx, d.cfg.Node, w.ID, next, reason)
+	if err != nil {
+		d.cfg.Logger.Warn("record webhook failure", "webhook", w.ID, "err", err)
+	}
+	if disabled {
+		d.cfg.Logger.Warn("webhook disabled: its deliveries failed for 24 hours", "webhook", w.ID, "project", w.ProjectID, "err", reason)
+	}
+	return false
+}
+
+// deliveryError says why a delivery got no answer, without Go's wrapping.
+func deliveryError(err error) string {
+	var blocked errBlocked
+	if errors.As(err, &blocked) {
+		return blocked.Error()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("no answer within %v", Timeout)
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "Post ") {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+// keep is the part of a receiver's answer the delivery log keeps: at most
+// MaxResponseKept bytes, as valid UTF-8 (a character cut in two, or any
+// invalid byte, becomes U+FFFD).
+func keep(b []byte) string {
+	return strings.ToValidUTF8(string(b[:min(len(b), MaxResponseKept)]), "\uFFFD")
+}

@@ -1,0 +1,380 @@
+package webhooks_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/plans"
+	"github.com/tablesmith/tablesmith/internal/realtime"
+	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testserver"
+	"github.com/tablesmith/tablesmith/internal/webhooks"
+	"github.com/tablesmith/tablesmith/schema"
+)
+
+func TestMain(m *testing.M) { testpg.Main(m, "webhooks") }
+
+const postsDoc = `{"tables": [
+	{"name": "posts", "realtime": true, "columns": [{"name": "title", "type": "text"}, {"name": "n", "type": "integer"}]},
+	{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`
+
+// received is one delivery as the receiver saw it.
+type received struct {
+	header http.Header
+	body   []byte
+	msg    map[string]any
+}
+
+// receiver is a real HTTP server on loopback that answers each delivery
+// with the status status returns (200 when nil).
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []received
+	status func(n int) int
+}
+
+func newReceiver(t *testing.T, status func(n int) int) *receiver {
+	rc := &receiver{status: status}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var msg map[string]any
+		_ = json.Unmarshal(body, &msg)
+		rc.mu.Lock()
+		rc.got = append(rc.got, received{header: r.Header.Clone(), body: body, msg: msg})
+		n := len(rc.got)
+		rc.mu.Unlock()
+		code := 200
+		if rc.status != nil {
+			code = rc.status(n)
+		}
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "answer %d", n)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) all() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]received(nil), rc.got...)
+}
+
+// waitFor polls until cond holds; the bound is far above the 100 ms a
+// delivery takes, for a machine loaded by the whole suite.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func allowPrivate(c *service.Config) { c.WebhookAllowPrivate = true }
+
+// verify checks a delivery's signature with a whsec_ secret, as a
+// Standard Webhooks library does: some v1 signature must match.
+func verify(t *testing.T, secret string, r received) bool {
+	t.Helper()
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(r.header.Get("webhook-id") + "." + r.header.Get("webhook-timestamp") + "." + string(r.body)))
+	want := "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+	for _, sig := range strings.Fields(r.header.Get("webhook-signature")) {
+		if hmac.Equal([]byte(sig), []byte(want)) {
+			return true
+		}
+	}
+	return false
+}
+
+func createWebhook(t *testing.T, s *testserver.Server, p *testserver.Project, body map[string]any) map[string]any {
+	t.Helper()
+	return s.Do("POST", "/api/projects/"+p.ID+"/webhooks", p.Session, body).Must(t, 201).Data()
+}
+
+func TestAWebhookDeliversEveryChangeInOrderSignedPerStandardWebhooks(t *testing.T) {
+	s := testserver.New(t, testserver.WithConfig(allowPrivate))
+	p := s.NewProject(postsDoc)
+	rc := newReceiver(t, nil)
+	hook := createWebhook(t, s, p, map[string]any{"url": rc.URL + "/hook", "tables": []string{"posts"}})
+	secret, _ := hook["secret"].(string)
+	if !strings.HasPrefix(secret, "whsec_") || hook["id"] == "" || hook["enabled"] != true {
+		t.Fatalf("created %v", hook)
+	}
+	if got := fmt.Sprint(hook["events"]); got != "[insert update delete]" {
+		t.Errorf("events default to %s, want every event", got)
+	}
+
+	id := s.API(p, "POST", "/posts", map[string]any{"title": "one", "n": 1}).Must(t, 201).Data()["id"]
+	s.API(p, "PATCH", fmt.Sprintf("/posts/%v", id), map[string]any{"n": 2}).Must(t, 200)
+	s.API(p, "DELETE", fmt.Sprintf("/posts/%v", id), nil).Must(t, 200)
+	s.API(p, "POST", "/notes", map[string]any{"body": "not captured, not delivered"}).Must(t, 201)
+	waitFor(t, "three deliveries", func() bool { return len(rc.all()) >= 3 })
+	time.Sleep(300 * time.Millisecond) // a fourth would have come by now
+	got := rc.all()
+	if len(got) != 3 {
+		t.Fatalf("%d deliveries, want 3", len(got))
+	}
+	var last float64
+	for i, want := range []string{"insert", "update", "delete"} {
+		r := got[i]
+		if r.msg["type"] != want || r.msg["table"] != "posts" || r.msg["project"] != p.ID {
+			t.Errorf("delivery %d = %s, want a %s of posts", i, r.body, want)
+		}
+		cid, _ := r.msg["change_id"].(float64)
+		if cid <= last {
+			t.Errorf("delivery %d has change_id %v after %v: out of order", i, cid, last)
+		}
+		last = cid
+		if r.header.Get("webhook-id") != fmt.Sprintf("%s_%d", hook["id"], int64(cid)) {
+			t.Errorf("webhook-id %q, want the webhook's id and the change id", r.header.Get("webhook-id"))
+		}
+		ts, err := strconv.ParseInt(r.header.Get("webhook-timestamp"), 10, 64)
+		if err != nil || time.Since(time.Unix(ts, 0)) > time.Minute {
+			t.Errorf("webhook-timestamp %q", r.header.Get("webhook-timestamp"))
+		}
+		if !verify(t, secret, r) {
+			t.Errorf("delivery %d: signature %q does not verify with the secret", i, r.header.Get("webhook-signature"))
+		}
+		if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(r.msg["committed_at"])); err != nil || time.Since(at) > time.Minute {
+			t.Errorf("committed_at %v", r.msg["committed_at"])
+		}
+		if r.header.Get("Content-Type") != "application/json" {
+			t.Errorf("Content-Type %q", r.header.Get("Content-Type"))
+		}
+	}
+	if rec, _ := got[1].msg["record"].(map[string]any); rec["n"] != float64(2) || rec["title"] != "one" {
+		t.Errorf("the update's record is %v, want the row after it", got[1].msg["record"])
+	}
+	if got[2].msg["record"] != nil {
+		t.Errorf("a delete's record is %v, want null", got[2].msg["record"])
+	}
+	if old, _ := got[2].msg["old_record"].(map[string]any); old["title"] != "one" {
+		t.Errorf("a delete's old_record is %v, want the row removed", got[2].msg["old_record"])
+	}
+
+	// The delivery log has each attempt, newest first.
+	var ds []map[string]any
+	waitFor(t, "three attempts logged", func() bool { // logged right after the receiver answered
+		ds = s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries", p.ID, hook["id"]), p.Session, nil).Must(t, 200).List()
+		return len(ds) >= 3
+	})
+	if len(ds) != 3 || ds[0]["event"] != "delete" || ds[0]["status"] != float64(200) || ds[0]["response"] != "answer 3" {
+		t.Fatalf("deliveries = %v", ds)
+	}
+	// Its cursor moved past every change.
+	h := s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s", p.ID, hook["id"]), p.Session, nil).Must(t, 200).Data()
+	if h["cursor"] != last || h["secret"] != nil {
+		t.Errorf("webhook = %v, want cursor %v and no secret", h, last)
+	}
+}
+
+func TestAWebhookTakesOnlyItsEventsAndItsCondition(t *testing.T) {
+	s := testserver.New(t, testserver.WithConfig(allowPrivate))
+	p := s.NewProject(postsDoc)
+	rc := newReceiver(t, nil)
+	createWebhook(t, s, p, map[string]any{"url": rc.URL, "tables": []string{"posts"}, "events": []string{"insert"},
+		"where": map[string]string{"posts": "n>=10"}})
+	s.API(p, "POST", "/posts", map[string]any{"title": "small", "n": 1}).Must(t, 201)
+	big := s.API(p, "POST", "/posts", map[string]any{"title": "big", "n": 10}).Must(t, 201).Data()["id"]
+	s.API(p, "PATCH", fmt.Sprintf("/posts/%v", big), map[string]any{"n": 11}).Must(t, 200)
+	s.API(p, "POST", "/posts", map[string]any{"title": "last", "n": 12}).Must(t, 201)
+	waitFor(t, "two deliveries", func() bool { return len(rc.all()) >= 2 })
+	time.Sleep(300 * time.Millisecond)
+	got := rc.all()
+	if len(got) != 2 {
+		t.Fatalf("%d deliveries, want the two inserts with n >= 10", len(got))
+	}
+	for i, title := range []string{"big", "last"} {
+		if rec, _ := got[i].msg["record"].(map[string]any); got[i].msg["type"] != "insert" || rec["title"] != title {
+			t.Errorf("delivery %d = %s, want the insert of %s", i, got[i].body, title)
+		}
+	}
+}
+
+func TestAFailingReceiverGetsTheSameChangeAgainUntilItAcceptsAndNothingIsSkipped(t *testing.T) {
+	s := testserver.New(t, testserver.WithConfig(allowPrivate), testserver.WithConfig(func(c *service.Config) {
+		c.WebhookBackoff = func(int) time.Duration { return 100 * time.Millisecond }
+	}))
+	p := s.NewProject(postsDoc)
+	rc := newReceiver(t, func(n int) int {
+		if n <= 2 {
+			return 503 // down for the first two attempts
+		}
+		return 204
+	})
+	hook := createWebhook(t, s, p, map[string]any{"url": rc.URL, "tables": []string{"posts"}})
+	for i := range 3 {
+		s.API(p, "POST", "/posts", map[string]any{"title": fmt.Sprint("t", i)}).Must(t, 201)
+	}
+	waitFor(t, "five attempts", func() bool { return len(rc.all()) >= 5 })
+	got := rc.all()
+	ids := []string{}
+	for _, r := range got {
+		ids = append(ids, r.header.Get("webhook-id"))
+	}
+	if ids[0] != ids[1] || ids[1] != ids[2] || ids[2] == ids[3] || ids[3] == ids[4] {
+		t.Fatalf("webhook-ids %v: want the first change three times (two failures, then accepted), then the others once each", ids)
+	}
+	for i, want := range []string{"t0", "t1", "t2"} {
+		if rec, _ := got[i+2].msg["record"].(map[string]any); rec["title"] != want {
+			t.Errorf("accepted delivery %d is %v, want %s", i, got[i+2].msg["record"], want)
+		}
+	}
+	var ds []map[string]any
+	waitFor(t, "five attempts logged", func() bool {
+		ds = s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries?limit=5", p.ID, hook["id"]), p.Session, nil).Must(t, 200).List()
+		return len(ds) == 5
+	})
+	if len(ds) != 5 || ds[4]["status"] != float64(503) || ds[4]["error"] != "the receiver answered 503" || ds[4]["next_retry_at"] == nil ||
+		ds[3]["attempt"] != float64(2) || ds[2]["attempt"] != float64(3) || ds[2]["status"] != float64(204) {
+		t.Fatalf("deliveries = %v", ds)
+	}
+}
+
+func TestTheChangeLogKeepsWhatAWebhookHasNotDelivered(t *testing.T) {
+	s := testserver.New(t, testserver.WithConfig(allowPrivate), testserver.WithConfig(func(c *service.Config) {
+		c.WebhookBackoff = func(int) time.Duration { return time.Hour } // the receiver stays down for the test
+	}))
+	p := s.NewProject(postsDoc)
+	rc := newReceiver(t, func(int) int { return 500 })
+	createWebhook(t, s, p, map[string]any{"url": rc.URL, "tables": []string{"posts"}})
+	s.API(p, "POST", "/posts", map[string]any{"title": "kept"}).Must(t, 201)
+	waitFor(t, "the first attempt", func() bool { return len(rc.all()) >= 1 })
+	holds, err := (&webhooks.Store{DB: s.Svc.DB}).Holds(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A retention of zero would remove every change; the webhook's hold
+	// keeps the one it has not delivered.
+	if _, err := realtime.Prune(context.Background(), s.Svc.DB, 0, holds); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	log := schema.QuoteIdent(schema.ProjectSchema(p.ID)) + "." + schema.QuoteIdent(schema.RealtimeLog)
+	if err := s.Svc.DB.QueryRow(`SELECT count(*) FROM ` + log).Scan(&left); err != nil || left != 1 {
+		t.Fatalf("%d changes left (%v), want the undelivered one", left, err)
+	}
+}
+
+func TestWebhookConfigurationIsStrict(t *testing.T) {
+	s := testserver.New(t, testserver.WithPlans(plans.Defaults(), "free"))
+	p := s.NewProject(postsDoc)
+	path := "/api/projects/" + p.ID + "/webhooks"
+	cases := []struct {
+		body  any
+		code  string
+		field string
+	}{
+		{map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}, "extra": 1}, "VALIDATION_ERROR", "extra"},
+		{map[string]any{"tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
+		{map[string]any{"url": "ftp://example.com", "tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
+		{map[string]any{"url": "https://user:pw@example.com", "tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
+		{map[string]any{"url": "http://127.0.0.1:9000/h", "tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
+		{map[string]any{"url": "http://169.254.169.254/latest", "tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
+		{map[string]any{"url": "http://[::1]/h", "tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
+		{map[string]any{"url": "http://localhost/h", "tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
+		{map[string]any{"url": "https://example.com/h", "tables": []string{}}, "VALIDATION_ERROR", "tables"},
+		{map[string]any{"url": "https://example.com/h", "tables": []string{"nope"}}, "VALIDATION_ERROR", "tables"},
+		{map[string]any{"url": "https://example.com/h", "tables": []string{"notes"}}, "VALIDATION_ERROR", "tables"},
+		{map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}, "events": []string{"upsert"}}, "VALIDATION_ERROR", "events"},
+		{map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}, "where": map[string]string{"posts": "nope=1"}}, "VALIDATION_ERROR", "where.posts"},
+		{map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}, "where": map[string]string{"notes": "body=x"}}, "VALIDATION_ERROR", "where.notes"},
+	}
+	for _, c := range cases {
+		r := s.Do("POST", path, p.Session, c.body)
+		if r.ErrorCode() != c.code {
+			t.Errorf("%v: %d %s %s, want %s", c.body, r.Status, r.ErrorCode(), r.Raw, c.code)
+			continue
+		}
+		if c.field != "" && r.Details()[c.field] == nil {
+			t.Errorf("%v: details %v do not name %s", c.body, r.Details(), c.field)
+		}
+	}
+	// The free plan allows two webhooks per project.
+	for range 2 {
+		createWebhook(t, s, p, map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}})
+	}
+	if r := s.Do("POST", path, p.Session, map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}}); r.Status != 403 || r.ErrorCode() != "PLAN_LIMIT" {
+		t.Errorf("a third webhook on the free plan: %d %s", r.Status, r.Raw)
+	}
+	// Another account's project is not found.
+	other := s.NewProject(postsDoc)
+	if r := s.Do("GET", path, other.Session, nil); r.Status != 404 {
+		t.Errorf("another owner's webhooks: %d", r.Status)
+	}
+	if r := s.Do("GET", path+"/deliveries-nope", p.Session, nil); r.Status != 404 {
+		t.Errorf("an unknown webhook: %d", r.Status)
+	}
+}
+
+func TestARotatedSecretSignsBesideThePreviousOneAndReplaySendsTheSameIDs(t *testing.T) {
+	s := testserver.New(t, testserver.WithConfig(allowPrivate))
+	p := s.NewProject(postsDoc)
+	rc := newReceiver(t, nil)
+	hook := createWebhook(t, s, p, map[string]any{"url": rc.URL, "tables": []string{"posts"}})
+	base := fmt.Sprintf("/api/projects/%s/webhooks/%s", p.ID, hook["id"])
+	s.API(p, "POST", "/posts", map[string]any{"title": "before"}).Must(t, 201)
+	waitFor(t, "the first delivery", func() bool { return len(rc.all()) >= 1 })
+
+	rot := s.Do("POST", base+"/rotate-secret", p.Session, nil).Must(t, 200).Data()
+	newSecret, _ := rot["secret"].(string)
+	if newSecret == hook["secret"] || rot["previous_secret_until"] == nil {
+		t.Fatalf("rotate = %v", rot)
+	}
+	s.API(p, "POST", "/posts", map[string]any{"title": "after"}).Must(t, 201)
+	waitFor(t, "the second delivery", func() bool { return len(rc.all()) >= 2 })
+	after := rc.all()[1]
+	if !verify(t, newSecret, after) || !verify(t, hook["secret"].(string), after) {
+		t.Errorf("after a rotation a delivery must verify with both secrets: %q", after.header.Get("webhook-signature"))
+	}
+	if verify(t, newSecret, rc.all()[0]) {
+		t.Errorf("the new secret verifies a delivery signed before it existed")
+	}
+
+	first := rc.all()[0]
+	cid := int64(first.msg["change_id"].(float64))
+	s.Do("POST", base+"/replay", p.Session, map[string]any{"from_change_id": cid}).Must(t, 200)
+	waitFor(t, "the replay", func() bool { return len(rc.all()) >= 4 })
+	got := rc.all()
+	if got[2].header.Get("webhook-id") != first.header.Get("webhook-id") || got[3].header.Get("webhook-id") != after.header.Get("webhook-id") {
+		t.Errorf("replayed ids %q %q, want %q %q", got[2].header.Get("webhook-id"), got[3].header.Get("webhook-id"),
+			first.header.Get("webhook-id"), after.header.Get("webhook-id"))
+	}
+	if r := s.Do("POST", base+"/replay", p.Session, map[string]any{"from_change_id": 1, "since": time.Now()}); r.ErrorCode() != "VALIDATION_ERROR" {
+		t.Errorf("replay with both: %d %s", r.Status, r.Raw)
+	}
+
+	// Disabled, it delivers nothing; enabled again, it resumes.
+	s.Do("PATCH", base, p.Session, map[string]any{"enabled": false}).Must(t, 200)
+	s.API(p, "POST", "/posts", map[string]any{"title": "while off"}).Must(t, 201)
+	time.Sleep(500 * time.Millisecond)
+	if n := len(rc.all()); n != 4 {
+		t.Fatalf("a disabled webhook delivered: %d deliveries", n)
+	}
+	s.Do("PATCH", base, p.Session, map[string]any{"enabled": true}).Must(t, 200)
+	waitFor(t, "the delivery after enabling", func() bool { return len(rc.all()) >= 5 })
+	s.Do("DELETE", base, p.Session, nil).Must(t, 200)
+	s.Do("GET", base, p.Session, nil).Must(t, 404)
+}
