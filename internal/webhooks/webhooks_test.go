@@ -378,3 +378,39 @@ func TestARotatedSecretSignsBesideThePreviousOneAndReplaySendsTheSameIDs(t *test
 	s.Do("DELETE", base, p.Session, nil).Must(t, 200)
 	s.Do("GET", base, p.Session, nil).Must(t, 404)
 }
+
+// Two nodes on one database: the webhook's deliveries move to the other
+// node when the one that held its lease stops (its lease runs out: 4 s),
+// and every change written meanwhile arrives, in order.
+func TestAnotherNodeTakesAWebhookOverWhenItsNodeStops(t *testing.T) {
+	a := testserver.New(t, testserver.WithConfig(allowPrivate))
+	p := a.NewProject(postsDoc)
+	rc := newReceiver(t, nil)
+	createWebhook(t, a, p, map[string]any{"url": rc.URL, "tables": []string{"posts"}})
+	a.API(p, "POST", "/posts", map[string]any{"title": "by a"}).Must(t, 201)
+	waitFor(t, "the first node's delivery", func() bool { return len(rc.all()) == 1 })
+
+	b := a.Beside(testserver.WithConfig(allowPrivate)) // started after a leased the webhook
+	a.Svc.Close()
+	stopped := time.Now()
+	for i := range 20 {
+		b.API(p, "POST", "/posts", map[string]any{"title": "by b", "n": i}).Must(t, 201)
+	}
+	waitFor(t, "the other node's deliveries", func() bool { return len(rc.all()) >= 21 })
+	// The margin: the lease's 4 s, a poll's second, and scheduling.
+	if took := time.Since(stopped); took > 15*time.Second {
+		t.Errorf("the other node delivered %v after the first stopped", took)
+	}
+	seen := map[float64]bool{}
+	var last float64
+	for _, r := range rc.all()[1:] {
+		cid := r.msg["change_id"].(float64)
+		if !seen[cid] && cid < last {
+			t.Errorf("change %v arrived after %v", cid, last)
+		}
+		seen[cid], last = true, max(last, cid)
+	}
+	if len(seen) != 20 {
+		t.Errorf("%d distinct changes delivered by the other node, want 20", len(seen))
+	}
+}
