@@ -129,7 +129,15 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/projects/{id}/analytics", h.owned(h.analytics))
 	m.HandleFunc("GET /api/projects/{id}/logs", h.owned(h.logs))
 	m.HandleFunc("POST /api/projects/{id}/stream-tickets", h.owned(h.streamTicket))
-	h.webhookRoutes()
+
+	m.HandleFunc("POST /api/projects/{id}/webhooks", h.owned(h.createWebhook))
+	m.HandleFunc("GET /api/projects/{id}/webhooks", h.owned(h.listWebhooks))
+	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}", h.owned(h.getWebhook))
+	m.HandleFunc("PATCH /api/projects/{id}/webhooks/{wid}", h.owned(h.updateWebhook))
+	m.HandleFunc("DELETE /api/projects/{id}/webhooks/{wid}", h.owned(h.deleteWebhook))
+	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/rotate-secret", h.owned(h.rotateWebhookSecret))
+	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/replay", h.owned(h.replayWebhook))
+	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}/deliveries", h.owned(h.webhookDeliveries))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }

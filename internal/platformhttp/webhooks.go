@@ -18,19 +18,6 @@ import (
 	"github.com/tablesmith/tablesmith/translate"
 )
 
-// The routes of a project's webhooks (docs/webhooks.md).
-func (h *Handler) webhookRoutes() {
-	m := h.mux
-	m.HandleFunc("POST /api/projects/{id}/webhooks", h.owned(h.createWebhook))
-	m.HandleFunc("GET /api/projects/{id}/webhooks", h.owned(h.listWebhooks))
-	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}", h.owned(h.getWebhook))
-	m.HandleFunc("PATCH /api/projects/{id}/webhooks/{wid}", h.owned(h.updateWebhook))
-	m.HandleFunc("DELETE /api/projects/{id}/webhooks/{wid}", h.owned(h.deleteWebhook))
-	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/rotate-secret", h.owned(h.rotateWebhookSecret))
-	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/replay", h.owned(h.replayWebhook))
-	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}/deliveries", h.owned(h.webhookDeliveries))
-}
-
 // WebhookCreated is a new webhook with its signing secret, shown once.
 type WebhookCreated struct {
 	webhooks.Webhook

@@ -421,6 +421,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        /** The project's webhooks, oldest first */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** A webhook that delivers the changes of some tables to a URL (docs/webhooks.md); its signing secret is in the answer, once */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/webhooks/{wid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        /** One webhook */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook and its delivery log */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change a webhook's URL, tables, events, condition, or turn it on or off */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/projects/{id}/webhooks/{wid}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret, shown once; the previous one also signs for 24 hours */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/webhooks/{wid}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver again every change from a change id or a time that the change log still holds */
+        post: operations["replayWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/webhooks/{wid}/deliveries": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The id of the oldest attempt of the previous page. */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        /** The webhook's delivery attempts, newest first (kept 7 days) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -925,6 +1031,90 @@ export interface components {
             rows: number | null;
             bytes: number;
         };
+        WebhookSpec: {
+            /** Format: uri */
+            url?: string;
+            tables?: string[];
+            events?: ("insert" | "update" | "delete")[];
+            where?: {
+                [key: string]: string;
+            };
+            enabled?: boolean;
+        };
+        Webhook: {
+            id: string;
+            project_id: string;
+            url: string;
+            tables: string[];
+            events: ("insert" | "update" | "delete")[];
+            where: {
+                [key: string]: string;
+            };
+            enabled: boolean;
+            disabled_reason: string;
+            cursor: number;
+            /** Format: date-time */
+            failing_since?: string | null;
+            attempts: number;
+            /** Format: date-time */
+            next_attempt_at: string;
+            /** Format: date-time */
+            previous_secret_until?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: components["schemas"]["Webhook"];
+        };
+        WebhookSecretEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: components["schemas"]["Webhook"] & {
+                secret: string;
+            };
+        };
+        WebhookListEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: components["schemas"]["Webhook"][];
+        };
+        DeliveryListEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: {
+                id: number;
+                change_id: number;
+                table: string;
+                /** @enum {string} */
+                event: "insert" | "update" | "delete";
+                attempt: number;
+                status: number;
+                latency_ms: number;
+                error: string;
+                response: string;
+                /** Format: date-time */
+                next_retry_at?: string | null;
+                /** Format: date-time */
+                at: string;
+            }[];
+        };
+        DeletedEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: {
+                id: string;
+                deleted: boolean;
+            };
+        };
         StreamTicketEnvelope: {
             /** @constant */
             success: true;
@@ -967,6 +1157,7 @@ export interface components {
     };
     parameters: {
         ProjectID: string;
+        WebhookID: string;
     };
     requestBodies: never;
     headers: never;
@@ -1625,6 +1816,232 @@ export interface operations {
                     "application/json": components["schemas"]["StreamTicketEnvelope"];
                 };
             };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSpec"];
+            };
+        };
+        responses: {
+            /** @description The webhook and its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSpec"];
+            };
+        };
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook and its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from_change_id?: number;
+                    /** Format: date-time */
+                    since?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook, its cursor moved back. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The id of the oldest attempt of the previous page. */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                wid: components["parameters"]["WebhookID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryListEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
         };
