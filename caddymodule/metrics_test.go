@@ -83,6 +83,8 @@ func TestMetricsRegisterOnCaddysRegistryOncePerConfigAndCountRequests(t *testing
 		"tablesmith_analytics_samples_recorded_total", "tablesmith_analytics_samples_dropped_total",
 		"tablesmith_analytics_samples_written_total", "tablesmith_analytics_flush_errors_total",
 		"go_sql_open_connections", "go_sql_in_use_connections", "go_sql_wait_count_total",
+		"tablesmith_webhook_deliveries_total", "tablesmith_webhook_failures_total", "tablesmith_webhooks_active",
+		"tablesmith_webhook_lag_seconds",
 	} {
 		if fams[name] == nil {
 			t.Errorf("metric %s is not registered", name)

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -76,17 +77,47 @@ type Config struct {
 // one worker per leased webhook, which delivers its changes one by one,
 // in order, and moves its cursor on each 2xx.
 type Deliverer struct {
-	cfg    Config
-	client *http.Client
-	mu     sync.Mutex
-	active map[string]*worker
-	wg     sync.WaitGroup
+	cfg       Config
+	client    *http.Client
+	mu        sync.Mutex
+	active    map[string]*worker
+	wg        sync.WaitGroup
+	delivered atomic.Uint64
+	failures  atomic.Uint64
+}
+
+// Stats are this node's deliveries, for its Prometheus metrics.
+type Stats struct {
+	// Delivered and Failed count attempts answered 2xx and not.
+	Delivered, Failed uint64
+	// Active is how many webhooks this node delivers now.
+	Active int
+	// Lag is how long the oldest change a worker of this node has read
+	// but not delivered yet has waited since it was made (0: none waits).
+	Lag time.Duration
+}
+
+// Stats reads this node's Stats.
+func (d *Deliverer) Stats() Stats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := Stats{Delivered: d.delivered.Load(), Failed: d.failures.Load(), Active: len(d.active)}
+	now := time.Now()
+	for _, w := range d.active {
+		if at := w.pending.Load(); at != nil {
+			st.Lag = max(st.Lag, now.Sub(*at))
+		}
+	}
+	return st
 }
 
 type worker struct {
 	cancel  context.CancelFunc
 	wake    chan struct{}
 	project string
+	// pending is when the oldest change read and not yet delivered was
+	// made; nil when none is.
+	pending atomic.Pointer[time.Time]
 }
 
 // New returns a Deliverer; Run starts it.
@@ -273,6 +304,7 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 		}
 		done := true
 		for _, c := range changes {
+			wk.pending.Store(&c.At)
 			if ok, err := d.within(ctx, w); err != nil || !ok {
 				return
 			}
@@ -285,6 +317,7 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 		if !done {
 			continue // the next read says whether to go on
 		}
+		wk.pending.Store(nil)
 		if upTo > cursor {
 			if _, err := d.cfg.Store.advance(ctx, d.cfg.Node, w, upTo); err != nil {
 				return
@@ -400,6 +433,7 @@ func (d *Deliverer) deliver(ctx context.Context, w *Webhook, c Change) bool {
 		return d.failed(ctx, w, c, now, res.StatusCode, msg, keep(excerpt))
 	}
 	latency := time.Since(now)
+	d.delivered.Add(1)
 	if err := d.cfg.Store.record(ctx, w, Delivery{ChangeID: c.ID, Table: c.Table, Event: c.Event, Attempt: w.Attempts + 1,
 		Status: res.StatusCode, LatencyMS: int(latency.Milliseconds()), Response: keep(excerpt)}); err != nil {
 		d.cfg.Logger.Warn("record webhook delivery", "webhook", w.ID, "err", err)
@@ -414,6 +448,7 @@ func (d *Deliverer) deliver(ctx context.Context, w *Webhook, c Change) bool {
 
 // failed records a failed attempt and schedules the next.
 func (d *Deliverer) failed(ctx context.Context, w *Webhook, c Change, at time.Time, status int, reason, response string) bool {
+	d.failures.Add(1)
 	next := time.Now().Add(d.cfg.Backoff(w.Attempts + 1))
 	if err := d.cfg.Store.record(ctx, w, Delivery{ChangeID: c.ID, Table: c.Table, Event: c.Event, Attempt: w.Attempts + 1,
 		Status: status, LatencyMS: int(time.Since(at).Milliseconds()), Error: reason, Response: response, NextRetryAt: &next}); err != nil {

@@ -110,7 +110,11 @@ func verify(t *testing.T, secret string, r received) bool {
 
 func createWebhook(t *testing.T, s *testserver.Server, p *testserver.Project, body map[string]any) map[string]any {
 	t.Helper()
-	return s.Do("POST", "/api/projects/"+p.ID+"/webhooks", p.Session, body).Must(t, 201).Data()
+	hook := s.Do("POST", "/api/projects/"+p.ID+"/webhooks", p.Session, body).Must(t, 201).Data()
+	// The package's tests share a database: a webhook left behind would
+	// be leased by the next test's service, aimed at a closed receiver.
+	t.Cleanup(func() { _, _ = s.Svc.DB.Exec(`DELETE FROM tablesmith.webhooks WHERE id = $1`, hook["id"]) })
+	return hook
 }
 
 func TestAWebhookDeliversEveryChangeInOrderSignedPerStandardWebhooks(t *testing.T) {
@@ -247,6 +251,9 @@ func TestAFailingReceiverGetsTheSameChangeAgainUntilItAcceptsAndNothingIsSkipped
 		ds = s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries?limit=5", p.ID, hook["id"]), p.Session, nil).Must(t, 200).List()
 		return len(ds) == 5
 	})
+	if st := s.Svc.Webhooks.Stats(); st.Delivered != 3 || st.Failed != 2 || st.Active != 1 || st.Lag != 0 {
+		t.Errorf("stats = %+v, want 3 delivered, 2 failed, 1 active and no lag", st)
+	}
 	if len(ds) != 5 || ds[4]["status"] != float64(503) || ds[4]["error"] != "the receiver answered 503" || ds[4]["next_retry_at"] == nil ||
 		ds[3]["attempt"] != float64(2) || ds[2]["attempt"] != float64(3) || ds[2]["status"] != float64(204) {
 		t.Fatalf("deliveries = %v", ds)
@@ -391,6 +398,7 @@ func TestAnotherNodeTakesAWebhookOverWhenItsNodeStops(t *testing.T) {
 	waitFor(t, "the first node's delivery", func() bool { return len(rc.all()) == 1 })
 
 	b := a.Beside(testserver.WithConfig(allowPrivate)) // started after a leased the webhook
+	t.Cleanup(func() { _, _ = b.Svc.DB.Exec(`DELETE FROM tablesmith.webhooks WHERE project_id = $1`, p.ID) }) // a's pool is closed
 	a.Svc.Close()
 	stopped := time.Now()
 	for i := range 20 {
