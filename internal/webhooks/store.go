@@ -71,7 +71,11 @@ func (s *Store) Create(ctx context.Context, id, projectID string, spec Spec, cur
 
 // List is a project's webhooks, oldest first.
 func (s *Store) List(ctx context.Context, projectID string) ([]Webhook, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT `+webhookCols+` FROM tablesmith.webhooks WHERE project_id = $1 ORDER BY created_at, id`, projectID)
+	return scanWebhooks(s.DB.QueryContext(ctx, `SELECT `+webhookCols+` FROM tablesmith.webhooks WHERE project_id = $1 ORDER BY created_at, id`, projectID))
+}
+
+// scanWebhooks reads every row of a query of webhookCols.
+func scanWebhooks(rows *sql.Rows, err error) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -146,24 +150,11 @@ func (s *Store) Replay(ctx context.Context, projectID, id string, from int64) (W
 // lease claims up to limit enabled webhooks that are due and that no
 // other node holds (or this node held), for leaseFor.
 func (s *Store) lease(ctx context.Context, node string, limit int, leaseFor time.Duration) ([]Webhook, error) {
-	rows, err := s.DB.QueryContext(ctx, `UPDATE tablesmith.webhooks w SET leased_by = $1, lease_until = now() + make_interval(secs => $3)
+	return scanWebhooks(s.DB.QueryContext(ctx, `UPDATE tablesmith.webhooks w SET leased_by = $1, lease_until = now() + make_interval(secs => $3)
 		FROM (SELECT id FROM tablesmith.webhooks
 		      WHERE enabled AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now() OR leased_by = $1)
 		      ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) due
-		WHERE w.id = due.id RETURNING `+prefixed("w.", webhookCols), node, limit, leaseFor.Seconds())
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Webhook
-	for rows.Next() {
-		w, err := scanWebhook(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
-	}
-	return out, rows.Err()
+		WHERE w.id = due.id RETURNING `+prefixed("w.", webhookCols), node, limit, leaseFor.Seconds()))
 }
 
 // renew extends this node's leases of ids; it returns the ids it still

@@ -397,7 +397,7 @@ func TestAnotherNodeTakesAWebhookOverWhenItsNodeStops(t *testing.T) {
 	a.API(p, "POST", "/posts", map[string]any{"title": "by a"}).Must(t, 201)
 	waitFor(t, "the first node's delivery", func() bool { return len(rc.all()) == 1 })
 
-	b := a.Beside(testserver.WithConfig(allowPrivate)) // started after a leased the webhook
+	b := a.Beside(testserver.WithConfig(allowPrivate))                                                        // started after a leased the webhook
 	t.Cleanup(func() { _, _ = b.Svc.DB.Exec(`DELETE FROM tablesmith.webhooks WHERE project_id = $1`, p.ID) }) // a's pool is closed
 	a.Svc.Close()
 	stopped := time.Now()
