@@ -804,7 +804,9 @@ func TestReadsOfOtherTablesGoOnWhileAMigrationWaitsForALock(t *testing.T) {
 	if len(failures) > 0 || n < 10 {
 		t.Fatalf("reads of b: %d ok, failures %v", n, failures)
 	}
-	if max > 500*time.Millisecond {
+	// The migration waited lockTimeout; a read of b held up by it would
+	// have waited that long too (the margin is for a loaded machine).
+	if max >= lockTimeout {
 		t.Errorf("a read of b took %v while a's migration waited", max)
 	}
 	if got := e.catalog(); !reflect.DeepEqual(got, beforeCat) {
@@ -875,7 +877,11 @@ func TestReadsGoOnWhileAMigrationHoldsAnotherTable(t *testing.T) {
 	}
 	n, max, failures := rb.summary()
 	t.Logf("%d reads of b during the pause, slowest %v", n, max)
-	if len(failures) > 0 || n < 20 || max > 500*time.Millisecond {
+	// A read of b that waited on a's migration would have waited the
+	// whole pause (a second) and let few others through; the bounds say
+	// neither happened, with room for a machine loaded by the suite,
+	// where a read under -race once took 528 ms.
+	if len(failures) > 0 || n < 10 || max >= time.Second {
 		t.Fatalf("reads of b: %d ok, slowest %v, failures %v", n, max, failures)
 	}
 }

@@ -74,6 +74,19 @@ func (rc *receiver) all() []received {
 	return append([]received(nil), rc.got...)
 }
 
+// distinct is all() with each run of the same webhook-id counted once:
+// delivery is at least once, and a node that loses its lease (a loaded
+// machine can hold its renewal past the 4 s) sends a change again.
+func (rc *receiver) distinct() []received {
+	var out []received
+	for _, r := range rc.all() {
+		if len(out) == 0 || out[len(out)-1].header.Get("webhook-id") != r.header.Get("webhook-id") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // waitFor polls until cond holds; the bound is far above the 100 ms a
 // delivery takes, for a machine loaded by the whole suite.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -134,9 +147,9 @@ func TestAWebhookDeliversEveryChangeInOrderSignedPerStandardWebhooks(t *testing.
 	s.API(p, "PATCH", fmt.Sprintf("/posts/%v", id), map[string]any{"n": 2}).Must(t, 200)
 	s.API(p, "DELETE", fmt.Sprintf("/posts/%v", id), nil).Must(t, 200)
 	s.API(p, "POST", "/notes", map[string]any{"body": "not captured, not delivered"}).Must(t, 201)
-	waitFor(t, "three deliveries", func() bool { return len(rc.all()) >= 3 })
+	waitFor(t, "three deliveries", func() bool { return len(rc.distinct()) >= 3 })
 	time.Sleep(300 * time.Millisecond) // a fourth would have come by now
-	got := rc.all()
+	got := rc.distinct()
 	if len(got) != 3 {
 		t.Fatalf("%d deliveries, want 3", len(got))
 	}
@@ -182,9 +195,9 @@ func TestAWebhookDeliversEveryChangeInOrderSignedPerStandardWebhooks(t *testing.
 	var ds []map[string]any
 	waitFor(t, "three attempts logged", func() bool { // logged right after the receiver answered
 		ds = s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries", p.ID, hook["id"]), p.Session, nil).Must(t, 200).List()
-		return len(ds) >= 3
+		return len(ds) >= len(rc.all())
 	})
-	if len(ds) != 3 || ds[0]["event"] != "delete" || ds[0]["status"] != float64(200) || ds[0]["response"] != "answer 3" {
+	if len(ds) < 3 || ds[0]["event"] != "delete" || ds[0]["status"] != float64(200) || ds[0]["response"] != fmt.Sprint("answer ", len(rc.all())) {
 		t.Fatalf("deliveries = %v", ds)
 	}
 	// Its cursor moved past every change.
@@ -204,9 +217,9 @@ func TestAWebhookTakesOnlyItsEventsAndItsCondition(t *testing.T) {
 	big := s.API(p, "POST", "/posts", map[string]any{"title": "big", "n": 10}).Must(t, 201).Data()["id"]
 	s.API(p, "PATCH", fmt.Sprintf("/posts/%v", big), map[string]any{"n": 11}).Must(t, 200)
 	s.API(p, "POST", "/posts", map[string]any{"title": "last", "n": 12}).Must(t, 201)
-	waitFor(t, "two deliveries", func() bool { return len(rc.all()) >= 2 })
+	waitFor(t, "two deliveries", func() bool { return len(rc.distinct()) >= 2 })
 	time.Sleep(300 * time.Millisecond)
-	got := rc.all()
+	got := rc.distinct()
 	if len(got) != 2 {
 		t.Fatalf("%d deliveries, want the two inserts with n >= 10", len(got))
 	}
@@ -349,7 +362,7 @@ func TestARotatedSecretSignsBesideThePreviousOneAndReplaySendsTheSameIDs(t *test
 	hook := createWebhook(t, s, p, map[string]any{"url": rc.URL, "tables": []string{"posts"}})
 	base := fmt.Sprintf("/api/projects/%s/webhooks/%s", p.ID, hook["id"])
 	s.API(p, "POST", "/posts", map[string]any{"title": "before"}).Must(t, 201)
-	waitFor(t, "the first delivery", func() bool { return len(rc.all()) >= 1 })
+	waitFor(t, "the first delivery", func() bool { return len(rc.distinct()) >= 1 })
 
 	rot := s.Do("POST", base+"/rotate-secret", p.Session, nil).Must(t, 200).Data()
 	newSecret, _ := rot["secret"].(string)
@@ -357,20 +370,20 @@ func TestARotatedSecretSignsBesideThePreviousOneAndReplaySendsTheSameIDs(t *test
 		t.Fatalf("rotate = %v", rot)
 	}
 	s.API(p, "POST", "/posts", map[string]any{"title": "after"}).Must(t, 201)
-	waitFor(t, "the second delivery", func() bool { return len(rc.all()) >= 2 })
-	after := rc.all()[1]
+	waitFor(t, "the second delivery", func() bool { return len(rc.distinct()) >= 2 })
+	after := rc.distinct()[1]
 	if !verify(t, newSecret, after) || !verify(t, hook["secret"].(string), after) {
 		t.Errorf("after a rotation a delivery must verify with both secrets: %q", after.header.Get("webhook-signature"))
 	}
-	if verify(t, newSecret, rc.all()[0]) {
+	if verify(t, newSecret, rc.distinct()[0]) {
 		t.Errorf("the new secret verifies a delivery signed before it existed")
 	}
 
-	first := rc.all()[0]
+	first := rc.distinct()[0]
 	cid := int64(first.msg["change_id"].(float64))
 	s.Do("POST", base+"/replay", p.Session, map[string]any{"from_change_id": cid}).Must(t, 200)
-	waitFor(t, "the replay", func() bool { return len(rc.all()) >= 4 })
-	got := rc.all()
+	waitFor(t, "the replay", func() bool { return len(rc.distinct()) >= 4 })
+	got := rc.distinct()
 	if got[2].header.Get("webhook-id") != first.header.Get("webhook-id") || got[3].header.Get("webhook-id") != after.header.Get("webhook-id") {
 		t.Errorf("replayed ids %q %q, want %q %q", got[2].header.Get("webhook-id"), got[3].header.Get("webhook-id"),
 			first.header.Get("webhook-id"), after.header.Get("webhook-id"))
@@ -383,11 +396,11 @@ func TestARotatedSecretSignsBesideThePreviousOneAndReplaySendsTheSameIDs(t *test
 	s.Do("PATCH", base, p.Session, map[string]any{"enabled": false}).Must(t, 200)
 	s.API(p, "POST", "/posts", map[string]any{"title": "while off"}).Must(t, 201)
 	time.Sleep(500 * time.Millisecond)
-	if n := len(rc.all()); n != 4 {
+	if n := len(rc.distinct()); n != 4 {
 		t.Fatalf("a disabled webhook delivered: %d deliveries", n)
 	}
 	s.Do("PATCH", base, p.Session, map[string]any{"enabled": true}).Must(t, 200)
-	waitFor(t, "the delivery after enabling", func() bool { return len(rc.all()) >= 5 })
+	waitFor(t, "the delivery after enabling", func() bool { return len(rc.distinct()) >= 5 })
 	s.Do("DELETE", base, p.Session, nil).Must(t, 200)
 	s.Do("GET", base, p.Session, nil).Must(t, 404)
 }
