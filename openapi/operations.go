@@ -141,7 +141,7 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	if t.PK != nil {
 		params = append(params, paramRef(paramAfter))
 	}
-	return append(params, paramRef(paramFormat))
+	return params
 }
 
 // fieldsParameter is fields: the visible columns a record may be cut to.
@@ -153,8 +153,8 @@ func fieldsParameter(t *schema.CTable) *v3.Parameter {
 		}
 	}
 	return &v3.Parameter{Name: "fields", In: "query",
-		Description: "Only these columns (the id is always returned), comma-separated.",
-		Style:       "form", Explode: ptr(false),
+		Description: "Only these columns (the id is always returned): repeat the parameter (fields=a&fields=b) or separate them with commas.",
+		Style:       "form", Explode: ptr(true),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: fieldNodes})}})}
 }
@@ -189,26 +189,28 @@ func includeParameter(t *schema.CTable) *v3.Parameter {
 		}
 	}
 	walk(t, "", 1)
-	// A path with options (tags(sort=name;limit=5)) is described by a
-	// pattern beside the enum of plain paths.
+	// One string schema: a pattern for every path, options included
+	// (tags(sort=name;limit=5)), and the plain paths as its examples. An
+	// enum beside the pattern would take anyOf of two string schemas,
+	// which generators that tell variants apart by JSON type refuse
+	// (ogen: "complex anyOf").
 	step := `[a-z][a-z0-9_]*(\([a-z0-9_=;-]+\))?`
-	withOptions := &base.Schema{Type: types("string"), Pattern: `^` + step + `(\.` + step + `){0,` + fmt.Sprint(translate.MaxIncludeDepth-1) + `}$`,
-		Description: "A relation path with options in parentheses after a relation: fields, sort and limit, separated by semicolons."}
-	item := withOptions
+	item := &base.Schema{Type: types("string"), Pattern: `^` + step + `(\.` + step + `){0,` + fmt.Sprint(translate.MaxIncludeDepth-1) + `}$`,
+		Description: "A relation path, with options in parentheses after a relation: fields, sort and limit, separated by semicolons."}
 	if len(paths) <= maxIncludeEnum {
 		sort.Strings(paths)
-		plain := &base.Schema{Type: types("string")}
-		for _, p := range paths {
-			plain.Enum = append(plain.Enum, str(p))
-		}
-		item = &base.Schema{AnyOf: []*base.SchemaProxy{base.CreateSchemaProxy(plain), base.CreateSchemaProxy(withOptions)}}
+		item.Description += " The examples are every plain path."
+		item.Examples = strNodes(paths)
 	}
 	return &v3.Parameter{Name: "include", In: "query",
-		Description: fmt.Sprintf("Related records to embed, comma-separated relation names; nest with dots (a.b) up to %d levels. "+
+		Description: fmt.Sprintf("Related records to embed, by relation name; nest with dots (a.b) up to %d levels. "+
+			"Repeat the parameter (include=a&include=b) or separate paths with commas. "+
 			"A to-many relation takes options in parentheses: fields, sort and limit (1 to %d, the default), "+
 			"separated by semicolons, as in posts(fields=title;sort=-created_at;limit=5). "+
 			"Relations of %s: %s.", translate.MaxIncludeDepth, translate.MaxEmbeddedRows, t.Name, strings.Join(t.RelationNames, ", ")),
-		Style: "form", Explode: ptr(false),
+		// Options are written with ( ) = ; which a client may send as
+		// they are: the server reads them either way.
+		Style: "form", Explode: ptr(true), AllowReserved: true,
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(item)}})}
 }
@@ -337,7 +339,7 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 	collection := &v3.PathItem{
 		Get: &v3.Operation{Tags: tags, OperationId: n.ListOp, Summary: "List " + t.Name, Description: listDesc,
 			Parameters: listParameters(sp, t), Security: security(readLevel),
-			Responses: responses("200", withExports(successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), t.Name), readErrors(true)...)},
+			Responses: responses("200", successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), readErrors(true)...)},
 		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a record in " + t.Name,
 			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",
 				levelText(createLevel, true)),
