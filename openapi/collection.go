@@ -166,7 +166,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 	paths.Set("/"+t.Name+"/"+bulkSegment, bulkPath(t, n, onConflict, unique, maxBulk))
 
 	// PATCH and DELETE by filter.
-	maxAffected := &v3.Parameter{Name: translate.MaxAffectedParam, In: "query",
+	maxAffected := &v3.Parameter{Name: translate.MaxAffectedParam, In: "query", Example: intNode(1000),
 		Description: "Refuse (400 INVALID_QUERY, nothing changed) when more rows than this match; details.max_affected says how many matched.",
 		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Format: "int64", Minimum: ptr(1.0)})}
 	byFilter := "Every list filter applies (filter[column], filter[column][op], filter=, search), ANDed, with the caller's owner scope; " +
@@ -183,7 +183,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 		Description: joinSentences("Sets the body's fields on every matching row the caller may update, in one statement.", byFilter,
 			levelText(updateLevel, true)),
 		Parameters:  []*v3.Parameter{maxAffected},
-		RequestBody: jsonBody("The fields to change (at least one).", n.Update), Security: security(updateLevel),
+		RequestBody: jsonBodyWith("The fields to change (at least one).", n.Update, bodyExample(t, true)), Security: security(updateLevel),
 		Responses: responses("200", affected, patchErrors...)}
 	deleteErrs := append([]string{respInvalidQuery}, deleteErrors(c, t)...)
 	collection.Delete = &v3.Operation{Tags: tags, OperationId: n.DeleteManyOp, Summary: "Delete records of " + t.Name + " by filter",
@@ -209,7 +209,8 @@ func withLocation(h *orderedmap.Map[string, *v3.Header]) *orderedmap.Map[string,
 func bulkPath(t *schema.CTable, n tableNames, onConflict *v3.Parameter, unique []string, maxBulk int) *v3.PathItem {
 	content := orderedmap.New[string, *v3.MediaType]()
 	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"), MinItems: ptr(int64(1)),
-		MaxItems: ptr(int64(maxBulk)), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.Create))}})})
+		MaxItems: ptr(int64(maxBulk)), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.Create))}}),
+		Example: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{bodyExample(t, false)}}})
 	body := &v3.RequestBody{Description: fmt.Sprintf("1 to %d new records.", maxBulk), Required: ptr(true), Content: content}
 	codes := orderedmap.New[string, *v3.Response]()
 	codes.Set("201", successResponse("The records in the items' order, with meta (created, updated and, with on_conflict, results).",
@@ -285,7 +286,8 @@ func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
 	list := func(name, desc string, columns []string, max int) *v3.Parameter {
 		s := &base.Schema{Type: types("array"), MaxItems: ptr(int64(max)),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: strNodes(columns)})}}
-		return &v3.Parameter{Name: name, In: "query", Description: desc, Style: "form", Explode: ptr(false), Schema: base.CreateSchemaProxy(s)}
+		return &v3.Parameter{Name: name, In: "query", Description: desc, Style: "form", Explode: ptr(false), Schema: base.CreateSchemaProxy(s),
+			Example: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{str(columns[0])}}}
 	}
 	params := []*v3.Parameter{
 		list("group_by", fmt.Sprintf("Group columns, comma-separated, at most %d; without group_by the answer is one group of every matching row.",
@@ -310,6 +312,7 @@ func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
 			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})},
 		paramRef(paramOrder),
 		&v3.Parameter{Name: "limit", In: "query", Description: fmt.Sprintf("Groups per page, 1 to %d.", translate.MaxAggregateLimit),
+			Example: intNode(translate.DefaultAggregateLimit),
 			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
 				Maximum: ptr(float64(translate.MaxAggregateLimit)), Default: intNode(translate.DefaultAggregateLimit)})},
 		paramRef(paramPage),

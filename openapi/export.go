@@ -27,7 +27,7 @@ func pagingParameters() map[string]*v3.Parameter {
 				"Not with page or offset. A cursor page reports page and offset 0.",
 			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), MaxLength: ptr(int64(translate.MaxCursorLength)),
 				Pattern: "^[A-Za-z0-9_-]+$"})},
-		paramFormat: {Name: "format", In: "query", Required: ptr(true),
+		paramFormat: {Name: "format", In: "query", Required: ptr(true), Example: str(translate.FormatCSV),
 			Description: "csv (RFC 4180, a header row of the columns) or ndjson (one record per line, as data of a list holds it).",
 			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"),
 				Enum: []*yaml.Node{str(translate.FormatCSV), str(translate.FormatNDJSON)}, Examples: []*yaml.Node{str(translate.FormatCSV)}})},

@@ -68,7 +68,7 @@ func realtimePaths(paths *orderedmap.Map[string, *v3.PathItem], schemes *ordered
 	params := []*v3.Parameter{{Name: "tables", In: "query", Required: ptr(true),
 		Description: "The tables to watch, comma-separated: tables with realtime on (" + strings.Join(listed, ", ") + "). " +
 			"Repeated tables= lists are joined.",
-		Style: "form", Explode: ptr(false),
+		Style: "form", Explode: ptr(false), Example: &yaml.Node{Kind: yaml.SequenceNode, Content: names[:1]},
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"), MinItems: ptr(int64(1)), UniqueItems: ptr(true),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: names})}})}}
 	for _, t := range tables {
