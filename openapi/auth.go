@@ -17,7 +17,7 @@ const authTag = "auth"
 const (
 	schemaSession      = "AuthSession"
 	schemaSessionResp  = "AuthSessionResponse"
-	schemaPending      = "AuthPendingUser"
+	schemaRegistration = "AuthRegistration"
 	schemaRegisterResp = "AuthRegisterResponse"
 	schemaLogin        = "LoginRequest"
 	schemaRefresh      = "RefreshRequest"
@@ -62,13 +62,19 @@ func authSchemas(schemas *orderedmap.Map[string, *base.SchemaProxy], n tableName
 	schemas.Set(schemaSessionResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxyRef(schemaRef(schemaSession)), false,
 		"A signed-in end user with their tokens, in the success envelope.")))
 
-	pending := orderedmap.New[string, *base.SchemaProxy]()
-	pending.Set("user", base.CreateSchemaProxyRef(schemaRef(n.Record)))
-	schemas.Set(schemaPending, closedObject(pending,
-		"A registered user who is not active yet (the auth table's is_active defaults to false): no tokens until someone activates them."))
-	schemas.Set(schemaRegisterResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxy(&base.Schema{
-		AnyOf: []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(schemaSession)), base.CreateSchemaProxyRef(schemaRef(schemaPending))},
-	}), false, "The registered user, signed in when the account is active.")))
+	// One object for both outcomes, the tokens optional, rather than
+	// anyOf a session and a pending user: generators that tell variants
+	// apart by JSON type (ogen) cannot split two objects.
+	registered := orderedmap.New[string, *base.SchemaProxy]()
+	for k, v := range session.FromOldest() {
+		registered.Set(k, v)
+	}
+	schemas.Set(schemaRegistration, base.CreateSchemaProxy(&base.Schema{Type: types("object"), Properties: registered,
+		Description: "A registered end user: with their tokens when the account is active; the user alone (no tokens until " +
+			"someone activates them) when the auth table's is_active defaults to false.",
+		Required: []string{"user"}, AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{N: 1, B: false}}))
+	schemas.Set(schemaRegisterResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxyRef(schemaRef(schemaRegistration)),
+		false, "The registered user, signed in when the account is active.")))
 
 	login := orderedmap.New[string, *base.SchemaProxy]()
 	login.Set("email", base.CreateSchemaProxy(&base.Schema{Type: types("string"), MinLength: ptr(int64(1)),

@@ -51,10 +51,13 @@ func (c *Cache) Size() int64 {
 
 // cacheKey names a rendering: the project's version, and its title, so a
 // rename renders afresh (the old title's rendering ages out).
-func cacheKey(project string, version int, title string, yaml bool) string {
+func cacheKey(project string, version int, title string, f Format) string {
 	format := "json"
-	if yaml {
+	if f.YAML {
 		format = "yaml"
+	}
+	if f.V30 {
+		format += "-3.0"
 	}
 	return project + "/" + strconv.Itoa(version) + "/" + format + "/" + title
 }

@@ -29,6 +29,8 @@ const (
 	respInvalidRequest = "InvalidRequest"
 
 	aggregateSegment = "aggregate"
+	bulkSegment      = "bulk"
+	exportSegment    = "export"
 )
 
 // collectionSchemas are the shared schemas of bulk writes, writes by
@@ -68,8 +70,8 @@ func collectionSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
 			"its name (count for count=*, otherwise <function>_<column>, e.g. sum_total). count and sums of integer columns are " +
 			"integers; sums, averages, minimums and maximums of decimal columns and averages of integer columns are strings with " +
 			"every digit; number columns give numbers; dates and timestamps are formatted as in records; null when no row has a value.",
-		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{
-			Type: types("string", "number", "boolean", "null")})}}
+		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(
+			baseSchema(schema.ValueSchema{Types: []string{"string", "number", "boolean", "null"}}))}}
 	props := orderedmap.New[string, *base.SchemaProxy]()
 	props.Set("success", base.CreateSchemaProxy(&base.Schema{Type: types("boolean"), Const: boolNode(true)}))
 	props.Set("data", base.CreateSchemaProxy(&base.Schema{Type: types("array"),
@@ -142,37 +144,29 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 	tags := []string{t.Name}
 	unique := uniqueInputs(t)
 
-	// POST: one object or an array of them; with on_conflict, an upsert.
+	// POST: one object; with on_conflict, an upsert of it. The server
+	// also takes an array here (for clients written before /bulk), which
+	// the document leaves to POST /<table>/bulk so that the body is a
+	// plain object schema every generator types.
 	post := collection.Post
-	post.RequestBody = bulkBody(n, maxBulk)
-	created := withLocation(rateHeaders())
-	post.Responses.Codes.Set("201", oneOfResponse("The created record (a single object; with its Location), or the records of an array body "+
-		"in its order with meta (an upsert answers 201 when it created any record).", created, n.Response, n.BulkResp))
-	desc := []string{fmt.Sprintf("Creates a record, or with an array of up to %d objects all of them in one statement, all or nothing: "+
-		"one invalid item answers 400 VALIDATION_ERROR with details keyed <position>.<field> and nothing is written. "+
-		"Answers 201 with the record and its Location, or the array of records in the items' order with meta.created. "+
-		"Each item counts as one request against the plan's rate limit.", maxBulk)}
+	onConflict := &v3.Parameter{Name: "on_conflict", In: "query",
+		Description: "Upsert: a unique column the body gives (every item, in a bulk create); a record whose value exists is updated " +
+			"with the fields given instead of answering 409. Needs the create and the update permission.",
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: strNodes(unique)})}
+	desc := []string{"Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location. " +
+		"To create many in one statement, POST an array to /" + t.Name + "/" + bulkSegment + " (an array sent here is taken the same way)"}
 	if len(unique) > 0 {
-		post.Parameters = append(post.Parameters, &v3.Parameter{Name: "on_conflict", In: "query",
-			Description: "Upsert: a unique column every item gives; an item whose value exists updates that row with the fields given " +
-				"instead of answering 409. Needs the create and the update permission.",
-			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: strNodes(unique)})})
-		codes := orderedmap.New[string, *v3.Response]()
-		codes.Set("200", oneOfResponse("An upsert that only updated: the record, or the records with meta (created 0, results).",
-			rateHeaders(), n.Response, n.BulkResp))
-		for st := post.Responses.Codes.First(); st != nil; st = st.Next() {
-			codes.Set(st.Key(), st.Value())
-		}
-		post.Responses.Codes = codes
+		post.Parameters = append(post.Parameters, onConflict)
+		setResponse(post, "200", successResponse("An upsert that updated an existing record: the record.", n.Response, rateHeaders()))
 		post.Responses.Codes.Set("400", responseRef(respInvalidRequest))
-		desc = append(desc, "With on_conflict="+strings.Join(unique, "|")+" an upsert: 201 if any record was created, else 200; "+
-			"meta.results says per item whether it was created or updated")
+		desc = append(desc, "With on_conflict="+strings.Join(unique, "|")+" an upsert: 201 if the record was created, 200 if it updated one")
 	}
 	desc = append(desc, "The filter parameters of this path do not apply to a create and are ignored", levelText(createLevel, true))
 	post.Description = joinSentences(desc...)
+	paths.Set("/"+t.Name+"/"+bulkSegment, bulkPath(t, n, onConflict, unique, maxBulk))
 
 	// PATCH and DELETE by filter.
-	maxAffected := &v3.Parameter{Name: translate.MaxAffectedParam, In: "query",
+	maxAffected := &v3.Parameter{Name: translate.MaxAffectedParam, In: "query", Example: intNode(1000),
 		Description: "Refuse (400 INVALID_QUERY, nothing changed) when more rows than this match; details.max_affected says how many matched.",
 		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Format: "int64", Minimum: ptr(1.0)})}
 	byFilter := "Every list filter applies (filter[column], filter[column][op], filter=, search), ANDed, with the caller's owner scope; " +
@@ -189,7 +183,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 		Description: joinSentences("Sets the body's fields on every matching row the caller may update, in one statement.", byFilter,
 			levelText(updateLevel, true)),
 		Parameters:  []*v3.Parameter{maxAffected},
-		RequestBody: jsonBody("The fields to change (at least one).", n.Update), Security: security(updateLevel),
+		RequestBody: jsonBodyWith("The fields to change (at least one).", n.Update, bodyExample(t, true)), Security: security(updateLevel),
 		Responses: responses("200", affected, patchErrors...)}
 	deleteErrs := append([]string{respInvalidQuery}, deleteErrors(c, t)...)
 	collection.Delete = &v3.Operation{Tags: tags, OperationId: n.DeleteManyOp, Summary: "Delete records of " + t.Name + " by filter",
@@ -201,6 +195,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 	idempotent(collection.Delete)
 
 	paths.Set("/"+t.Name+"/"+aggregateSegment, aggregatePath(sp, t, n))
+	paths.Set("/"+t.Name+"/"+exportSegment, exportPath(sp, t, n))
 }
 
 // withLocation adds the Location header to h.
@@ -209,26 +204,45 @@ func withLocation(h *orderedmap.Map[string, *v3.Header]) *orderedmap.Map[string,
 	return h
 }
 
-// bulkBody is POST's body: one record or an array of them.
-func bulkBody(n tableNames, maxBulk int) *v3.RequestBody {
-	one := base.CreateSchemaProxyRef(schemaRef(n.Create))
-	many := base.CreateSchemaProxy(&base.Schema{Type: types("array"), MinItems: ptr(int64(1)), MaxItems: ptr(int64(maxBulk)),
-		Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.Create))}})
+// bulkPath is POST /<table>/bulk: an array of records created (or with
+// on_conflict upserted) in one statement, all or nothing.
+func bulkPath(t *schema.CTable, n tableNames, onConflict *v3.Parameter, unique []string, maxBulk int) *v3.PathItem {
 	content := orderedmap.New[string, *v3.MediaType]()
-	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{OneOf: []*base.SchemaProxy{one, many}})})
-	return &v3.RequestBody{Description: fmt.Sprintf("The new record, or an array of 1 to %d new records.", maxBulk),
-		Required: ptr(true), Content: content}
-}
-
-// oneOfResponse is an answer whose body is one of the named schemas.
-func oneOfResponse(desc string, headers *orderedmap.Map[string, *v3.Header], names ...string) *v3.Response {
-	var of []*base.SchemaProxy
-	for _, name := range names {
-		of = append(of, base.CreateSchemaProxyRef(schemaRef(name)))
+	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"), MinItems: ptr(int64(1)),
+		MaxItems: ptr(int64(maxBulk)), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.Create))}}),
+		Example: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{bodyExample(t, false)}}})
+	body := &v3.RequestBody{Description: fmt.Sprintf("1 to %d new records.", maxBulk), Required: ptr(true), Content: content}
+	codes := orderedmap.New[string, *v3.Response]()
+	codes.Set("201", successResponse("The records in the items' order, with meta (created, updated and, with on_conflict, results).",
+		n.BulkResp, rateHeaders()))
+	desc := []string{fmt.Sprintf("Creates up to %d records in one statement, all or nothing: one invalid item answers 400 "+
+		"VALIDATION_ERROR with details keyed <position>.<field> and nothing is written; a body that is not an array answers 400 "+
+		"INVALID_JSON. Each item counts as one request against the plan's rate limit", maxBulk)}
+	var params []*v3.Parameter
+	errs := []string{respBadBody, respUnauthorized, respForbidden, respNotFound}
+	if len(unique) > 0 {
+		params = append(params, onConflict)
+		codes.Set("200", successResponse("An upsert that created nothing: the records with meta (created 0, results).", n.BulkResp, rateHeaders()))
+		errs[0] = respInvalidRequest
+		desc = append(desc, "With on_conflict="+strings.Join(unique, "|")+" an upsert: 201 if any record was created, else 200; "+
+			"meta.results says per item whether it was created or updated; every item names the same fields")
 	}
-	content := orderedmap.New[string, *v3.MediaType]()
-	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{OneOf: of})})
-	return &v3.Response{Description: desc, Headers: headers, Content: content}
+	if hasUnique(t) {
+		errs = append(errs, respConflict)
+	}
+	errs = append(errs, respTooLarge, respMediaType, respRateLimited, respInternal, respUnavailable)
+	level := t.Level("create")
+	op := &v3.Operation{Tags: []string{t.Name}, OperationId: n.BulkCreateOp, Summary: "Create records in " + t.Name + " in bulk",
+		Description: joinSentences(append(desc, levelText(level, true))...), Parameters: params, RequestBody: body,
+		Security: security(level), Responses: &v3.Responses{Codes: codes}}
+	addErrors(op.Responses.Codes, errs...)
+	idempotent(op)
+	minimal(op)
+	if len(unique) > 0 {
+		conditional(op, paramIfNoneMatch)
+	}
+	return &v3.PathItem{Post: op, Description: "Methods: POST. Any other method is answered 405 METHOD_NOT_ALLOWED " +
+		"(the error envelope) with an Allow header naming the methods."}
 }
 
 // uniqueInputs are the body names of the unique columns a body may set:
@@ -272,7 +286,8 @@ func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
 	list := func(name, desc string, columns []string, max int) *v3.Parameter {
 		s := &base.Schema{Type: types("array"), MaxItems: ptr(int64(max)),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: strNodes(columns)})}}
-		return &v3.Parameter{Name: name, In: "query", Description: desc, Style: "form", Explode: ptr(false), Schema: base.CreateSchemaProxy(s)}
+		return &v3.Parameter{Name: name, In: "query", Description: desc, Style: "form", Explode: ptr(false), Schema: base.CreateSchemaProxy(s),
+			Example: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{str(columns[0])}}}
 	}
 	params := []*v3.Parameter{
 		list("group_by", fmt.Sprintf("Group columns, comma-separated, at most %d; without group_by the answer is one group of every matching row.",
@@ -297,6 +312,7 @@ func aggregatePath(sp *splicer, t *schema.CTable, n tableNames) *v3.PathItem {
 			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")})},
 		paramRef(paramOrder),
 		&v3.Parameter{Name: "limit", In: "query", Description: fmt.Sprintf("Groups per page, 1 to %d.", translate.MaxAggregateLimit),
+			Example: intNode(translate.DefaultAggregateLimit),
 			Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
 				Maximum: ptr(float64(translate.MaxAggregateLimit)), Default: intNode(translate.DefaultAggregateLimit)})},
 		paramRef(paramPage),

@@ -32,21 +32,22 @@ func TestDocumentDescribesCollectionWritesAndAggregates(t *testing.T) {
 	}
 
 	// Bulk create: an array in, the records in order with meta out.
-	bulk := do("POST", "/posts", []any{post("First", "first", "10.50"), post("Second", "second", 2), post("Third", "third", "0.25")}, 201)
+	bulk := do("POST", "/posts/bulk", []any{post("First", "first", "10.50"), post("Second", "second", 2), post("Third", "third", "0.25")}, 201)
 	if rows, _ := bulk["data"].([]any); len(rows) != 3 || bulk["meta"].(map[string]any)["created"] != 3.0 {
 		t.Errorf("bulk create answer: %v", bulk)
 	}
 	// An invalid item: 400 keyed by position, also per the document.
-	bad := do("POST", "/posts", []any{post("Fine", "fine", 1), post("x", "Not A Slug!", 1)}, 400)
+	bad := do("POST", "/posts/bulk", []any{post("Fine", "fine", 1), post("x", "Not A Slug!", 1)}, 400)
 	if d := bad["error"].(map[string]any)["details"].(map[string]any); d["1.title"] == nil || d["1.slug"] == nil {
 		t.Errorf("bulk 400 details: %v", d)
 	}
-	if ok, _, _, _ := k.send("POST", "/posts", key, []any{}); ok {
+	if ok, _, _, _ := k.send("POST", "/posts/bulk", key, []any{}); ok {
 		t.Error("the document takes an empty array, which the server refuses")
 	}
+	do("POST", "/posts/bulk", post("Solo", "solo", 1), 400) // not an array
 
 	// Upserts on slug: one that creates (201), one that only updates (200).
-	up := do("POST", "/posts?on_conflict=slug", []any{post("Third again", "third", 3), post("Fourth", "fourth", 4)}, 201)
+	up := do("POST", "/posts/bulk?on_conflict=slug", []any{post("Third again", "third", 3), post("Fourth", "fourth", 4)}, 201)
 	if r := up["meta"].(map[string]any)["results"]; fmt.Sprint(r) != "[updated created]" {
 		t.Errorf("upsert results = %v", r)
 	}
@@ -54,7 +55,7 @@ func TestDocumentDescribesCollectionWritesAndAggregates(t *testing.T) {
 	if single["data"].(map[string]any)["title"] != "First, renamed" {
 		t.Errorf("single upsert answer: %v", single)
 	}
-	do("POST", "/posts?on_conflict=slug", []any{post("Only updated", "second", 5)}, 200)
+	do("POST", "/posts/bulk?on_conflict=slug", []any{post("Only updated", "second", 5)}, 200)
 	do("POST", "/posts?on_conflict=title", post("Nope", "nope", 1), 400) // not a unique column
 	if ok, _, _, _ := k.send("POST", "/posts?on_conflict=author_id", key, post("Nope", "nope", 1)); ok {
 		t.Error("the document takes on_conflict=author_id, which is not unique")

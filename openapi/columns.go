@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,27 +54,93 @@ func columnSchema(c *schema.CColumn, forRequest bool) *base.Schema {
 	return s
 }
 
-// baseSchema renders a value schema of the registry in libopenapi's terms.
+// baseSchema renders a value schema of the registry in libopenapi's terms
+// with one type per schema: a value of several types (a nullable column,
+// a decimal as number or string) is anyOf one branch per type, each with
+// the keywords that apply to it, and {type: 'null'} for null. Several
+// generators (oapi-codegen, ogen) refuse a type array, and anyOf with a
+// null branch is the form they read as nullable; the 3.0 rendition turns
+// it into nullable: true (openapi30.go). Annotations (description,
+// examples, writeOnly) stay on the outer schema.
 func baseSchema(v schema.ValueSchema) *base.Schema {
-	s := &base.Schema{Type: v.Types, Format: v.Format, MinLength: v.MinLength, MaxLength: v.MaxLength,
-		Minimum: v.Minimum, Maximum: v.Maximum, Description: v.Description}
+	s := &base.Schema{Description: v.Description}
 	if v.WriteOnly {
 		s.WriteOnly = ptr(true)
-	}
-	for _, p := range v.Patterns {
-		addPattern(s, p)
-	}
-	for _, e := range v.Enum {
-		if e == nil {
-			s.Enum = append(s.Enum, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
-			continue
-		}
-		s.Enum = append(s.Enum, str(e.(string)))
 	}
 	for _, e := range v.Examples {
 		s.Examples = append(s.Examples, str(e))
 	}
+	var typed []string
+	nullable := false
+	for _, t := range v.Types {
+		if t == "null" {
+			nullable = true
+		} else {
+			typed = append(typed, t)
+		}
+	}
+	switch {
+	case len(typed) == 0:
+		// Any value, null included (a nullable json column): no type.
+	case isAnyButNull(typed) && !nullable:
+		s.Not = base.CreateSchemaProxy(&base.Schema{Type: types("null")})
+	case len(typed) == 1 && !nullable:
+		constrain(s, v, typed[0])
+	default:
+		for _, t := range typed {
+			branch := &base.Schema{}
+			constrain(branch, v, t)
+			s.AnyOf = append(s.AnyOf, base.CreateSchemaProxy(branch))
+		}
+		if nullable {
+			s.AnyOf = append(s.AnyOf, base.CreateSchemaProxy(nullSchema()))
+		}
+	}
 	return s
+}
+
+// nullSchema is the null branch of a nullable value.
+func nullSchema() *base.Schema { return &base.Schema{Type: types("null")} }
+
+// nullable is s or null: anyOf [s, {type: 'null'}] with s's annotations
+// kept outside, as baseSchema writes a nullable column.
+func nullable(s *base.Schema) *base.Schema {
+	outer := &base.Schema{Description: s.Description, Examples: s.Examples}
+	s.Description, s.Examples = "", nil
+	outer.AnyOf = []*base.SchemaProxy{base.CreateSchemaProxy(s), base.CreateSchemaProxy(nullSchema())}
+	return outer
+}
+
+// isAnyButNull reports whether types are every JSON type but null (a
+// required json column).
+func isAnyButNull(typed []string) bool {
+	for _, t := range []string{"object", "array", "string", "number", "boolean"} {
+		if !slices.Contains(typed, t) {
+			return false
+		}
+	}
+	return len(typed) == 5
+}
+
+// constrain sets type t on s with the keywords of v that apply to values
+// of that type: lengths, patterns and formats to strings, bounds to
+// numbers, the enum (without null) to any.
+func constrain(s *base.Schema, v schema.ValueSchema, t string) {
+	s.Type, s.Format = types(t), v.Format
+	switch t {
+	case "string":
+		s.MinLength, s.MaxLength = v.MinLength, v.MaxLength
+		for _, p := range v.Patterns {
+			addPattern(s, p)
+		}
+	case "integer", "number":
+		s.Minimum, s.Maximum = v.Minimum, v.Maximum
+	}
+	for _, e := range v.Enum {
+		if e != nil {
+			s.Enum = append(s.Enum, str(e.(string)))
+		}
+	}
 }
 
 // columnNotes says in words what the schema keywords cannot: uniqueness,
@@ -173,6 +240,9 @@ func bodySchema(sp *splicer, t *schema.CTable) *base.Schema {
 				cs := columnSchema(c, true)
 				if c == t.Owner {
 					cs.Description = joinSentences(cs.Description, "Owner column: an end user's create or update always sets it to that user's id, whatever the body says; an anonymous write may not set it (400); only an API key sets it freely.")
+					if c.Required {
+						cs.Description = joinSentences(cs.Description, "Not listed as required because the server fills it for end users; an API key's create must give it.")
+					}
 				}
 				m.Content = append(m.Content, str(c.Input), schemaNode(cs))
 			}
@@ -203,7 +273,12 @@ func bodySchema(sp *splicer, t *schema.CTable) *base.Schema {
 func requiredBody(t *schema.CTable, n tableNames, mode string) *base.Schema {
 	var required []string
 	for _, c := range t.Writable {
-		if c.Required && (mode == modeReplace || !schema.HasDefault(&c.Column)) {
+		// The owner column is filled in by the server for an end user's
+		// write (and refused from an anonymous one), so a body without it
+		// is valid for them: listing it as required would make a
+		// validating proxy refuse what the server takes. An API key's
+		// write without it is answered 400 naming it.
+		if c.Required && (mode == modeReplace || !schema.HasDefault(&c.Column)) && c != t.Owner {
 			required = append(required, c.Input)
 		}
 	}

@@ -467,9 +467,9 @@ func TestDocumentDescribesEveryAnswer(t *testing.T) {
 	tag := ok("POST", "/tags", key, map[string]any{"label": "go", "post_id": pid}, 201)
 	tid := tag["data"].(map[string]any)["id"]
 
-	ok("GET", "/posts?limit=5&sort=-created_at&include=author,tags&filter[featured]=true&count=exact", key, nil, 200)
-	ok("GET", "/users?include=posts.tags&fields=email,name", key, nil, 200)
-	ok("GET", "/users?include="+url.QueryEscape("posts(fields=title;sort=-title;limit=2).tags(limit=1)")+",posts.author", key, nil, 200)
+	ok("GET", "/posts?limit=5&sort=-created_at&include=author&include=tags&filter[featured]=true&count=exact", key, nil, 200)
+	ok("GET", "/users?include=posts.tags&fields=email&fields=name", key, nil, 200)
+	ok("GET", "/users?include="+url.QueryEscape("posts(fields=title;sort=-title;limit=2).tags(limit=1)")+"&include=posts.author", key, nil, 200)
 	ok("GET", "/users?search=ann&filter=age%20%3E%3D%200%20or%20age%20%3D%20null", key, nil, 200)
 	ok("GET", fmt.Sprintf("/posts/%v", pid), key, nil, 200)
 	ok("PATCH", fmt.Sprintf("/posts/%v", pid), key, map[string]any{"rating": 4.5}, 200)
@@ -493,10 +493,10 @@ func TestDocumentDescribesEveryAnswer(t *testing.T) {
 		t.Errorf("the empty page after the last by cursor: %v", last)
 	}
 	ok("DELETE", fmt.Sprintf("/tags/%v", second["data"].(map[string]any)["id"]), key, nil, 200)
-	ok("GET", "/posts?format=csv&fields=title,price&sort=-created_at", key, nil, 200)
-	ok("GET", "/posts?format=ndjson&include=author", key, nil, 200)
-	ok("GET", "/tags?after="+cursor, key, nil, 400)     // another sort
-	ok("GET", "/tags?format=csv&page=2", key, nil, 400) // exports have no pages
+	ok("GET", "/posts/export?format=csv&fields=title&fields=price&sort=-created_at", key, nil, 200)
+	ok("GET", "/posts/export?format=ndjson&include=author", key, nil, 200)
+	ok("GET", "/tags?after="+cursor, key, nil, 400)            // another sort
+	ok("GET", "/tags/export?format=csv&page=2", key, nil, 400) // exports have no pages
 
 	// Errors are described too (send checks every answer's body).
 	ok("GET", "/posts?limit=500", key, nil, 400)

@@ -94,8 +94,8 @@ func metaSchema() *base.Schema {
 	props.Set("total_pages", integer("Pages of this size that hold them (absent with count=none)."))
 	props.Set("total_estimated", base.CreateSchemaProxy(&base.Schema{Type: types("boolean"),
 		Description: "True when total is the planner's estimate (count=estimated on more than 10,000 matching records)."}))
-	props.Set("next_cursor", base.CreateSchemaProxy(&base.Schema{Type: types("string", "null"),
-		Description: "Pass as after= for the next page; null on the last page (fewer records than limit)."}))
+	props.Set("next_cursor", base.CreateSchemaProxy(nullable(&base.Schema{Type: types("string"),
+		Description: "Pass as after= for the next page; null on the last page (fewer records than limit)."})))
 	return &base.Schema{Type: types("object"), Properties: props, Required: []string{"page", "limit", "offset", "next_cursor"}}
 }
 

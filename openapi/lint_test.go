@@ -14,7 +14,8 @@ import (
 
 // TestDocumentPassesRedoclyLint runs the external validator
 // (scripts/openapi-check.sh: Redocly CLI's recommended rules) on the JSON
-// and YAML documents of a schema that uses every type and constraint.
+// and YAML documents of a schema that uses every type and constraint, in
+// OpenAPI 3.1 and in the 3.0 rendition (Redocly lints each by its version).
 func TestDocumentPassesRedoclyLint(t *testing.T) {
 	t.Parallel()
 	check.Node(t)
@@ -31,7 +32,8 @@ func TestDocumentPassesRedoclyLint(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for name, body := range map[string][]byte{"openapi.json": doc.JSON(), "openapi.yaml": doc.YAML()} {
+	for name, body := range map[string][]byte{"openapi.json": doc.JSON(), "openapi.yaml": doc.YAML(),
+		"openapi-3.0.json": doc.As(openapi.Format{V30: true}), "openapi-3.0.yaml": doc.As(openapi.Format{YAML: true, V30: true})} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, body, 0o644); err != nil {
 			t.Fatal(err)

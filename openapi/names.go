@@ -34,6 +34,8 @@ type tableNames struct {
 	HeadListOp      string // headListOrderItems: HEAD of the list
 	HeadGetOp       string // headGetOrderItem: HEAD of a record
 	BulkResp        string // OrderItemBulkResponse: envelope around the records of a bulk create
+	BulkCreateOp    string // bulkCreateOrderItems: POST /order_items/bulk
+	ExportOp        string // exportOrderItems: GET /order_items/export
 	UpdateManyOp    string // updateOrderItemsByFilter: PATCH of the collection
 	DeleteManyOp    string // deleteOrderItemsByFilter: DELETE of the collection
 	AggregateOp     string // aggregateOrderItems
@@ -44,7 +46,7 @@ type tableNames struct {
 func (n tableNames) all() []string {
 	return append([]string{n.Record, n.Create, n.Replace, n.Update, n.ListItem, n.WithRelations, n.Response, n.ListResp,
 		n.ListOp, n.GetOp, n.CreateOp, n.ReplaceOp, n.UpdateOp, n.DeleteOp, n.HeadListOp, n.HeadGetOp,
-		n.BulkResp, n.UpdateManyOp, n.DeleteManyOp, n.AggregateOp, n.HeadAggregateOp}, n.Included...)
+		n.BulkResp, n.BulkCreateOp, n.ExportOp, n.UpdateManyOp, n.DeleteManyOp, n.AggregateOp, n.HeadAggregateOp}, n.Included...)
 }
 
 func namesFor(singular, plural string) tableNames {
@@ -59,7 +61,7 @@ func namesFor(singular, plural string) tableNames {
 		ListOp: "list" + plural, GetOp: "get" + singular, CreateOp: "create" + singular,
 		ReplaceOp: "replace" + singular, UpdateOp: "update" + singular, DeleteOp: "delete" + singular,
 		HeadListOp: "headList" + plural, HeadGetOp: "headGet" + singular,
-		BulkResp: singular + "BulkResponse", UpdateManyOp: "update" + plural + "ByFilter", DeleteManyOp: "delete" + plural + "ByFilter",
+		BulkResp: singular + "BulkResponse", BulkCreateOp: "bulkCreate" + plural, ExportOp: "export" + plural, UpdateManyOp: "update" + plural + "ByFilter", DeleteManyOp: "delete" + plural + "ByFilter",
 		AggregateOp: "aggregate" + plural, HeadAggregateOp: "headAggregate" + plural,
 		singularKey: singular,
 	}
@@ -178,7 +180,7 @@ func singularWord(w string) string {
 var fixedComponentNames = []string{
 	"Error", "ErrorEnvelope", "ErrorBody", "ListMeta",
 	"FilterInteger", "FilterNumber", "FilterBoolean", "FilterTimestamp", "FilterDate", "FilterUUID", filterString,
-	"AuthSession", "AuthSessionResponse", "AuthPendingUser", "AuthRegisterResponse", "LoginRequest", "RefreshRequest", "LogoutRequest", "MessageResponse",
+	"AuthSession", "AuthSessionResponse", "AuthRegistration", "AuthRegisterResponse", "LoginRequest", "RefreshRequest", "LogoutRequest", "MessageResponse",
 	schemaBulkMeta, schemaAffectedResponse, schemaAggregateMeta, schemaAggregateResponse,
 	opRegister, opLogin, opRefresh, opLogout, opMe, opRealtime,
 }

@@ -211,24 +211,34 @@ func (d *Document) Render() error {
 	return err
 }
 
-// Rendered is the JSON (yaml false) or YAML rendering, from the cache or
-// rendered now; concurrent callers share one render.
-func (d *Document) Rendered(yaml bool) (*Rendered, error) {
-	return d.cache.get(cacheKey(d.opts.ProjectID, d.opts.Version, d.opts.Title, yaml), func() (*Rendered, error) {
-		return d.render(yaml)
+// Format is one rendering of a document: JSON or YAML, of OpenAPI 3.1 or
+// of the 3.0 rendition (openapi30.go).
+type Format struct {
+	YAML bool
+	V30  bool
+}
+
+// Rendered is the JSON (yaml false) or YAML rendering of OpenAPI 3.1.
+func (d *Document) Rendered(yaml bool) (*Rendered, error) { return d.RenderedAs(Format{YAML: yaml}) }
+
+// RenderedAs is the rendering in format f, from the cache or rendered
+// now; concurrent callers share one render.
+func (d *Document) RenderedAs(f Format) (*Rendered, error) {
+	return d.cache.get(cacheKey(d.opts.ProjectID, d.opts.Version, d.opts.Title, f), func() (*Rendered, error) {
+		return d.render(f)
 	})
 }
 
-func (d *Document) render(asYAML bool) (*Rendered, error) {
+func (d *Document) render(f Format) (*Rendered, error) {
 	sp := newSplicer()
 	doc := build(sp, d.compiled, d.opts)
 	sentinel := newSentinel()
 	doc.Servers[0].URL = sentinel
-	b, err := renderAs(doc, sp, asYAML)
+	b, err := renderAs(doc, sp, f)
 	if err != nil {
 		return nil, fmt.Errorf("render openapi for %s: %w", d.opts.ProjectID, err)
 	}
-	t, err := split(b, sentinel, asYAML)
+	t, err := split(b, sentinel, f.YAML)
 	if err != nil {
 		return nil, fmt.Errorf("render openapi for %s: %w", d.opts.ProjectID, err)
 	}
@@ -243,8 +253,9 @@ func (d *Document) render(asYAML bool) (*Rendered, error) {
 
 // renderAs renders the model to a YAML node tree (libopenapi's
 // NodeBuilder) and writes the tree as JSON or YAML with the per-column
-// parts in place of their placeholders.
-func renderAs(doc *v3.Document, sp *splicer, asYAML bool) ([]byte, error) {
+// parts in place of their placeholders; the 3.0 rendition is rewritten
+// from that tree on the way (to30).
+func renderAs(doc *v3.Document, sp *splicer, f Format) ([]byte, error) {
 	renderMu.Lock()
 	defer renderMu.Unlock()
 	tree, err := doc.MarshalYAML()
@@ -255,8 +266,11 @@ func renderAs(doc *v3.Document, sp *splicer, asYAML bool) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("libopenapi rendered %T, not a YAML node", tree)
 	}
+	if f.V30 {
+		to30(sp, node)
+	}
 	var buf bytes.Buffer
-	if asYAML {
+	if f.YAML {
 		err = writeYAML(&buf, sp, node, 0, "")
 	} else {
 		// Compact: the JSON is for programs (YAML reads better), and
@@ -279,13 +293,14 @@ func split(b []byte, sentinel string, quote bool) (template, error) {
 
 // JSON is the document with the relative server URL /v1/<project_id>,
 // rendering it if needed; nil when it cannot be rendered.
-func (d *Document) JSON() []byte { return d.bytes(false) }
+func (d *Document) JSON() []byte { return d.As(Format{}) }
 
 // YAML is the document in YAML with the relative server URL.
-func (d *Document) YAML() []byte { return d.bytes(true) }
+func (d *Document) YAML() []byte { return d.As(Format{YAML: true}) }
 
-func (d *Document) bytes(yaml bool) []byte {
-	r, err := d.Rendered(yaml)
+// As is the document in format f with the relative server URL.
+func (d *Document) As(f Format) []byte {
+	r, err := d.RenderedAs(f)
 	if err != nil {
 		return nil
 	}

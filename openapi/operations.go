@@ -38,10 +38,11 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 	m := orderedmap.New[string, *v3.Parameter]()
 	m.Set(paramPage, &v3.Parameter{Name: "page", In: "query",
 		Description: "Page number, from 1. Use page or offset, not both.",
+		Example:     intNode(1),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
 			Maximum: ptr(float64(translate.MaxPage)), Default: intNode(1)})})
 	m.Set(paramLimit, &v3.Parameter{Name: "limit", In: "query",
-		Description: fmt.Sprintf("Records per page, 1 to %d.", maxLimit),
+		Description: fmt.Sprintf("Records per page, 1 to %d.", maxLimit), Example: intNode(translate.DefaultLimit),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(1.0),
 			Maximum: ptr(float64(maxLimit)), Default: intNode(translate.DefaultLimit)})})
 	m.Set(paramOffset, &v3.Parameter{Name: "offset", In: "query",
@@ -49,8 +50,8 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Minimum: ptr(0.0),
 			Maximum: ptr(float64(int64(translate.MaxPage) * int64(maxLimit)))})})
 	m.Set(paramOrder, &v3.Parameter{Name: "order", In: "query",
-		Description: "Direction of the sort columns written without a leading '-'.",
-		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("asc"), str("desc")}, Default: str("asc")})})
+		Description: "Direction of the sort columns written without a leading '-'.", Example: str("asc"),
+		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("asc"), str("desc")}, Default: str("asc")})})
 	m.Set(paramFilter, &v3.Parameter{Name: "filter", In: "query",
 		Description: "A filter expression over the table's columns, e.g. `age >= 18 and (name ~ 'ann' or is_active = true)`. " +
 			"Operators: " + translate.ExprOperators() + ", and, or, not, parentheses; " +
@@ -59,6 +60,7 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 	m.Set(paramCount, &v3.Parameter{Name: "count", In: "query",
 		Description: fmt.Sprintf("How meta.total is counted: exact, estimated (exact up to %d matching records, "+
 			"then the planner's estimate with meta.total_estimated) or none (no total).", translate.ExactCountCap),
+		Example: str(translate.CountEstimated),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"),
 			Enum:    []*yaml.Node{str(translate.CountExact), str(translate.CountEstimated), str(translate.CountNone)},
 			Default: str(translate.CountEstimated)})})
@@ -79,7 +81,8 @@ func sharedParameters(maxLimit int) *orderedmap.Map[string, *v3.Parameter] {
 	m.Set(paramPrefer, &v3.Parameter{Name: "Prefer", In: "header",
 		Description: "return=minimal answers without the record: 204, or 201 with Location for a create (Preference-Applied: return=minimal). " +
 			"return=representation (the default) answers with it.",
-		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("return=minimal"), str("return=representation")}})})
+		Example: str("return=representation"),
+		Schema:  base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: []*yaml.Node{str("return=minimal"), str("return=representation")}})})
 	for _, name := range []string{paramAfter, paramFormat} {
 		m.Set(name, pagingParameters()[name])
 	}
@@ -105,7 +108,8 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	params = append(params, &v3.Parameter{Name: "sort", In: "query",
 		Description: fmt.Sprintf("Sort columns, comma-separated; a leading '-' sorts that column descending. "+
 			"At most %d columns, e.g. -created_at,id. Default: id. Columns: %s.", translate.MaxSortKeys, strings.Join(sortable, ", ")),
-		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("string")}),
+		Example: str(t.PK.Name),
+		Schema:  base.CreateSchemaProxy(&base.Schema{Type: types("string")}),
 	}, paramRef(paramOrder))
 	var filterable []*schema.CColumn
 	for _, c := range t.Columns {
@@ -141,7 +145,7 @@ func listParameters(sp *splicer, t *schema.CTable) []*v3.Parameter {
 	if t.PK != nil {
 		params = append(params, paramRef(paramAfter))
 	}
-	return append(params, paramRef(paramFormat))
+	return params
 }
 
 // fieldsParameter is fields: the visible columns a record may be cut to.
@@ -153,8 +157,8 @@ func fieldsParameter(t *schema.CTable) *v3.Parameter {
 		}
 	}
 	return &v3.Parameter{Name: "fields", In: "query",
-		Description: "Only these columns (the id is always returned), comma-separated.",
-		Style:       "form", Explode: ptr(false),
+		Description: "Only these columns (the id is always returned): repeat the parameter (fields=a&fields=b) or separate them with commas.",
+		Style:       "form", Explode: ptr(true),
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: fieldNodes})}})}
 }
@@ -189,26 +193,28 @@ func includeParameter(t *schema.CTable) *v3.Parameter {
 		}
 	}
 	walk(t, "", 1)
-	// A path with options (tags(sort=name;limit=5)) is described by a
-	// pattern beside the enum of plain paths.
+	// One string schema: a pattern for every path, options included
+	// (tags(sort=name;limit=5)), and the plain paths as its examples. An
+	// enum beside the pattern would take anyOf of two string schemas,
+	// which generators that tell variants apart by JSON type refuse
+	// (ogen: "complex anyOf").
 	step := `[a-z][a-z0-9_]*(\([a-z0-9_=;-]+\))?`
-	withOptions := &base.Schema{Type: types("string"), Pattern: `^` + step + `(\.` + step + `){0,` + fmt.Sprint(translate.MaxIncludeDepth-1) + `}$`,
-		Description: "A relation path with options in parentheses after a relation: fields, sort and limit, separated by semicolons."}
-	item := withOptions
+	item := &base.Schema{Type: types("string"), Pattern: `^` + step + `(\.` + step + `){0,` + fmt.Sprint(translate.MaxIncludeDepth-1) + `}$`,
+		Description: "A relation path, with options in parentheses after a relation: fields, sort and limit, separated by semicolons."}
 	if len(paths) <= maxIncludeEnum {
 		sort.Strings(paths)
-		plain := &base.Schema{Type: types("string")}
-		for _, p := range paths {
-			plain.Enum = append(plain.Enum, str(p))
-		}
-		item = &base.Schema{AnyOf: []*base.SchemaProxy{base.CreateSchemaProxy(plain), base.CreateSchemaProxy(withOptions)}}
+		item.Description += " The examples are every plain path."
+		item.Examples = strNodes(paths)
 	}
-	return &v3.Parameter{Name: "include", In: "query",
-		Description: fmt.Sprintf("Related records to embed, comma-separated relation names; nest with dots (a.b) up to %d levels. "+
+	return &v3.Parameter{Name: "include", In: "query", Example: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{str(paths[0])}},
+		Description: fmt.Sprintf("Related records to embed, by relation name; nest with dots (a.b) up to %d levels. "+
+			"Repeat the parameter (include=a&include=b) or separate paths with commas. "+
 			"A to-many relation takes options in parentheses: fields, sort and limit (1 to %d, the default), "+
 			"separated by semicolons, as in posts(fields=title;sort=-created_at;limit=5). "+
 			"Relations of %s: %s.", translate.MaxIncludeDepth, translate.MaxEmbeddedRows, t.Name, strings.Join(t.RelationNames, ", ")),
-		Style: "form", Explode: ptr(false),
+		// Options are written with ( ) = ; which a client may send as
+		// they are: the server reads them either way.
+		Style: "form", Explode: ptr(true), AllowReserved: true,
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(item)}})}
 }
@@ -224,7 +230,14 @@ func idParameter(t *schema.CTable) *v3.Parameter {
 	case t.PK.Type != schema.TypeInteger:
 		s = &base.Schema{Type: types("string")}
 	}
-	return &v3.Parameter{Name: "id", In: "path", Required: ptr(true),
+	example := intNode(1)
+	switch {
+	case s.Format == "uuid":
+		example = str("00000000-0000-4000-8000-000000000000")
+	case s.Type[0] == "string":
+		example = str("1")
+	}
+	return &v3.Parameter{Name: "id", In: "path", Required: ptr(true), Example: example,
 		Description: "The record's id. A malformed or unknown id is answered 404.",
 		Schema:      base.CreateSchemaProxy(s)}
 }
@@ -294,9 +307,12 @@ func successResponse(desc, schemaName string, headers *orderedmap.Map[string, *v
 	return &v3.Response{Description: desc, Headers: headers, Content: content}
 }
 
-func jsonBody(desc, schemaName string) *v3.RequestBody {
+func jsonBody(desc, schemaName string) *v3.RequestBody { return jsonBodyWith(desc, schemaName, nil) }
+
+// jsonBodyWith is jsonBody with an example body.
+func jsonBodyWith(desc, schemaName string, example *yaml.Node) *v3.RequestBody {
 	content := orderedmap.New[string, *v3.MediaType]()
-	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxyRef(schemaRef(schemaName))})
+	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxyRef(schemaRef(schemaName)), Example: example})
 	return &v3.RequestBody{Description: desc, Required: ptr(true), Content: content}
 }
 
@@ -337,11 +353,11 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 	collection := &v3.PathItem{
 		Get: &v3.Operation{Tags: tags, OperationId: n.ListOp, Summary: "List " + t.Name, Description: listDesc,
 			Parameters: listParameters(sp, t), Security: security(readLevel),
-			Responses: responses("200", withExports(successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), t.Name), readErrors(true)...)},
+			Responses: responses("200", successResponse("A page of "+t.Name+" records.", n.ListResp, rateHeaders()), readErrors(true)...)},
 		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a record in " + t.Name,
 			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",
 				levelText(createLevel, true)),
-			RequestBody: jsonBody("The new record.", n.Create), Security: security(createLevel),
+			RequestBody: jsonBodyWith("The new record.", n.Create, bodyExample(t, false)), Security: security(createLevel),
 			Responses: responses("201", successResponse("The created record.", n.Response, withLocation), writeErrors(unique)...)},
 	}
 	paths.Set("/"+t.Name, collection)
@@ -356,11 +372,11 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 		Put: &v3.Operation{Tags: tags, OperationId: n.ReplaceOp, Summary: "Replace a record in " + t.Name,
 			Description: joinSentences("Every required field must be present; absent optional fields go back to their default or null.",
 				levelText(updateLevel, true)),
-			RequestBody: jsonBody("The whole record.", n.Replace), Security: security(updateLevel),
+			RequestBody: jsonBodyWith("The whole record.", n.Replace, bodyExample(t, false)), Security: security(updateLevel),
 			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
 		Patch: &v3.Operation{Tags: tags, OperationId: n.UpdateOp, Summary: "Update fields of a record in " + t.Name,
 			Description: joinSentences("Only the fields given change.", levelText(updateLevel, true)),
-			RequestBody: jsonBody("The fields to change.", n.Update), Security: security(updateLevel),
+			RequestBody: jsonBodyWith("The fields to change.", n.Update, bodyExample(t, true)), Security: security(updateLevel),
 			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
 		Delete: &v3.Operation{Tags: tags, OperationId: n.DeleteOp, Summary: "Delete a record from " + t.Name,
 			Description: joinSentences("Answers with the deleted record (message: \"Record deleted successfully\").",

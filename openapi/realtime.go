@@ -68,7 +68,7 @@ func realtimePaths(paths *orderedmap.Map[string, *v3.PathItem], schemes *ordered
 	params := []*v3.Parameter{{Name: "tables", In: "query", Required: ptr(true),
 		Description: "The tables to watch, comma-separated: tables with realtime on (" + strings.Join(listed, ", ") + "). " +
 			"Repeated tables= lists are joined.",
-		Style: "form", Explode: ptr(false),
+		Style: "form", Explode: ptr(false), Example: &yaml.Node{Kind: yaml.SequenceNode, Content: names[:1]},
 		Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"), MinItems: ptr(int64(1)), UniqueItems: ptr(true),
 			Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{Type: types("string"), Enum: names})}})}}
 	for _, t := range tables {
@@ -123,8 +123,11 @@ func realtimePaths(paths *orderedmap.Map[string, *v3.PathItem], schemes *ordered
 				"credential may read at that moment (the table's read rule, the key's scope and, for end users of an owner-scoped " +
 				"table, their own rows), whichever node, API call or direct SQL made the change. Send `Accept: text/event-stream`. " +
 				"Opening counts as one request against the plan; events do not. A revoked credential, a logged-out session or a plan " +
-				"that no longer allows streams ends the stream within 5 seconds with an error event.",
-			Parameters: params, Security: realtimeSecurity(tables), Responses: &v3.Responses{Codes: codes}}})
+				"that no longer allows streams ends the stream within 5 seconds with an error event. The stream stays open until the " +
+				"client closes it: a collection runner (newman, Postman's runner) should leave this operation out " +
+				"(x-tablesmith-stream: true marks it; docs/openapi.md says how).",
+			Parameters: params, Security: realtimeSecurity(tables), Responses: &v3.Responses{Codes: codes},
+			Extensions: streamMark()}})
 	return true
 }
 
@@ -152,3 +155,15 @@ func streamResponse() *v3.Response {
 		Example: str(example)})
 	return &v3.Response{Description: desc, Headers: headers, Content: content}
 }
+
+// streamMark is the extension that marks an operation whose answer does
+// not end by itself, so that tools running every request of a collection
+// (newman) can leave it out rather than wait on it.
+func streamMark() *orderedmap.Map[string, *yaml.Node] {
+	ext := orderedmap.New[string, *yaml.Node]()
+	ext.Set(extStream, boolNode(true))
+	return ext
+}
+
+// extStream names streamMark's extension.
+const extStream = "x-tablesmith-stream"

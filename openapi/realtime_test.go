@@ -12,6 +12,9 @@ func TestRealtimeStreamIsDescribed(t *testing.T) {
 	// alltypes: posts has realtime on, users and tags do not.
 	m := renderMap(t, compileFile(t, "alltypes.json"))
 	get := at(t, m, "paths", "/realtime", "get").(map[string]any)
+	if get[extStream] != true {
+		t.Errorf("the stream is not marked %s: a collection runner would wait on it", extStream)
+	}
 	if get["operationId"] != opRealtime || !reflect.DeepEqual(strs(get["tags"]), []string{"realtime"}) {
 		t.Errorf("operation id %v, tags %v", get["operationId"], get["tags"])
 	}

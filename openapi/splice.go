@@ -151,6 +151,16 @@ func schemaNode(s *base.Schema) *yaml.Node {
 		}
 		add("allOf", seq)
 	}
+	if len(s.AnyOf) > 0 {
+		seq := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, p := range s.AnyOf {
+			seq.Content = append(seq.Content, schemaNode(p.Schema()))
+		}
+		add("anyOf", seq)
+	}
+	if s.Not != nil {
+		add("not", schemaNode(s.Not.Schema()))
+	}
 	if s.Maximum != nil {
 		add("maximum", floatNode(*s.Maximum))
 	}

@@ -153,12 +153,12 @@ func TestDocumentPatternsAgreeWithTheServer(t *testing.T) {
 	m := renderMap(t, compileFile(t, "alltypes.json"))
 	props := schemaProps(t, m, "PostUpdate")
 	patterns := map[string]string{
-		schema.TypeURL:     at(t, props, "website", "pattern").(string),
-		schema.TypeDecimal: at(t, props, "price", "pattern").(string),
-		schema.TypeEmail:   at(t, props, "contact", "pattern").(string),
+		schema.TypeURL:     merged(props["website"].(map[string]any))["pattern"].(string),
+		schema.TypeDecimal: merged(props["price"].(map[string]any))["pattern"].(string),
+		schema.TypeEmail:   merged(props["contact"].(map[string]any))["pattern"].(string),
 	}
 	// maxLength counts characters (code points); 0 means none.
-	maxLength := map[string]int{schema.TypeEmail: int(at(t, props, "contact", "maxLength").(float64))}
+	maxLength := map[string]int{schema.TypeEmail: int(merged(props["contact"].(map[string]any))["maxLength"].(float64))}
 	cases := map[string]struct{ Accept, Refuse []string }{schema.TypeURL: fc.URL, schema.TypeDecimal: fc.Decimal, schema.TypeEmail: fc.Email}
 	type verdict struct {
 		Pattern   string

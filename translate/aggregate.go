@@ -65,7 +65,7 @@ func ParseAggregate(q url.Values) (*AggregateQuery, error) {
 		}
 	}
 	for _, name := range []string{"fields", "include"} {
-		if q.Get(name) != "" {
+		if v, _ := listParam(q, name); v != "" || len(q[name]) > 1 {
 			return nil, queryErr(name, "is not supported on aggregate; each group holds its group_by columns and aggregates")
 		}
 	}

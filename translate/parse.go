@@ -9,8 +9,9 @@ import (
 )
 
 // singleParams may appear at most once in a query string: a second value
-// would be silently ignored otherwise.
-var singleParams = []string{"page", "limit", "offset", "sort", "order", "search", "include", "fields", "count"}
+// would be silently ignored otherwise. include and fields are lists and
+// may repeat (listParam).
+var singleParams = []string{"page", "limit", "offset", "sort", "order", "search", "count"}
 
 // ParseList parses the list parameters of CONTRACT 5.1 without looking at
 // any schema: numbers and keywords are checked here, names are resolved
@@ -158,11 +159,6 @@ func countComparisons(e Expr) int {
 // ParseRecord parses the parameters of a GET of one record: include and
 // fields, read exactly as a list reads them (ParseList).
 func ParseRecord(q url.Values) (*ListQuery, error) {
-	for _, name := range []string{"include", "fields"} {
-		if len(q[name]) > 1 {
-			return nil, queryErr(name, "is given more than once")
-		}
-	}
 	lq := &ListQuery{Page: 1, Limit: 1, Count: CountNone}
 	if err := parseShape(lq, q); err != nil {
 		return nil, err
@@ -182,11 +178,18 @@ func parseSearch(lq *ListQuery, q url.Values) error {
 
 // parseShape reads include, then fields: what each returned record holds.
 func parseShape(lq *ListQuery, q url.Values) error {
-	var err error
-	if lq.Include, err = parseInclude(q.Get("include")); err != nil {
+	include, err := listParam(q, "include")
+	if err != nil {
 		return err
 	}
-	if v := q.Get("fields"); v != "" {
+	if lq.Include, err = parseInclude(include); err != nil {
+		return err
+	}
+	fields, err := listParam(q, "fields")
+	if err != nil {
+		return err
+	}
+	if v := fields; v != "" {
 		for _, f := range strings.Split(v, ",") {
 			f = strings.TrimSpace(f)
 			if f == "" {
@@ -273,4 +276,23 @@ func splitFilterKey(key string) (field, op string, ok bool) {
 		return "", "", false
 	}
 	return field, op, true
+}
+
+// listParam reads a list parameter (include, fields) written as one
+// comma list (include=a,b) or repeated (include=a&include=b, what the
+// default serializers of OpenAPI clients send for an array with
+// explode: true), or both: the values are joined with commas. A lone
+// empty value means the parameter is absent; an empty one beside others
+// is refused, as an empty item of a comma list is.
+func listParam(q url.Values, name string) (string, error) {
+	vals := q[name]
+	if len(vals) <= 1 {
+		return q.Get(name), nil
+	}
+	for _, v := range vals {
+		if strings.TrimSpace(v) == "" {
+			return "", queryErr(name, "is given more than once with an empty value")
+		}
+	}
+	return strings.Join(vals, ","), nil
 }

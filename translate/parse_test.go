@@ -67,7 +67,10 @@ func TestParseListRejectsBadParametersByName(t *testing.T) {
 		"sort=a,b,c,d,e,f,g,h,i,j,k": "sort",
 		"sort=a&sort=b":              "sort",
 		"page=1&page=2":              "page",
-		"include=a&include=b":        "include",
+		"include=a&include=":         "include",
+		"fields=a&fields=":           "fields",
+		"count=none&count=none":      "count",
+		"search=a&search=b":          "search",
 		"include=a..b":               "include",
 		"include=a.b.c.d":            "include",
 		"include=,a":                 "include",
@@ -140,6 +143,30 @@ func TestParseListReadsSortFiltersIncludeAndFields(t *testing.T) {
 	}
 	if len(q.Exprs) != 2 || show(q.Exprs[1]) != "(= b 2)" || q.Search != "hi" {
 		t.Errorf("exprs %v search %q", q.Exprs, q.Search)
+	}
+}
+
+// OpenAPI clients send an array parameter as include=a&include=b by
+// default (form style, explode true): include and fields read it as the
+// comma list, alone or mixed with commas, for a list and for one record.
+func TestIncludeAndFieldsMayBeRepeatedAsAList(t *testing.T) {
+	for _, read := range []func(url.Values) (*ListQuery, error){ParseList, ParseRecord} {
+		vals, _ := url.ParseQuery("include=a&include=" + url.QueryEscape("b.c,d(limit=2)") + "&fields=x&fields=y&fields=" + url.QueryEscape("z,w"))
+		q, err := read(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantInclude := [][]IncludeStep{{{Name: "a"}}, {{Name: "b"}, {Name: "c"}}, {{Name: "d", Limit: 2, Options: "limit=2"}}}
+		if !reflect.DeepEqual(q.Include, wantInclude) {
+			t.Errorf("repeated include = %v, want %v", q.Include, wantInclude)
+		}
+		if want := []string{"x", "y", "z", "w"}; !reflect.DeepEqual(q.Fields, want) {
+			t.Errorf("repeated fields = %v, want %v", q.Fields, want)
+		}
+	}
+	vals, _ := url.ParseQuery("fields=x&fields=y")
+	if _, err := ParseAggregate(vals); err == nil || err.(*QueryError).Param != "fields" {
+		t.Errorf("repeated fields on an aggregate = %v, want refused naming fields", err)
 	}
 }
 

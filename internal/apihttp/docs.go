@@ -23,7 +23,8 @@ const (
 )
 
 // DocsRoutes are the routes that describe a project's API: the OpenAPI
-// document (openapi.json, openapi.yaml) and Swagger UI (docs). They take
+// document (openapi.json, openapi.yaml, and the 3.0 rendition
+// openapi-3.0.json, openapi-3.0.yaml) and Swagger UI (docs). They take
 // no credential, are not counted against the plan (CONTRACT 5, 6) and do
 // not appear in analytics: the dashboard fetches them on every visit.
 func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
@@ -32,10 +33,20 @@ func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
 	}
 	return map[string]RouteHandler{
 		"openapi.json": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
-			return serveOpenAPI(w, r, rt, false, log)
+			return serveOpenAPI(w, r, rt, openapi.Format{}, log)
 		},
 		"openapi.yaml": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
-			return serveOpenAPI(w, r, rt, true, log)
+			return serveOpenAPI(w, r, rt, openapi.Format{YAML: true}, log)
+		},
+		// The 3.0 rendition for the tools that read only 3.0 (Kong's
+		// openapi-2-kong, older generators): a file of its own rather than
+		// a query on openapi.json, since importers take a URL and some
+		// drop its query (docs/openapi.md).
+		"openapi-3.0.json": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
+			return serveOpenAPI(w, r, rt, openapi.Format{V30: true}, log)
+		},
+		"openapi-3.0.yaml": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
+			return serveOpenAPI(w, r, rt, openapi.Format{YAML: true, V30: true}, log)
 		},
 		"docs": func(h *Handler, w http.ResponseWriter, r *http.Request, rt *Route) error {
 			return serveDocs(ui, w, r, rt)
@@ -47,7 +58,7 @@ func DocsRoutes(ui *swaggerui.UI, log *slog.Logger) map[string]RouteHandler {
 // request for it, then kept in the node's byte-bounded cache), with this request's scheme and host spliced
 // into servers[0].url so that Try it out and imported clients reach this
 // very server.
-func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, log *slog.Logger) error {
+func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, f openapi.Format, log *slog.Logger) error {
 	rt.Operation, rt.unrecorded = OpOpenAPI, true
 	if len(rt.Rest) != 1 {
 		return apierr.New(apierr.CodeNotFound, "Not found")
@@ -59,14 +70,14 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request, rt *Route, yaml bool, 
 	if doc == nil {
 		return apierr.New(apierr.CodeUnavailable, "The API description of this project is not available")
 	}
-	rendered, err := doc.Rendered(yaml)
+	rendered, err := doc.RenderedAs(f)
 	if err != nil {
 		log.Error("render OpenAPI document", "project", rt.ProjectID, "version", rt.Entry.Version, "err", err)
 		return apierr.New(apierr.CodeUnavailable, "The API description of this project could not be built; the server log says why")
 	}
 	server := ServerURL(r, rt.ProjectID)
 	hd := w.Header()
-	if yaml {
+	if f.YAML {
 		hd.Set("Content-Type", "application/yaml; charset=utf-8")
 	} else {
 		hd.Set("Content-Type", "application/json; charset=utf-8")

@@ -127,6 +127,47 @@ func TestOpenAPIYAMLIsTheSameDocument(t *testing.T) {
 	}
 }
 
+// The 3.0 rendition is served beside the 3.1 document, with this server
+// in servers, the credential as an API key in the Authorization header
+// (what gateways import) and nullable written the 3.0 way.
+func TestOpenAPI30RenditionIsServedBesideTheDocument(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(docsSchema)
+	res := s.Do("GET", "/v1/"+p.ID+"/openapi-3.0.json", "", nil).Must(t, 200)
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+		Components struct {
+			Schemas         map[string]map[string]any `json:"schemas"`
+			SecuritySchemes map[string]map[string]any `json:"securitySchemes"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(res.Raw, &doc); err != nil {
+		t.Fatalf("3.0 rendition is not JSON: %v", err)
+	}
+	if doc.OpenAPI != "3.0.3" || len(doc.Servers) != 1 || doc.Servers[0].URL != s.URL+"/v1/"+p.ID {
+		t.Fatalf("openapi %q, servers %+v", doc.OpenAPI, doc.Servers)
+	}
+	if b := doc.Components.SecuritySchemes["bearerAuth"]; b["type"] != "apiKey" || b["in"] != "header" || b["name"] != "Authorization" {
+		t.Fatalf("bearerAuth in 3.0 = %v, want an apiKey in the Authorization header", b)
+	}
+	pages := doc.Components.Schemas["BookUpdate"]["properties"].(map[string]any)["pages"].(map[string]any)
+	if pages["type"] != "integer" || pages["nullable"] != true || pages["anyOf"] != nil {
+		t.Fatalf("an optional column in 3.0 = %v, want type integer, nullable", pages)
+	}
+	yml := s.Do("GET", "/v1/"+p.ID+"/openapi-3.0.yaml", "", nil).Must(t, 200)
+	if !strings.HasPrefix(yml.Header.Get("Content-Type"), "application/yaml") || !strings.Contains(string(yml.Raw), "openapi: 3.0.3") {
+		t.Fatalf("3.0 YAML: %s %.200s", yml.Header.Get("Content-Type"), yml.Raw)
+	}
+	// Not the 3.1 document's ETag: each rendition revalidates on its own.
+	if res.Header.Get("ETag") == s.Do("GET", "/v1/"+p.ID+"/openapi.json", "", nil).Must(t, 200).Header.Get("ETag") {
+		t.Fatal("the 3.0 rendition has the 3.1 document's ETag")
+	}
+}
+
 func TestDocsRoutesAreNotRateLimited(t *testing.T) {
 	t.Parallel()
 	tiny := plans.Defaults()
@@ -134,7 +175,7 @@ func TestDocsRoutesAreNotRateLimited(t *testing.T) {
 	s := testserver.New(t, testserver.WithPlans(tiny, "tiny"))
 	p := s.NewProject(docsSchema)
 	for i := 0; i < 5; i++ {
-		for _, path := range []string{"/openapi.json", "/openapi.yaml", "/docs"} {
+		for _, path := range []string{"/openapi.json", "/openapi.yaml", "/openapi-3.0.json", "/openapi-3.0.yaml", "/docs"} {
 			res := s.Do("GET", "/v1/"+p.ID+path, "", nil)
 			if res.Status == http.StatusTooManyRequests || res.Header.Get("X-RateLimit-Limit") != "" {
 				t.Fatalf("%s counted against the plan: status %d, X-RateLimit-Limit %q", path, res.Status, res.Header.Get("X-RateLimit-Limit"))
@@ -167,6 +208,15 @@ func TestDocsServesSwaggerUIFromEmbeddedAssets(t *testing.T) {
 	html, err := goquery.NewDocumentFromReader(strings.NewReader(string(page.Raw)))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The page links both renditions of the description, and each link works.
+	var links []string
+	html.Find("nav a[href]").Each(func(_ int, sel *goquery.Selection) { links = append(links, sel.AttrOr("href", "")) })
+	if strings.Join(links, " ") != "openapi.json openapi.yaml openapi-3.0.json openapi-3.0.yaml" {
+		t.Fatalf("the page links %v", links)
+	}
+	for _, l := range links {
+		s.Do("GET", "/v1/"+p.ID+"/"+l, "", nil).Must(t, 200)
 	}
 	var assets []string
 	html.Find("script[src], link[rel=stylesheet]").Each(func(_ int, sel *goquery.Selection) {

@@ -271,11 +271,15 @@ func (h *Handler) writeRecord(w http.ResponseWriter, r *http.Request, rt *Route,
 
 // createRecords answers a POST on a collection: an object creates one
 // record; an array (bulk.go), or on_conflict, creates or upserts many in
-// one statement.
+// one statement. POST /<table>/bulk takes only the array.
 func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
 	object, items, err := jsonbody.ObjectOrItems(w, r, h.d.MaxBody)
 	if err != nil {
 		return err
+	}
+	if c.req.Bulk && items == nil {
+		return apierr.New(apierr.CodeInvalidJSON, "The body of POST /%s/%s must be a JSON array of records (POST /%s takes one object)",
+			c.t.Name, apirequest.BulkSegment, c.t.Name)
 	}
 	if items != nil || c.req.Upsert {
 		single := items == nil

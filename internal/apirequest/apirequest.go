@@ -75,6 +75,18 @@ func (k Kind) Write() bool { return k != List && k != Export && k != Get && k !=
 // aggregate route.
 const AggregateSegment = "aggregate"
 
+// BulkSegment and ExportSegment are the path segments of POST
+// /<table>/bulk (a bulk create, whose body must be an array) and GET
+// /<table>/export (a CSV or NDJSON export). They are their own routes so
+// that the API description can give each operation one body type: typed
+// clients get JSON data from the list and an object from the create
+// (docs/openapi.md, "Clients and gateways"). Like aggregate, a text key
+// keeps its records of these names for the other methods.
+const (
+	BulkSegment   = "bulk"
+	ExportSegment = "export"
+)
+
 // Request is a table request as read from the wire.
 type Request struct {
 	Kind  Kind
@@ -89,6 +101,8 @@ type Request struct {
 	Query url.Values
 	// Format is an export's: translate.FormatCSV or FormatNDJSON.
 	Format string
+	// Bulk is a create on POST /<table>/bulk: the body must be an array.
+	Bulk bool
 	// Upsert is a create with on_conflict=<OnConflict>.
 	Upsert     bool
 	OnConflict string
@@ -122,6 +136,11 @@ func Parse(r *http.Request, rest []string, t *schema.CTable) (*Request, error) {
 	if req.Kind, err = kindOf(r.Method, item, req.ID, t); err != nil {
 		return nil, err
 	}
+	if !req.Kind.Item() {
+		// POST /<table>/bulk, GET /<table>/export or /aggregate: a
+		// collection route, no record.
+		req.Bulk, req.ID = req.Kind == Create && item, ""
+	}
 	if req.Query, err = translate.ParseQueryString(r.URL.RawQuery); err != nil {
 		return req, InvalidQuery(err)
 	}
@@ -145,6 +164,18 @@ func kindOf(method string, item bool, id string, t *schema.CTable) (Kind, error)
 			return 0, methodNotAllowed("GET, HEAD", "Method %s is not allowed on aggregate; use GET", method)
 		}
 		return Aggregate, nil
+	}
+	if item && id == BulkSegment && (method == http.MethodPost || !KeyCanBe(t, BulkSegment)) {
+		if method != http.MethodPost {
+			return 0, methodNotAllowed("POST", "Method %s is not allowed on bulk; use POST with an array of records", method)
+		}
+		return Create, nil
+	}
+	if item && id == ExportSegment && (get || !KeyCanBe(t, ExportSegment)) {
+		if !get {
+			return 0, methodNotAllowed("GET, HEAD", "Method %s is not allowed on export; use GET", method)
+		}
+		return Export, nil
 	}
 	switch {
 	case !item && get:
@@ -211,6 +242,16 @@ func (req *Request) readKindParams(r *http.Request) error {
 		if format != "" {
 			req.Kind, req.Format = Export, format
 		}
+	case Export:
+		// GET /<table>/export: format (or Accept) must name csv or ndjson.
+		format, err := exportFormat(req.Query, r.Header.Get("Accept"))
+		if err != nil {
+			return err
+		}
+		if format == "" {
+			return queryError("format", "must be csv or ndjson on export (GET /"+req.Table.Name+" answers JSON)")
+		}
+		req.Format = format
 	case Create:
 		vals, ok := req.Query["on_conflict"]
 		if !ok {
@@ -246,7 +287,7 @@ func IsExportRequest(r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	if strings.Contains(r.URL.RawQuery, "format=") {
+	if strings.Contains(r.URL.RawQuery, "format=") || strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/"+ExportSegment) {
 		return true
 	}
 	a := r.Header.Get("Accept")

@@ -57,10 +57,27 @@ func TestTheKindComesFromTheMethodAndThePath(t *testing.T) {
 		{"PATCH", "/v1/p/posts/7", Patch},
 		{"DELETE", "/v1/p/posts/7", Delete},
 		{"GET", "/v1/p/posts/aggregate?count=*", Aggregate},
+		{"POST", "/v1/p/posts/bulk", Create},
+		{"GET", "/v1/p/posts/export?format=ndjson", Export},
+		{"HEAD", "/v1/p/posts/export?format=csv", Export},
 	} {
 		req, err := parse(t, posts, tc.method, tc.target)
 		if err != nil || req.Kind != tc.kind {
 			t.Errorf("%s %s = %v, %v; want kind %d", tc.method, tc.target, req, err, tc.kind)
+			continue
+		}
+		if bulk := strings.HasSuffix(tc.target, "/bulk"); req.Bulk != bulk || (!req.Kind.Item() && req.ID != "") {
+			t.Errorf("%s %s: Bulk %v, ID %q", tc.method, tc.target, req.Bulk, req.ID)
+		}
+	}
+	// The export route names its format (or Accept does); json is the list's.
+	if req, err := parse(t, posts, "GET", "/v1/p/posts/export", "Accept", "application/x-ndjson"); err != nil || req.Format != "ndjson" {
+		t.Errorf("export with Accept = %+v, %v", req, err)
+	}
+	for _, target := range []string{"/v1/p/posts/export", "/v1/p/posts/export?format=json", "/v1/p/posts/export?format=xml"} {
+		var e *apierr.Error
+		if _, err := parse(t, posts, "GET", target); !errors.As(err, &e) || e.Code != apierr.CodeInvalidQuery || e.Details["format"] == "" {
+			t.Errorf("GET %s = %v, want INVALID_QUERY naming format", target, err)
 		}
 	}
 	// An export asked for by Accept.
@@ -75,6 +92,12 @@ func TestTheKindComesFromTheMethodAndThePath(t *testing.T) {
 	}
 	if _, err := parse(t, posts, "PUT", "/v1/p/posts/aggregate"); !errors.As(err, &e) || e.Allow != "GET, HEAD" {
 		t.Errorf("PUT on aggregate = %v", err)
+	}
+	if _, err := parse(t, posts, "GET", "/v1/p/posts/bulk"); !errors.As(err, &e) || e.Allow != "POST" {
+		t.Errorf("GET on bulk = %v", err)
+	}
+	if _, err := parse(t, posts, "DELETE", "/v1/p/posts/export"); !errors.As(err, &e) || e.Allow != "GET, HEAD" {
+		t.Errorf("DELETE on export = %v", err)
 	}
 }
 

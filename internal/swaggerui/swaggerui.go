@@ -176,6 +176,10 @@ const pageHTML = `<!doctype html>
 <link rel="stylesheet" href="docs/swagger-ui.css">
 </head>
 <body>
+<nav class="ts-descriptions" aria-label="API description files" style="font:14px sans-serif;padding:8px 20px;border-bottom:1px solid #ddd">
+The description: OpenAPI 3.1 <a href="openapi.json">openapi.json</a> · <a href="openapi.yaml">openapi.yaml</a>;
+OpenAPI 3.0 for tools that read only 3.0 (Kong, older generators) <a href="openapi-3.0.json">openapi-3.0.json</a> · <a href="openapi-3.0.yaml">openapi-3.0.yaml</a>
+</nav>
 <div id="swagger-ui"></div>
 <script src="docs/swagger-ui-bundle.js"></script>
 <script src="docs/swagger-ui-standalone-preset.js"></script>

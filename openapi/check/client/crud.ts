@@ -11,12 +11,16 @@ type BookCreate = components["schemas"]["BookCreate"];
 type BookUpdate = components["schemas"]["BookUpdate"];
 type BookReplace = components["schemas"]["BookReplace"];
 type Book = components["schemas"]["Book"];
-// A single object's create answers one record; an array's, the records with meta.
+// A create answers one record; a bulk create, its own operation, the records with meta.
 type Created = components["schemas"]["BookResponse"];
 type CreateAnswer = operations["createBook"]["responses"][201]["content"]["application/json"];
-const oneOrMany: CreateAnswer[] = [{} as Created, {} as components["schemas"]["BookBulkResponse"]];
+type BulkAnswer = operations["bulkCreateBooks"]["responses"][201]["content"]["application/json"];
+const one: CreateAnswer = {} as Created;
+const many: BulkAnswer = {} as components["schemas"]["BookBulkResponse"];
 // @ts-expect-error a bulk create's body is an array of BookCreate, not of anything
-const badBulk: NonNullable<operations["createBook"]["requestBody"]>["content"]["application/json"] = [{ pages: 3 }];
+const badBulk: NonNullable<operations["bulkCreateBooks"]["requestBody"]>["content"]["application/json"] = [{ pages: 3 }];
+// @ts-expect-error the create body is one object (arrays go to /books/bulk)
+const arrayCreate: NonNullable<operations["createBook"]["requestBody"]>["content"]["application/json"] = [{ title: "x" }];
 type Listed = operations["listBooks"]["responses"][200]["content"]["application/json"];
 type Fetched = paths["/books/{id}"]["get"]["responses"][200]["content"]["application/json"];
 type Failure = components["schemas"]["Error"];
@@ -37,7 +41,7 @@ const likeOnNumber: ListQuery = { "filter[pages][like]": "1" };
 const wrongType: ListQuery = { "filter[pages][gte]": "many" };
 // Error.error.info takes any members (it was Record<string, never>).
 const info: NonNullable<Failure["error"]["info"]> = { lost: 3 };
-void oneOrMany, badBulk, missingTitle, badGenre, extraField, likeOnNumber, wrongType, info;
+void one, many, badBulk, arrayCreate, missingTitle, badGenre, extraField, likeOnNumber, wrongType, info;
 
 const openapiURL = process.env.OPENAPI_URL ?? "";
 const apiKey = process.env.API_KEY ?? "";

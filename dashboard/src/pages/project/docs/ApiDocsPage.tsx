@@ -32,6 +32,9 @@ export function ApiDocsPage() {
             <Anchor href={openapiUrl(projectId)} target="_blank" rel="noreferrer" size="sm">
               openapi.json <IconExternalLink size={12} aria-hidden />
             </Anchor>
+            <Anchor href={`${apiBasePath(projectId)}/openapi-3.0.json`} target="_blank" rel="noreferrer" size="sm" title="OpenAPI 3.0, for tools that read only 3.0 (Kong, older generators)">
+              openapi-3.0.json <IconExternalLink size={12} aria-hidden />
+            </Anchor>
             <Anchor href={`${apiBasePath(projectId)}/docs`} target="_blank" rel="noreferrer" size="sm">
               Standalone docs <IconExternalLink size={12} aria-hidden />
             </Anchor>
