@@ -349,7 +349,7 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
 		"version": version, "endpoints": endpoints(p.ID, draft), "applied": plan.Changes,
-		"statements": plan.Statements, "after_commit": after, "notes": plan.Notes}})
+		"after_commit": after, "notes": plan.Notes}})
 	return nil
 }
 

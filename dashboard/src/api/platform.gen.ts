@@ -681,7 +681,6 @@ export interface components {
             version: number;
             endpoints: components["schemas"]["Endpoint"][];
             applied: components["schemas"]["PlannedChange"][] | null;
-            statements?: string[] | null;
             after_commit?: components["schemas"]["AfterCommitStep"][] | null;
             notes?: string[] | null;
             /** @description The index builds as they stood when generate answered; they go on in the background. */

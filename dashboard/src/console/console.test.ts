@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generatedUrl } from '../api/generated';
-import { curlCommand, shellQuote } from './curl';
+import { shellQuote } from './curl';
 import { exampleAuthBody, exampleRecord } from './exampleRecord';
 import { withEntry, HISTORY_LIMIT, type HistoryEntry } from './history';
 import { emptyListHelpers, listQueryPairs } from './listQuery';
@@ -51,18 +51,6 @@ describe('list helpers', () => {
 describe('curl', () => {
   it('quotes single quotes for the shell', () => {
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
-  });
-
-  it('writes method, URL, bearer and JSON body', () => {
-    expect(
-      curlCommand({ method: 'post', url: 'http://localhost:8080/v1/p1/users', credential: 'ts_abc', body: '{"name":"O\'Hara"}' }),
-    ).toBe(
-      `curl -X POST 'http://localhost:8080/v1/p1/users' -H 'Authorization: Bearer ts_abc' -H 'Content-Type: application/json' --data '{"name":"O'\\''Hara"}'`,
-    );
-  });
-
-  it('leaves out -X for GET and the body when empty', () => {
-    expect(curlCommand({ method: 'GET', url: 'http://x/v1/p/users', body: '' })).toBe(`curl 'http://x/v1/p/users'`);
   });
 });
 
