@@ -1,4 +1,4 @@
-import { Button, Code, CopyButton, Group, ScrollArea, SegmentedControl, Stack, Text } from '@mantine/core';
+import { Button, Code, CopyButton, Group, SegmentedControl, Stack, Text } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState } from 'react';
 import { KEY_VARIABLE, snippet, SNIPPET_LABELS, SNIPPET_LANGUAGES, type SnippetLanguage, type SnippetRequest } from '../console/snippets';
@@ -42,11 +42,10 @@ export function CodeSamples({ request }: { request: SnippetRequest }) {
           )}
         </CopyButton>
       </Group>
-      <ScrollArea.Autosize mah={320} type="auto">
-        <Code block data-testid="code-sample" data-language={language}>
-          {text}
-        </Code>
-      </ScrollArea.Autosize>
+      {/* Focusable, so the keyboard can scroll a long sample. */}
+      <Code block data-testid="code-sample" data-language={language} tabIndex={0} aria-label={`${SNIPPET_LABELS[language]} code`} style={{ maxHeight: 320, overflow: 'auto' }}>
+        {text}
+      </Code>
       {request.credential.kind === 'variable' ? (
         <Text size="xs" c="dimmed" data-testid="key-variable-note">
           Your dashboard session is not put into code. Set <span className="mono">{KEY_VARIABLE}</span> to one of the project&apos;s API keys first (

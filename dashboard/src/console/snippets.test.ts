@@ -17,7 +17,7 @@ const postWithBody: SnippetRequest = {
 describe('code to copy', () => {
   it('writes a GET with a query in each language', () => {
     expect(snippet('curl', getWithQuery)).toBe(
-      `curl 'http://localhost:8080/v1/p1/books?filter[title][like]=tea&sort=-created_at' \\\n  -H 'Authorization: Bearer ts_live_abc'`,
+      `curl -g 'http://localhost:8080/v1/p1/books?filter[title][like]=tea&sort=-created_at' \\\n  -H 'Authorization: Bearer ts_live_abc'`,
     );
     expect(snippet('fetch', getWithQuery)).toBe(
       [

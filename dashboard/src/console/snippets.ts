@@ -54,7 +54,9 @@ function hasBody(request: SnippetRequest): request is SnippetRequest & { body: s
 
 function curlSnippet(request: SnippetRequest): string {
   const method = request.method.toUpperCase();
-  const lines = [request.stream ? `curl -N ${shellQuote(request.url)}` : `curl ${shellQuote(request.url)}`];
+  // -g: curl would read filter[col] and {..} in the URL as its own globbing.
+  const flags = [request.stream ? '-N' : '', /[[\]{}]/.test(request.url) ? '-g' : ''].filter(Boolean);
+  const lines = [['curl', ...flags, shellQuote(request.url)].join(' ')];
   if (method !== 'GET') lines.push(`-X ${method}`);
   if (request.credential.kind === 'value') lines.push(`-H ${shellQuote(`Authorization: Bearer ${request.credential.value}`)}`);
   // Double quotes so the shell puts the variable's value in.
