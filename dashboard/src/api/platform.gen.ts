@@ -575,6 +575,8 @@ export interface components {
             required?: boolean;
             unique?: boolean;
             default?: unknown;
+            /** @description The value the existing rows get once when generate adds this column (new records do not get it); ignored once the column exists. */
+            backfill?: unknown;
             min?: number;
             max?: number;
             min_length?: number;
