@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
@@ -129,15 +130,22 @@ func splitFilters(sp *splicer, params []*v3.Parameter) (filters, rest []*v3.Para
 // POST tablePaths made) with bulk create and upsert on POST, update and
 // delete by filter, and adds the aggregate path.
 //
-// The filter parameters (one per column and operator, most of a wide
-// document's bytes) are written once per path, at path level, where GET,
-// HEAD, PATCH and DELETE share them. POST inherits them too, which
-// OpenAPI cannot prevent; the server ignores them there, and POST's
-// description says so. Per operation they would make the widest document
-// the schema limits allow three times larger.
+// The filter parameters are on the operations that take them, not on the
+// path, where POST would inherit them (issue 37: a create listed ~60
+// parameters it ignores). The per-column ones (one per column and
+// operator, most of a wide document's bytes) are written on GET, which
+// HEAD copies; the updates and deletes by filter list filter= and search
+// and say that the per-column filters of GET apply too: written on them
+// as well, they would make the widest document the schema limits allow
+// twice as large, past what the document cache holds (bench/RESULTS.md).
 func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames, collection *v3.PathItem, maxBulk int) {
-	filters, rest := splitFilters(sp, collection.Get.Parameters)
-	collection.Parameters, collection.Get.Parameters = filters, rest
+	filters, _ := splitFilters(sp, collection.Get.Parameters)
+	var byFilterParams []*v3.Parameter // filter= and search, without the per-column spread
+	for _, p := range filters {
+		if !strings.HasPrefix(p.Reference, sp.prefix) {
+			byFilterParams = append(byFilterParams, p)
+		}
+	}
 	createLevel, updateLevel, deleteLevel := t.Level("create"), t.Level("update"), t.Level("delete")
 	tags := []string{t.Name}
 	unique := uniqueInputs(t)
@@ -168,7 +176,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 		desc = append(desc, "With on_conflict="+strings.Join(unique, "|")+" an upsert: 201 if any record was created, else 200; "+
 			"meta.results says per item whether it was created or updated")
 	}
-	desc = append(desc, "The filter parameters of this path do not apply to a create and are ignored", levelText(createLevel, true))
+	desc = append(desc, levelText(createLevel, true))
 	post.Description = joinSentences(desc...)
 
 	// PATCH and DELETE by filter.
@@ -176,6 +184,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 		Description: "Refuse (400 INVALID_QUERY, nothing changed) when more rows than this match; details.max_affected says how many matched.",
 		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Format: "int64", Minimum: ptr(1.0)})}
 	byFilter := "Every list filter applies (filter[column], filter[column][op], filter=, search), ANDed, with the caller's owner scope; " +
+		"filter[column] and filter[column][op] are the list's (GET), listed there only. " +
 		"a request without any is refused with 400 INVALID_QUERY (to change every row, filter on something every row matches, " +
 		"e.g. filter[id][gt]=0). page, limit, offset, sort, order, include, fields and count are refused (400). Answers {\"affected\": N}; " +
 		"counts as one request."
@@ -188,14 +197,14 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 	collection.Patch = &v3.Operation{Tags: tags, OperationId: n.UpdateManyOp, Summary: "Update records of " + t.Name + " by filter",
 		Description: joinSentences("Sets the body's fields on every matching row the caller may update, in one statement.", byFilter,
 			levelText(updateLevel, true)),
-		Parameters:  []*v3.Parameter{maxAffected},
+		Parameters:  append(slices.Clone(byFilterParams), maxAffected),
 		RequestBody: jsonBody("The fields to change (at least one).", n.Update), Security: security(updateLevel),
 		Responses: responses("200", affected, patchErrors...)}
 	deleteErrs := append([]string{respInvalidQuery}, deleteErrors(c, t)...)
 	collection.Delete = &v3.Operation{Tags: tags, OperationId: n.DeleteManyOp, Summary: "Delete records of " + t.Name + " by filter",
 		Description: joinSentences("Deletes every matching row the caller may delete, in one statement.", byFilter,
 			levelText(deleteLevel, true)),
-		Parameters: []*v3.Parameter{maxAffected}, Security: security(deleteLevel),
+		Parameters: append(slices.Clone(byFilterParams), maxAffected), Security: security(deleteLevel),
 		Responses: responses("200", successResponse("How many rows were deleted.", schemaAffectedResponse, rateHeaders()), deleteErrs...)}
 	idempotent(collection.Patch)
 	idempotent(collection.Delete)

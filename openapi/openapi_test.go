@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -302,8 +303,7 @@ func TestListParametersCoverFiltersIncludeAndFields(t *testing.T) {
 	t.Parallel()
 	m := renderMap(t, compileFile(t, "alltypes.json"))
 	params := map[string]map[string]any{}
-	// The filters are the path's parameters, which PATCH and DELETE by
-	// filter share with the list.
+	// The filters are GET's (no path-level ones remain: POST would inherit them).
 	pathParams, _ := at(t, m, "paths", "/users").(map[string]any)["parameters"].([]any)
 	for _, p := range append(at(t, m, "paths", "/users", "get", "parameters").([]any), pathParams...) {
 		pm := p.(map[string]any)
@@ -658,5 +658,44 @@ func TestWritesDocumentTheIdempotencyKeyHeader(t *testing.T) {
 		if p.(map[string]any)["$ref"] == "#/components/parameters/IdempotencyKey" {
 			t.Error("a read takes Idempotency-Key")
 		}
+	}
+}
+
+// Filter parameters are only on the operations that take them (issue 37):
+// a create lists none, inherited or its own; the updates and deletes by
+// filter list filter= and search; the per-column ones are on GET.
+func TestFilterParametersAreOnlyOnOperationsThatTakeThem(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	item := at(t, m, "paths", "/users").(map[string]any)
+	if params, _ := item["parameters"].([]any); len(params) != 0 {
+		t.Fatalf("/users has %d path-level parameters, which POST would inherit", len(params))
+	}
+	names := func(method string) []string {
+		var out []string
+		ops, _ := item[method].(map[string]any)
+		list, _ := ops["parameters"].([]any)
+		for _, p := range list {
+			pm := p.(map[string]any)
+			if ref, ok := pm["$ref"].(string); ok {
+				pm = at(t, m, "components", "parameters", strings.TrimPrefix(ref, "#/components/parameters/")).(map[string]any)
+			}
+			out = append(out, pm["name"].(string))
+		}
+		return out
+	}
+	for _, name := range names("post") {
+		if name == "filter" || name == "search" || strings.HasPrefix(name, "filter[") {
+			t.Errorf("POST /users takes the filter parameter %s", name)
+		}
+	}
+	for _, method := range []string{"patch", "delete"} {
+		got := names(method)
+		if !slices.Contains(got, "filter") || !slices.Contains(got, "max_affected") {
+			t.Errorf("%s /users parameters = %v, want filter and max_affected among them", method, got)
+		}
+	}
+	if !slices.Contains(names("get"), "filter[email]") {
+		t.Errorf("GET /users lacks filter[email]: %v", names("get"))
 	}
 }

@@ -209,3 +209,23 @@ describe('console requests', () => {
     expect(requestPath(one, { ...newConsoleRequest(one.id), pathValues: { id: '7' } })).toBe('/users/7');
   });
 });
+
+describe('operations of the document', () => {
+  it('give the updates and deletes by filter the column filters the document lists on GET', () => {
+    const filterParam = { name: 'filter[title]', in: 'query' as const, schema: { type: 'string' } };
+    const doc: OpenApiDocument = {
+      paths: {
+        '/books': {
+          get: { parameters: [{ name: 'page', in: 'query' }, filterParam, { name: 'filter', in: 'query' }] },
+          post: {},
+          patch: { parameters: [{ name: 'filter', in: 'query' }, { name: 'max_affected', in: 'query' }] },
+          delete: { parameters: [{ name: 'filter', in: 'query' }] },
+        },
+      },
+    };
+    const byId = new Map(listOperations(doc).map((o) => [o.id, o.parameters.map((p) => p.name)]));
+    expect(byId.get('PATCH /books')).toEqual(['filter[title]', 'filter', 'max_affected']);
+    expect(byId.get('DELETE /books')).toEqual(['filter[title]', 'filter']);
+    expect(byId.get('POST /books')).toEqual([]);
+  });
+});
