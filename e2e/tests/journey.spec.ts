@@ -87,8 +87,9 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await expect(page.getByText('Unsaved changes')).toBeVisible();
     await expect(page.getByText(/problems? to fix/)).toHaveCount(0);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect(page.getByText('Saved', { exact: true })).toBeVisible();
-    await expect(page.getByText(/not generated yet/)).toBeVisible();
+    // One badge says both (issue 37.6: no second "Saved" beside it).
+    await expect(page.getByText('Saved, not generated yet', { exact: true })).toBeVisible();
+    await expect(page.getByText('Saved', { exact: true })).toHaveCount(0);
     await checkPage(page, '04-schema-builder');
 
     const saved = await platformGet<SchemaDocument>(page, `/api/projects/${projectId}/schema`);
@@ -224,7 +225,7 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await expect(replaced).toContainText('Uploaded journey-schema.json: it is now the draft');
     await expect(replaced).toContainText('The server accepts it');
     await expect(page.getByTestId('table-node-posts')).toContainText('subtitle');
-    await expect(page.getByText('Saved', { exact: true })).toBeVisible();
+    await expect(page.getByText('Saved, not generated yet', { exact: true })).toBeVisible();
     await checkPage(page, '17-schema-uploaded');
     const saved = await platformGet<SchemaDocument>(page, `/api/projects/${projectId}/schema`);
     expect(saved.tables[1].columns.map((c) => c.name)).toContain('subtitle');

@@ -338,6 +338,11 @@ export function SchemaPage() {
   );
 }
 
+/**
+ * One badge for where the draft stands: unsaved, saved but not generated,
+ * or published. Saved is implied by the last two (a second "Saved" badge
+ * beside them said it twice).
+ */
 function SaveStateBadges({ dirty, unpublished, neverGenerated }: { dirty: boolean; unpublished: boolean; neverGenerated: boolean }) {
   return (
     <Group gap={6} aria-live="polite">
@@ -345,15 +350,10 @@ function SaveStateBadges({ dirty, unpublished, neverGenerated }: { dirty: boolea
         <Badge color={tones.warning} variant="filled">
           Unsaved changes
         </Badge>
-      ) : (
-        <Badge color="gray.7" variant="outline">
-          Saved
-        </Badge>
-      )}
-      {/* A project never generated has nothing published, even with an empty draft. */}
-      {unpublished || neverGenerated ? (
+      ) : unpublished || neverGenerated ? (
+        // A project never generated has nothing published, even with an empty draft.
         <Badge color={tones.warning} variant="outline">
-          {dirty ? 'Not generated yet' : 'Saved, not generated yet'}
+          Saved, not generated yet
         </Badge>
       ) : (
         <Badge color={tones.success} variant="outline">
