@@ -66,7 +66,7 @@ func collectionSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
 	// by columns x functions.
 	group := &base.Schema{Type: types("object"),
 		Description: "One group: its group_by columns under their names, formatted as in records, and each aggregate under " +
-			"its name (count for count=*, otherwise <function>_<column>, e.g. sum_total). count and sums of integer columns are " +
+			"its name (count for count=*, otherwise `<function>_<column>`, e.g. sum_total). count and sums of integer columns are " +
 			"integers; sums, averages, minimums and maximums of decimal columns and averages of integer columns are strings with " +
 			"every digit; number columns give numbers; dates and timestamps are formatted as in records; null when no row has a value.",
 		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(&base.Schema{
@@ -95,7 +95,7 @@ func bulkResponseSchema(t *schema.CTable, n tableNames) *base.Schema {
 // can both be wrong: the code tells which.
 func invalidRequestResponse() *v3.Response {
 	return errorResponse("A query parameter or the body is invalid; details names the parameter, or each bad field "+
-		"(<position>.<field> for an item of an array body).", nil,
+		"(`<position>.<field>` for an item of an array body).", nil,
 		errorExample{"no_filter", "An update or delete by filter without a filter", apierr.CodeInvalidQuery,
 			"Invalid query parameter filter: an update or delete by filter needs at least one filter",
 			map[string]string{"filter": "an update or delete by filter needs at least one filter"}},
@@ -157,7 +157,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 	post.Responses.Codes.Set("201", oneOfResponse("The created record (a single object; with its Location), or the records of an array body "+
 		"in its order with meta (an upsert answers 201 when it created any record).", created, n.Response, n.BulkResp))
 	desc := []string{fmt.Sprintf("Creates a record, or with an array of up to %d objects all of them in one statement, all or nothing: "+
-		"one invalid item answers 400 VALIDATION_ERROR with details keyed <position>.<field> and nothing is written. "+
+		"one invalid item answers 400 VALIDATION_ERROR with details keyed `<position>.<field>` and nothing is written. "+
 		"Answers 201 with the record and its Location, or the array of records in the items' order with meta.created. "+
 		"Each item counts as one request against the plan's rate limit.", maxBulk)}
 	if len(unique) > 0 {

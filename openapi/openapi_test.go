@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -698,4 +699,35 @@ func TestFilterParametersAreOnlyOnOperationsThatTakeThem(t *testing.T) {
 	if !slices.Contains(names("get"), "filter[email]") {
 		t.Errorf("GET /users lacks filter[email]: %v", names("get"))
 	}
+}
+
+// Swagger UI renders descriptions as Markdown and drops what looks like an
+// HTML tag: a `<placeholder>` outside a code span vanished from the page
+// (issue 37). Every description and summary of a document with every
+// feature keeps them in backticks.
+func TestPlaceholdersInDescriptionsAreInCodeSpans(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	codeSpan := regexp.MustCompile("`[^`]*`")
+	placeholder := regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_ ]*>`)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, child := range x {
+				if s, ok := child.(string); ok && (k == "description" || k == "summary") {
+					if found := placeholder.FindString(codeSpan.ReplaceAllString(s, "")); found != "" {
+						t.Errorf("%s.%s shows %s outside a code span, which Markdown drops: %q", path, k, found, s)
+					}
+					continue
+				}
+				walk(path+"."+k, child)
+			}
+		case []any:
+			for i, child := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), child)
+			}
+		}
+	}
+	walk("", m)
 }
