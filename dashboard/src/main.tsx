@@ -27,8 +27,8 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
-      {/* Below the 56 px header, so a toast never covers the account menu. */}
-      <Notifications position="top-right" styles={{ root: { top: 64 } }} />
+      {/* Opens below the header (styles.css), so a toast never covers the account menu. */}
+      <Notifications position="top-right" />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

@@ -216,7 +216,7 @@ function TableBrowser({ projectId, schema, tableName, initialFilters }: TableBro
       {meta && (
         <Group justify="space-between" wrap="wrap">
           <Text size="sm" c="dimmed" role="status">
-            {meta.total !== undefined ? `${meta.total_estimated ? 'about ' : ''}${meta.total} records` : `${records.data?.rows.length ?? 0} shown`}
+            {meta.total !== undefined ? `${meta.total_estimated ? 'about ' : ''}${meta.total} ${meta.total === 1 ? 'record' : 'records'}` : `${records.data?.rows.length ?? 0} shown`}
             {records.isFetching ? ' · refreshing…' : ''}
           </Text>
           <Group gap="sm">
