@@ -91,7 +91,7 @@ test('issue 37, the rest of the list', async ({ page, playwright }) => {
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
   });
 
-  await test.step('a toast opens below the account menu, not over it', async () => {
+  await test.step('a toast covers neither the account menu nor the page header', async () => {
     await page.getByLabel('Project name').fill('Rough edges 37, renamed');
     await page.getByRole('button', { name: 'Rename' }).click();
     const toast = page.locator('.mantine-Notification-root').filter({ hasText: 'Project renamed' });
@@ -99,6 +99,8 @@ test('issue 37, the rest of the list', async ({ page, playwright }) => {
     const menu = (await page.getByRole('button', { name: /Account menu/ }).boundingBox())!;
     const box = (await toast.boundingBox())!;
     expect(overlap(menu, box), 'the toast leaves the account menu visible').toBe(false);
+    const title = (await page.getByRole('heading', { name: 'Settings' }).boundingBox())!;
+    expect(box.y, 'the toast opens below the page header').toBeGreaterThan(title.y + title.height);
     await checkPage(page, 'rough37-02-toast-1440');
   });
 
