@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
@@ -67,7 +68,7 @@ func collectionSchemas(m *orderedmap.Map[string, *base.SchemaProxy]) {
 	// by columns x functions.
 	group := &base.Schema{Type: types("object"),
 		Description: "One group: its group_by columns under their names, formatted as in records, and each aggregate under " +
-			"its name (count for count=*, otherwise <function>_<column>, e.g. sum_total). count and sums of integer columns are " +
+			"its name (count for count=*, otherwise `<function>_<column>`, e.g. sum_total). count and sums of integer columns are " +
 			"integers; sums, averages, minimums and maximums of decimal columns and averages of integer columns are strings with " +
 			"every digit; number columns give numbers; dates and timestamps are formatted as in records; null when no row has a value.",
 		AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(
@@ -96,7 +97,7 @@ func bulkResponseSchema(t *schema.CTable, n tableNames) *base.Schema {
 // can both be wrong: the code tells which.
 func invalidRequestResponse() *v3.Response {
 	return errorResponse("A query parameter or the body is invalid; details names the parameter, or each bad field "+
-		"(<position>.<field> for an item of an array body).", nil,
+		"(`<position>.<field>` for an item of an array body).", nil,
 		errorExample{"no_filter", "An update or delete by filter without a filter", apierr.CodeInvalidQuery,
 			"Invalid query parameter filter: an update or delete by filter needs at least one filter",
 			map[string]string{"filter": "an update or delete by filter needs at least one filter"}},
@@ -131,15 +132,22 @@ func splitFilters(sp *splicer, params []*v3.Parameter) (filters, rest []*v3.Para
 // POST tablePaths made) with bulk create and upsert on POST, update and
 // delete by filter, and adds the aggregate path.
 //
-// The filter parameters (one per column and operator, most of a wide
-// document's bytes) are written once per path, at path level, where GET,
-// HEAD, PATCH and DELETE share them. POST inherits them too, which
-// OpenAPI cannot prevent; the server ignores them there, and POST's
-// description says so. Per operation they would make the widest document
-// the schema limits allow three times larger.
+// The filter parameters are on the operations that take them, not on the
+// path, where POST would inherit them (issue 37: a create listed ~60
+// parameters it ignores). The per-column ones (one per column and
+// operator, most of a wide document's bytes) are written on GET, which
+// HEAD copies; the updates and deletes by filter list filter= and search
+// and say that the per-column filters of GET apply too: written on them
+// as well, they would make the widest document the schema limits allow
+// twice as large, past what the document cache holds (bench/RESULTS.md).
 func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *schema.Compiled, t *schema.CTable, n tableNames, collection *v3.PathItem, maxBulk int) {
-	filters, rest := splitFilters(sp, collection.Get.Parameters)
-	collection.Parameters, collection.Get.Parameters = filters, rest
+	filters, _ := splitFilters(sp, collection.Get.Parameters)
+	var byFilterParams []*v3.Parameter // filter= and search, without the per-column spread
+	for _, p := range filters {
+		if !strings.HasPrefix(p.Reference, sp.prefix) {
+			byFilterParams = append(byFilterParams, p)
+		}
+	}
 	createLevel, updateLevel, deleteLevel := t.Level("create"), t.Level("update"), t.Level("delete")
 	tags := []string{t.Name}
 	unique := uniqueInputs(t)
@@ -161,7 +169,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 		post.Responses.Codes.Set("400", responseRef(respInvalidRequest))
 		desc = append(desc, "With on_conflict="+strings.Join(unique, "|")+" an upsert: 201 if the record was created, 200 if it updated one")
 	}
-	desc = append(desc, "The filter parameters of this path do not apply to a create and are ignored", levelText(createLevel, true))
+	desc = append(desc, levelText(createLevel, true))
 	post.Description = joinSentences(desc...)
 	paths.Set("/"+t.Name+"/"+bulkSegment, bulkPath(t, n, onConflict, unique, maxBulk))
 
@@ -170,6 +178,7 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 		Description: "Refuse (400 INVALID_QUERY, nothing changed) when more rows than this match; details.max_affected says how many matched.",
 		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Format: "int64", Minimum: ptr(1.0)})}
 	byFilter := "Every list filter applies (filter[column], filter[column][op], filter=, search), ANDed, with the caller's owner scope; " +
+		"filter[column] and filter[column][op] are the list's (GET), listed there only. " +
 		"a request without any is refused with 400 INVALID_QUERY (to change every row, filter on something every row matches, " +
 		"e.g. filter[id][gt]=0). page, limit, offset, sort, order, include, fields and count are refused (400). Answers {\"affected\": N}; " +
 		"counts as one request."
@@ -182,14 +191,14 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 	collection.Patch = &v3.Operation{Tags: tags, OperationId: n.UpdateManyOp, Summary: "Update records of " + t.Name + " by filter",
 		Description: joinSentences("Sets the body's fields on every matching row the caller may update, in one statement.", byFilter,
 			levelText(updateLevel, true)),
-		Parameters:  []*v3.Parameter{maxAffected},
+		Parameters:  append(slices.Clone(byFilterParams), maxAffected),
 		RequestBody: jsonBodyWith("The fields to change (at least one).", n.Update, bodyExample(t, true)), Security: security(updateLevel),
 		Responses: responses("200", affected, patchErrors...)}
 	deleteErrs := append([]string{respInvalidQuery}, deleteErrors(c, t)...)
 	collection.Delete = &v3.Operation{Tags: tags, OperationId: n.DeleteManyOp, Summary: "Delete records of " + t.Name + " by filter",
 		Description: joinSentences("Deletes every matching row the caller may delete, in one statement.", byFilter,
 			levelText(deleteLevel, true)),
-		Parameters: []*v3.Parameter{maxAffected}, Security: security(deleteLevel),
+		Parameters: append(slices.Clone(byFilterParams), maxAffected), Security: security(deleteLevel),
 		Responses: responses("200", successResponse("How many rows were deleted.", schemaAffectedResponse, rateHeaders()), deleteErrs...)}
 	idempotent(collection.Patch)
 	idempotent(collection.Delete)

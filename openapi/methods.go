@@ -71,7 +71,7 @@ func sharedByCaches(get *v3.Operation, t *schema.CTable) {
 		}
 		r.Headers.Set("Cache-Control", text("public, max-age="+maxAge+" on a read without a credential: shared caches (an edge Caddy, a CDN) "+
 			"may answer it for "+maxAge+" s, and writes through the API purge it sooner. private, no-cache with a credential."))
-		r.Headers.Set("Surrogate-Key", text("On a read without a credential: ts_<project id>, then ts_<project id>_<table> for each table the "+
+		r.Headers.Set("Surrogate-Key", text("On a read without a credential: `ts_<project id>`, then `ts_<project id>_<table>` for each table the "+
 			"answer reads (embedded and filtered-on tables too), separated by \", \"; a write to any of them purges the answer."))
 		r.Headers.Set("Vary", text("Authorization (a cached answer is never handed to a request with a credential), with Accept-Encoding "+
 			"and Origin when they apply."))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -363,8 +364,7 @@ func TestListParametersCoverFiltersIncludeAndFields(t *testing.T) {
 	t.Parallel()
 	m := renderMap(t, compileFile(t, "alltypes.json"))
 	params := map[string]map[string]any{}
-	// The filters are the path's parameters, which PATCH and DELETE by
-	// filter share with the list.
+	// The filters are GET's (no path-level ones remain: POST would inherit them).
 	pathParams, _ := at(t, m, "paths", "/users").(map[string]any)["parameters"].([]any)
 	for _, p := range append(at(t, m, "paths", "/users", "get", "parameters").([]any), pathParams...) {
 		pm := p.(map[string]any)
@@ -805,4 +805,74 @@ func TestBulkCreateAndExportAreOperationsOfTheirOwn(t *testing.T) {
 	if len(exportFilters) != len(listFilters) || len(listFilters) < 10 {
 		t.Errorf("export path has %d filter parameters, the list %d", len(exportFilters), len(listFilters))
 	}
+}
+
+// Filter parameters are only on the operations that take them (issue 37):
+// a create lists none, inherited or its own; the updates and deletes by
+// filter list filter= and search; the per-column ones are on GET.
+func TestFilterParametersAreOnlyOnOperationsThatTakeThem(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	item := at(t, m, "paths", "/users").(map[string]any)
+	if params, _ := item["parameters"].([]any); len(params) != 0 {
+		t.Fatalf("/users has %d path-level parameters, which POST would inherit", len(params))
+	}
+	names := func(method string) []string {
+		var out []string
+		ops, _ := item[method].(map[string]any)
+		list, _ := ops["parameters"].([]any)
+		for _, p := range list {
+			pm := p.(map[string]any)
+			if ref, ok := pm["$ref"].(string); ok {
+				pm = at(t, m, "components", "parameters", strings.TrimPrefix(ref, "#/components/parameters/")).(map[string]any)
+			}
+			out = append(out, pm["name"].(string))
+		}
+		return out
+	}
+	for _, name := range names("post") {
+		if name == "filter" || name == "search" || strings.HasPrefix(name, "filter[") {
+			t.Errorf("POST /users takes the filter parameter %s", name)
+		}
+	}
+	for _, method := range []string{"patch", "delete"} {
+		got := names(method)
+		if !slices.Contains(got, "filter") || !slices.Contains(got, "max_affected") {
+			t.Errorf("%s /users parameters = %v, want filter and max_affected among them", method, got)
+		}
+	}
+	if !slices.Contains(names("get"), "filter[email]") {
+		t.Errorf("GET /users lacks filter[email]: %v", names("get"))
+	}
+}
+
+// Swagger UI renders descriptions as Markdown and drops what looks like an
+// HTML tag: a `<placeholder>` outside a code span vanished from the page
+// (issue 37). Every description and summary of a document with every
+// feature keeps them in backticks.
+func TestPlaceholdersInDescriptionsAreInCodeSpans(t *testing.T) {
+	t.Parallel()
+	m := renderMap(t, compileFile(t, "alltypes.json"))
+	codeSpan := regexp.MustCompile("`[^`]*`")
+	placeholder := regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_ ]*>`)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, child := range x {
+				if s, ok := child.(string); ok && (k == "description" || k == "summary") {
+					if found := placeholder.FindString(codeSpan.ReplaceAllString(s, "")); found != "" {
+						t.Errorf("%s.%s shows %s outside a code span, which Markdown drops: %q", path, k, found, s)
+					}
+					continue
+				}
+				walk(path+"."+k, child)
+			}
+		case []any:
+			for i, child := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), child)
+			}
+		}
+	}
+	walk("", m)
 }

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -387,6 +388,10 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 	}
 	paths.Set("/"+t.Name+"/{id}", item)
 	describeMethods(collection, t, n.HeadListOp, "a page of "+t.Name+" records")
+	// HEAD takes GET's filter[column] parameters as GET does; listing them
+	// a second time would add half again to a wide table's document.
+	collection.Head.Parameters = slices.DeleteFunc(slices.Clone(collection.Head.Parameters),
+		func(p *v3.Parameter) bool { return strings.HasPrefix(p.Reference, sp.prefix) })
 	describeMethods(item, t, n.HeadGetOp, "a record of "+t.Name)
 	for _, op := range []*v3.Operation{collection.Post, item.Put, item.Patch, item.Delete} { // collectionOperations did PATCH and DELETE
 		idempotent(op)

@@ -97,7 +97,7 @@ func realtimePaths(paths *orderedmap.Map[string, *v3.PathItem], schemes *ordered
 	codes := orderedmap.New[string, *v3.Response]()
 	codes.Set("200", streamResponse())
 	codes.Set("400", errorResponse("The stream's parameters are invalid: no tables, an unknown table, a table without realtime, "+
-		"a bad where[<table>] or a bad Last-Event-ID; details names the parameter.", nil,
+		"a bad `where[<table>]` or a bad Last-Event-ID; details names the parameter.", nil,
 		errorExample{"no_tables", "No tables named", apierr.CodeInvalidQuery, "Name the tables to watch: ?tables=<table>,<table>",
 			map[string]string{"tables": "is required"}},
 		errorExample{"bad_resume", "A malformed Last-Event-ID", apierr.CodeInvalidQuery, "Last-Event-ID must be an event id this stream sent",

@@ -232,8 +232,22 @@ func TestDescriptionsSummariesAndErrorInfoReadWellInClients(t *testing.T) {
 		if _, ok := at(t, head, "responses", "200").(map[string]any)["content"]; ok {
 			t.Errorf("HEAD %s answers with a body: %v", path, head)
 		}
-		if path == "/customers" && len(head["parameters"].([]any)) != len(item["get"].(map[string]any)["parameters"].([]any)) {
+		// HEAD lists GET's parameters but the per-column filters, which
+		// it takes as GET does (listed once, on GET, for the document's size).
+		if path == "/customers" && len(head["parameters"].([]any)) != len(notColumnFilters(item["get"].(map[string]any)["parameters"].([]any))) {
 			t.Errorf("HEAD %s takes other parameters than GET", path)
 		}
 	}
+}
+
+// notColumnFilters leaves out the filter[column] and filter[column][op]
+// parameters of a list.
+func notColumnFilters(params []any) []any {
+	var out []any
+	for _, p := range params {
+		if name, _ := p.(map[string]any)["name"].(string); !strings.HasPrefix(name, "filter[") {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -105,6 +105,11 @@ type Column struct {
 	// PGType is the database type of a passthrough column (type
 	// "passthrough", only on fronted databases): read-only, never altered.
 	PGType string `json:"pg_type,omitempty"`
+	// Backfill is the value the existing rows get once when the column is
+	// added (a required column on a table that has rows needs one, if it
+	// has no default); new records do not get it. Like RenamedFrom it is
+	// read only by the generate that adds the column and ignored after.
+	Backfill json.RawMessage `json:"backfill,omitempty"`
 }
 
 // Reference makes a column a foreign key to another table's id.

@@ -560,21 +560,31 @@ func (d *differ) addColumn(ot, nt Table, nc Column) {
 	alter := "ALTER TABLE " + d.g.table(nt.Name) + " "
 	col := QuoteIdent(nc.Name)
 	name := func(suffix string) string { return QuoteIdent(ConstraintName(nt.Name, nc.Name, suffix)) }
-	def := defaultLiteral(nc)
+	// fill is what the existing rows get: the default, or else the
+	// one-off backfill, which is dropped again in the same transaction so
+	// that new records do not get it.
+	def, fill := defaultLiteral(nc), defaultLiteral(nc)
+	if fill == "" && !isNullJSON(nc.Backfill) {
+		fill = defaultLiteral(*nc.withDefault(nc.Backfill))
+	}
 	add := alter + "ADD COLUMN " + col + " " + typeOf(nc.Type).PG
-	if def != "" {
-		add += " DEFAULT " + def
+	if fill != "" {
+		add += " DEFAULT " + fill
 	}
 	if nc.Required {
 		add += " NOT NULL"
 	}
 	d.emit(c, stepCreate, add)
-	if nc.Required && def == "" {
+	if fill != def {
+		d.emit(c, stepCreate, alter+"ALTER COLUMN "+col+" DROP DEFAULT")
+		c.Description += "; existing rows get " + fill + " once (backfill)"
+	}
+	if nc.Required && fill == "" {
 		c.Description += "; existing rows would have no value, so the table must be empty"
-		d.precheck(c, ot, nc.Name, "the table is empty (existing rows would have no value for a new required column without a default)", "true", 0)
+		d.precheck(c, ot, nc.Name, "the table is empty (existing rows would have no value for a new required column without a default or backfill)", "true", 0)
 	}
 	if nc.Unique {
-		if def != "" {
+		if fill != "" {
 			d.precheck(c, ot, nc.Name, "the table has at most one row (every existing row would get the same default, and the column is unique)", "true", 1)
 		}
 		d.emit(c, stepUnique, "CREATE UNIQUE INDEX "+name("key")+" ON "+d.g.table(nt.Name)+" ("+col+")")
@@ -585,10 +595,10 @@ func (d *differ) addColumn(ot, nt Table, nc Column) {
 		d.later(c, alter+"VALIDATE CONSTRAINT "+name("check"))
 	}
 	if r := nc.References; r != nil {
-		if def != "" {
+		if fill != "" {
 			if target, ok := d.oldOf[r.Table]; ok {
-				d.precheck(c, ot, nc.Name, fmt.Sprintf("the table is empty, or the default %s is the id of a row of %s (every existing row gets it)", def, r.Table),
-					`NOT EXISTS (SELECT 1 FROM `+d.g.table(target.Name)+` AS r WHERE r."id" = `+def+")", 0, target.Name)
+				d.precheck(c, ot, nc.Name, fmt.Sprintf("the table is empty, or the value %s is the id of a row of %s (every existing row gets it)", fill, r.Table),
+					`NOT EXISTS (SELECT 1 FROM `+d.g.table(target.Name)+` AS r WHERE r."id" = `+fill+")", 0, target.Name)
 			} else {
 				d.precheck(c, ot, nc.Name, "the table is empty (the default would reference a row of the new table "+r.Table+")", "true", 0)
 			}

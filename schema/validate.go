@@ -301,15 +301,36 @@ var (
 	msgHTMLApplies = "html applies to " + typeNames(func(t Traits) bool { return t.Markup }) + " columns only"
 )
 
-// checkColumnDefault: a default (other than null) is a value the column
-// accepts.
+// checkColumnDefault: a default or a backfill (other than null) is a
+// value the column accepts.
 func checkColumnDefault(p Problems, cp string, c *Column) {
-	if len(c.Default) == 0 || bytes.Equal(bytes.TrimSpace(c.Default), []byte("null")) {
-		return
+	if !isNullJSON(c.Default) {
+		if msg := checkDefault(c); msg != "" {
+			p.add(cp+".default", "%s", msg)
+		}
 	}
-	if msg := checkDefault(c); msg != "" {
-		p.add(cp+".default", "%s", msg)
+	switch {
+	case isNullJSON(c.Backfill):
+	case typeOf(c.Type).Traits.Secret:
+		p.add(cp+".backfill", "a %s column takes no backfill (it holds only hashes)", c.Type)
+	default:
+		if msg := checkDefault(c.withDefault(c.Backfill)); msg != "" {
+			p.add(cp+".backfill", "%s", msg)
+		}
 	}
+}
+
+// isNullJSON reports whether a raw value is absent or null.
+func isNullJSON(v json.RawMessage) bool {
+	return len(v) == 0 || bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// withDefault is the column with value as its default: a backfill is
+// checked and written the way a default is.
+func (c *Column) withDefault(value json.RawMessage) *Column {
+	copied := *c
+	copied.Default = value
+	return &copied
 }
 
 // checkReference: the referenced table exists and may be referenced, the

@@ -1,6 +1,7 @@
 import { lazy } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { RequireSession } from './components/RequireSession';
+import { ScrollReset } from './components/ScrollReset';
 import { LoginPage } from './pages/auth/LoginPage';
 import { SignupPage } from './pages/auth/SignupPage';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -19,6 +20,9 @@ const LogsPage = lazy(() => import('./pages/project/logs/LogsPage').then((m) => 
 const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 
 export const router = createBrowserRouter([
+  {
+    element: <ScrollReset />,
+    children: [
   { path: '/login', element: <LoginPage /> },
   { path: '/signup', element: <SignupPage /> },
   {
@@ -45,4 +49,6 @@ export const router = createBrowserRouter([
     ],
   },
   { path: '*', element: <NotFoundPage /> },
+    ],
+  },
 ]);

@@ -9,7 +9,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkPage, fillCodeEditor, platformGet, projectIdFrom } from './support';
+import { checkPage, fillCodeEditor, platformGet, projectIdFrom, sessionToken } from './support';
 
 interface SchemaDocument {
   tables: {
@@ -87,8 +87,9 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await expect(page.getByText('Unsaved changes')).toBeVisible();
     await expect(page.getByText(/problems? to fix/)).toHaveCount(0);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect(page.getByText('Saved', { exact: true })).toBeVisible();
-    await expect(page.getByText(/not generated yet/)).toBeVisible();
+    // One badge says both (issue 37.6: no second "Saved" beside it).
+    await expect(page.getByText('Saved, not generated yet', { exact: true })).toBeVisible();
+    await expect(page.getByText('Saved', { exact: true })).toHaveCount(0);
     await checkPage(page, '04-schema-builder');
 
     const saved = await platformGet<SchemaDocument>(page, `/api/projects/${projectId}/schema`);
@@ -224,7 +225,7 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await expect(replaced).toContainText('Uploaded journey-schema.json: it is now the draft');
     await expect(replaced).toContainText('The server accepts it');
     await expect(page.getByTestId('table-node-posts')).toContainText('subtitle');
-    await expect(page.getByText('Saved', { exact: true })).toBeVisible();
+    await expect(page.getByText('Saved, not generated yet', { exact: true })).toBeVisible();
     await checkPage(page, '17-schema-uploaded');
     const saved = await platformGet<SchemaDocument>(page, `/api/projects/${projectId}/schema`);
     expect(saved.tables[1].columns.map((c) => c.name)).toContain('subtitle');
@@ -239,10 +240,12 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await expect(page.getByRole('alert').filter({ hasText: 'Existing rows block this generate' })).toBeVisible();
     await checkPage(page, '18-generate-blocked');
 
-    // Generating anyway is refused, in words, at the change it concerns.
-    await page.getByRole('button', { name: 'Generate API' }).click();
-    await expect(page.getByText('Generate was refused and changed nothing')).toBeVisible();
-    await expect(change).toContainText('1 existing row breaks this rule');
+    // Generate waits for the rows (issue 37.4): the button is off and says
+    // why; the server refuses the generate all the same.
+    await expect(page.getByRole('button', { name: 'Generate API' })).toBeDisabled();
+    await expect(page.getByTestId('generate-blocked-reason')).toContainText('existing rows break a rule');
+    const refused = await page.request.post(`/api/projects/${projectId}/generate`, { headers: { Authorization: `Bearer ${await sessionToken(page)}` }, data: {} });
+    expect(refused.status(), await refused.text()).toBe(409);
     const versions = await platformGet<{ version: number }[]>(page, `/api/projects/${projectId}/schema/versions`);
     expect(versions.map((v) => v.version)).toEqual([1]);
   });

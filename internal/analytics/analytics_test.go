@@ -516,3 +516,57 @@ func TestParseWindowRefusesASpanTooLongForADuration(t *testing.T) {
 		}
 	}
 }
+
+// A stream's sample is recorded when it ends, with its lifetime as its
+// latency, and each delivered event is a sample of no latency: neither
+// may move the percentiles, the average or the error rate of the API's
+// answers, though both are counted.
+func TestStreamLifetimesAndEventsStayOutOfLatencyAndErrorRate(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	project := newProject(t, db)
+	now := time.Date(2026, 5, 1, 12, 30, 20, 0, time.UTC)
+	rec := analytics.New(analytics.Config{DB: db, FlushEvery: time.Hour, CompactEvery: -1})
+	rec.Start()
+	defer rec.Close()
+	at := now.Add(-5 * time.Minute)
+	sample := func(op, method string, status int, latency time.Duration) analytics.Sample {
+		return analytics.Sample{ProjectID: project, Table: "items", Operation: op, Method: method, Credential: "key", Status: status, Latency: latency, At: at}
+	}
+	// 8 answers of 10 ms, 2 of them errors: error rate 0.25, every percentile 10 ms.
+	for i := range 8 {
+		status := 200
+		if i < 2 {
+			status = 500
+		}
+		rec.Record(sample("list", "GET", status, 10*time.Millisecond))
+	}
+	// Streams watched for 20 minutes, and 30 events delivered.
+	for range 3 {
+		rec.Record(analytics.Sample{ProjectID: project, Operation: analytics.OperationStream, Method: "GET", Credential: "key", Status: 200, Latency: 20 * time.Minute, At: at})
+	}
+	for range 30 {
+		rec.Record(sample(analytics.OperationEvent, "EVENT", 200, 0))
+	}
+	if err := rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	win, problems := analytics.ParseWindow(url.Values{"range": {"1h"}}, now)
+	if problems != nil {
+		t.Fatal(problems)
+	}
+	rep, err := analytics.Query(context.Background(), db, project, win)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Summary
+	if s.TotalRequests != 41 {
+		t.Errorf("total = %d, want 41 (8 answers, 3 streams, 30 events are all counted)", s.TotalRequests)
+	}
+	if s.ErrorRate != 0.25 {
+		t.Errorf("error rate = %v, want 0.25 (2 errors of 8 answers; streams and events left out)", s.ErrorRate)
+	}
+	for name, got := range map[string]float64{"p50": s.P50Ms, "p95": s.P95Ms, "p99": s.P99Ms, "avg": s.AvgMs} {
+		checkPercentile(t, name, got, 10*time.Millisecond)
+	}
+}

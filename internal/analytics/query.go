@@ -37,7 +37,8 @@ const CredentialDashboard = "dashboard"
 
 // Summary covers the whole range. ErrorRate is the share of answers with
 // a 4xx or 5xx status (rate-limited ones included); percentiles are within
-// RelativeAccuracy.
+// RelativeAccuracy. Realtime streams and their events are counted but stay
+// out of the error rate, the average and the percentiles (Timed).
 type Summary struct {
 	TotalRequests  int64   `json:"total_requests"`
 	ErrorRate      float64 `json:"error_rate"`
@@ -276,6 +277,8 @@ SELECT floor((extract(epoch FROM bucket) - $4) / $5)::bigint AS slot,
        coalesce(sum(requests) FILTER (WHERE status BETWEEN 400 AND 499), 0)::bigint,
        coalesce(sum(requests) FILTER (WHERE status >= 500), 0)::bigint,
        coalesce(sum(requests) FILTER (WHERE status = 429), 0)::bigint,
+       coalesce(sum(requests) FILTER (WHERE operation NOT IN ('` + OperationStream + `', '` + OperationEvent + `')), 0)::bigint,
+       coalesce(sum(requests) FILTER (WHERE status >= 400 AND operation NOT IN ('` + OperationStream + `', '` + OperationEvent + `')), 0)::bigint,
        sum(latency_sum_us)::bigint,
        tablesmith.sketch_sum(sketch)
 FROM rows GROUP BY slot ORDER BY slot`
@@ -299,16 +302,18 @@ func Query(ctx context.Context, db *sql.DB, projectID string, w Window) (*Report
 		rep.Series[i].T = w.From.Add(time.Duration(i) * iv).UTC()
 	}
 	total := NewSketch()
-	var latencyUS int64
+	// timed and timedErrors leave out the realtime stream and its events
+	// (Timed): the error rate and the average are of answers.
+	var latencyUS, timed, timedErrors int64
 	rows, err := db.QueryContext(ctx, seriesQuery, projectID, w.From, w.To, w.From.Unix(), int64(iv/time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("analytics series: %w", err)
 	}
 	for rows.Next() {
-		var slot, sumUS int64
+		var slot, sumUS, timedHere, timedErrorsHere int64
 		var p Point
 		var raw []byte
-		if err := rows.Scan(&slot, &p.Total, &p.Count2xx, &p.Count3xx, &p.Count4xx, &p.Count5xx, &p.RateLimited, &sumUS, &raw); err != nil {
+		if err := rows.Scan(&slot, &p.Total, &p.Count2xx, &p.Count3xx, &p.Count4xx, &p.Count5xx, &p.RateLimited, &timedHere, &timedErrorsHere, &sumUS, &raw); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -325,6 +330,8 @@ func Query(ctx context.Context, db *sql.DB, projectID string, w Window) (*Report
 		rep.Series[slot] = p
 		total.Merge(sk)
 		latencyUS += sumUS
+		timed += timedHere
+		timedErrors += timedErrorsHere
 		s := &rep.Summary
 		s.TotalRequests += p.Total
 		s.Count2xx, s.Count3xx, s.Count4xx, s.Count5xx = s.Count2xx+p.Count2xx, s.Count3xx+p.Count3xx, s.Count4xx+p.Count4xx, s.Count5xx+p.Count5xx
@@ -337,9 +344,9 @@ func Query(ctx context.Context, db *sql.DB, projectID string, w Window) (*Report
 		return nil, err
 	}
 	s := &rep.Summary
-	if s.TotalRequests > 0 {
-		s.ErrorRate = ratio(s.Count4xx+s.Count5xx, s.TotalRequests)
-		s.AvgMs = round3(float64(latencyUS) / 1000 / float64(s.TotalRequests))
+	if timed > 0 {
+		s.ErrorRate = ratio(timedErrors, timed)
+		s.AvgMs = round3(float64(latencyUS) / 1000 / float64(timed))
 	}
 	s.P50Ms, s.P95Ms, s.P99Ms = ms(total.Quantile(0.50)), ms(total.Quantile(0.95)), ms(total.Quantile(0.99))
 

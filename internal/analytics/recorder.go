@@ -267,8 +267,26 @@ func (r *Recorder) fold(open map[bucketKey]*bucketAgg, s Sample) {
 		open[k] = a
 	}
 	a.requests++
-	a.latencyUS += s.Latency.Microseconds()
-	a.sketch.Add(s.Latency)
+	if Timed(s.Operation) {
+		a.latencyUS += s.Latency.Microseconds()
+		a.sketch.Add(s.Latency)
+	}
+}
+
+// The realtime operations (internal/realtime, internal/service): a stream's
+// sample is recorded when it ends, so its "latency" is how long a client
+// watched; an event is a delivered change, not a request, and takes no time
+// of its own. Both are counted, but neither says how fast the API answers.
+const (
+	OperationStream = "stream"
+	OperationEvent  = "event"
+)
+
+// Timed reports whether an operation's latency is an answer's: false for
+// the realtime stream and its events, which stay out of the latency
+// percentiles and the error rate.
+func Timed(operation string) bool {
+	return operation != OperationStream && operation != OperationEvent
 }
 
 func mod(a, b int64) int64 {

@@ -143,7 +143,7 @@ func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc sto
 	}
 	w.Header().Set("Location", "/api/projects/"+p.ID)
 	envelope.Write(w, http.StatusCreated, envelope.Success{Data: h.projectView(r, acc, p),
-		Message: fmt.Sprintf("Connected: %d table(s) served, %d left out", len(in.Document.Tables), len(in.Unsupported))})
+		Message: fmt.Sprintf("Connected: %s served, %d left out", countOf(len(in.Document.Tables), "table"), len(in.Unsupported))})
 	return nil
 }
 
@@ -349,7 +349,7 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
 		"version": version, "endpoints": endpoints(p.ID, draft), "applied": plan.Changes,
-		"statements": plan.Statements, "after_commit": after, "notes": plan.Notes}})
+		"after_commit": after, "notes": plan.Notes}})
 	return nil
 }
 
@@ -463,9 +463,9 @@ func refreshMessage(changes []introspect.Change, applied bool) string {
 	case n == 0:
 		return "The database matches the published schema"
 	case applied:
-		return fmt.Sprintf("Adopted %d change(s) made in the database", n)
+		return fmt.Sprintf("Adopted %s made in the database", countOf(n, "change"))
 	}
-	return fmt.Sprintf("The database has %d change(s) the published schema does not; send {\"apply\": true} to adopt them", n)
+	return fmt.Sprintf("The database has %s the published schema does not; send {\"apply\": true} to adopt them", countOf(n, "change"))
 }
 
 func sameDocument(a, b schema.Document) bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -259,5 +260,14 @@ func (h *Handler) deleteProject(w http.ResponseWriter, r *http.Request, acc stor
 // planLimitError is the answer to a project the account's plan does not
 // allow, whether it is created managed or fronting a database.
 func planLimitError(plan string, projects int) error {
-	return apierr.New(apierr.CodePlanLimit, "The %s plan allows %d project(s); delete one or upgrade the plan", plan, projects)
+	return apierr.New(apierr.CodePlanLimit, "The %s plan allows %s; delete one or upgrade the plan", plan, countOf(projects, "project"))
+}
+
+// countOf is "1 project", "2 projects": a message says the number in words
+// that agree with it, never "project(s)".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

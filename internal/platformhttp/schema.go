@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"sort"
 
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
@@ -209,33 +208,46 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Accou
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
 		"version": res.Version, "endpoints": endpoints(p.ID, res.Document), "applied": res.Applied,
-		"statements": res.Statements, "after_commit": res.AfterCommit, "notes": res.Notes, "indexes": res.Indexes}})
+		"after_commit": res.AfterCommit, "notes": res.Notes, "indexes": res.Indexes}})
 	return nil
 }
 
+// endpoints lists every operation the generated API serves for doc, as
+// its OpenAPI document does (a test holds the two equal), table by table:
+// per table the list, create (one or many), update and delete by filter,
+// the record's read, replace, update and delete, and the aggregate; the
+// realtime stream when a table has realtime on; the end-user auth routes
+// with an auth table; and the description itself.
 func endpoints(projectID string, doc schema.Document) []endpoint {
 	base := "/v1/" + projectID
 	var out []endpoint
-	names := make([]string, 0, len(doc.Tables))
-	auth := false
+	add := func(method, path string) { out = append(out, endpoint{method, base + path}) }
+	auth, realtime := false, false
 	for _, t := range doc.Tables {
-		names = append(names, t.Name)
+		collection := "/" + t.Name
+		add("GET", collection)
+		add("POST", collection)
+		add("PATCH", collection)
+		add("DELETE", collection)
+		add("GET", collection+"/{id}")
+		add("PUT", collection+"/{id}")
+		add("PATCH", collection+"/{id}")
+		add("DELETE", collection+"/{id}")
+		add("GET", collection+"/aggregate")
 		auth = auth || t.Auth
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		out = append(out,
-			endpoint{"POST", base + "/" + n}, endpoint{"GET", base + "/" + n},
-			endpoint{"GET", base + "/" + n + "/{id}"}, endpoint{"PUT", base + "/" + n + "/{id}"},
-			endpoint{"PATCH", base + "/" + n + "/{id}"}, endpoint{"DELETE", base + "/" + n + "/{id}"})
+		realtime = realtime || t.Realtime
 	}
 	if auth {
 		for _, p := range []string{"register", "login", "refresh", "logout"} {
-			out = append(out, endpoint{"POST", base + "/auth/" + p})
+			add("POST", "/auth/"+p)
 		}
-		out = append(out, endpoint{"GET", base + "/auth/me"})
+		add("GET", "/auth/me")
 	}
-	out = append(out, endpoint{"GET", base + "/openapi.json"}, endpoint{"GET", base + "/docs"})
+	if realtime {
+		add("GET", "/realtime")
+	}
+	add("GET", "/openapi.json")
+	add("GET", "/docs")
 	return out
 }
 

@@ -105,7 +105,7 @@ func TestSecondProjectOnTheFreePlanIsRefusedWithPlanLimit(t *testing.T) {
 	}
 	s.Do("POST", "/api/projects", tok, map[string]any{"name": "First"}).Must(t, 201)
 	r := s.Do("POST", "/api/projects", tok, map[string]any{"name": "Second"}).Must(t, 403)
-	if r.ErrorCode() != "PLAN_LIMIT" || !strings.Contains(r.Message(), "free plan allows 1 project") {
+	if r.ErrorCode() != "PLAN_LIMIT" || !strings.Contains(r.Message(), "free plan allows 1 project;") {
 		t.Fatalf("second project: %s", r.Raw)
 	}
 	if n := len(s.Do("GET", "/api/projects", tok, nil).Must(t, 200).List()); n != 1 {

@@ -31,6 +31,8 @@ func (hub *Hub) Route(h *apihttp.Handler, w http.ResponseWriter, r *http.Request
 	if len(rt.Rest) != 1 {
 		return apierr.New(apierr.CodeNotFound, "Not found: the stream is /v1/%s/realtime?tables=<table>,...", rt.ProjectID)
 	}
+	// analytics.OperationStream: its lifetime stays out of the latency
+	// percentiles and the error rate.
 	rt.Operation = "stream"
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/analytics"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/realtime"
@@ -98,7 +99,7 @@ func (s *Service) countRealtimeEvents(projectID, table, credential string, n int
 	}
 	now := s.cfg.Now()
 	for range n {
-		l.Record(apihttp.Sample{ProjectID: projectID, Table: table, Operation: "event", Method: "EVENT",
+		l.Record(apihttp.Sample{ProjectID: projectID, Table: table, Operation: analytics.OperationEvent, Method: "EVENT",
 			Credential: credential, Status: http.StatusOK, At: now})
 	}
 }

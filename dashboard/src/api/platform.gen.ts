@@ -681,6 +681,8 @@ export interface components {
             required?: boolean;
             unique?: boolean;
             default?: unknown;
+            /** @description The value the existing rows get once when generate adds this column (new records do not get it); ignored once the column exists. */
+            backfill?: unknown;
             min?: number;
             max?: number;
             min_length?: number;
@@ -787,7 +789,6 @@ export interface components {
             version: number;
             endpoints: components["schemas"]["Endpoint"][];
             applied: components["schemas"]["PlannedChange"][] | null;
-            statements?: string[] | null;
             after_commit?: components["schemas"]["AfterCommitStep"][] | null;
             notes?: string[] | null;
             /** @description The index builds as they stood when generate answered; they go on in the background. */

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { curlCommand } from '../console/curl';
 import { isStreamOperation, realtimeUrl } from './realtime';
 
 describe('realtime stream URLs', () => {
@@ -16,11 +15,5 @@ describe('realtime stream URLs', () => {
     expect(isStreamOperation({ method: 'GET', path: '/realtime' })).toBe(true);
     expect(isStreamOperation({ method: 'GET', path: '/realtime_logs' })).toBe(false);
     expect(isStreamOperation({ method: 'POST', path: '/realtime' })).toBe(false);
-  });
-
-  it('copies the stream as curl -N asking for text/event-stream', () => {
-    expect(curlCommand({ method: 'GET', url: 'http://x/v1/p1/realtime?tables=posts', credential: 'k', stream: true })).toBe(
-      "curl -N 'http://x/v1/p1/realtime?tables=posts' -H 'Authorization: Bearer k' -H 'Accept: text/event-stream'",
-    );
   });
 });

@@ -186,7 +186,7 @@ export function builderReducer(state: BuilderState, action: BuilderAction): Buil
     case 'setColumnType':
       return updateColumn(state, action.tableKey, action.columnKey, (c) => {
         if (c.type === action.columnType) return c;
-        const { default: _dropped, ...rest } = c;
+        const { default: _dropped, backfill: _droppedBackfill, ...rest } = c;
         const changed = withTypeConstraints({ ...rest, type: action.columnType });
         return { ...changed, key: c.key } as DraftColumn;
       });
@@ -279,7 +279,7 @@ function setReference(state: BuilderState, tableKey: string, columnKey: string, 
     if (!reference) return dropReference(c);
     const target = state.tables.find((t) => t.name === reference.table);
     const type = target?.id_type === 'uuid' ? 'uuid' : 'integer';
-    const { default: _dropped, ...rest } = c;
+    const { default: _dropped, backfill: _droppedBackfill, ...rest } = c;
     const withRef = { ...rest, type, references: { on_delete: 'restrict' as const, ...reference } };
     return { ...(withTypeConstraints(withRef) as DraftColumn), key: c.key, targetKey: target?.key };
   });
@@ -308,20 +308,20 @@ function addRelationship(state: BuilderState, tableKey: string, targetTable: str
 }
 
 /** The published name this draft table stands for, if it has one. */
-function publishedTableOrigin(published: SchemaDocument | null, table: DraftTable): string | undefined {
+export function publishedTableOrigin(published: SchemaDocument | null, table: { name: string; renamed_from?: string }): string | undefined {
   if (!published) return undefined;
   if (table.renamed_from && published.tables.some((t) => t.name === table.renamed_from)) return table.renamed_from;
   return published.tables.some((t) => t.name === table.name) ? table.name : undefined;
 }
 
-function publishedColumnOrigin(publishedTable: SchemaTable | undefined, column: SchemaColumn): string | undefined {
+export function publishedColumnOrigin(publishedTable: SchemaTable | undefined, column: SchemaColumn): string | undefined {
   if (!publishedTable) return undefined;
   const has = (name: string) => publishedTable.columns.some((c) => c.name === name);
   if (column.renamed_from && has(column.renamed_from)) return column.renamed_from;
   return has(column.name) ? column.name : undefined;
 }
 
-function findPublishedTable(published: SchemaDocument | null, name: string | undefined): SchemaTable | undefined {
+export function findPublishedTable(published: SchemaDocument | null, name: string | undefined): SchemaTable | undefined {
   return name ? published?.tables.find((t) => t.name === name) : undefined;
 }
 

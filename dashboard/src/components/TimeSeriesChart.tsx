@@ -35,7 +35,13 @@ export function TimeSeriesChart({ title, times, series, unit = '', height = 240 
       scales: { x: { time: true } },
       axes: [
         { stroke: '#495057', grid: { stroke: '#e9ecef' } },
-        { stroke: '#495057', grid: { stroke: '#e9ecef' }, values: (_u, ticks) => ticks.map((t) => `${t}${unit}`), size: 60 },
+        {
+          stroke: '#495057',
+          grid: { stroke: '#e9ecef' },
+          values: (_u, ticks) => ticks.map((t) => `${formatTick(t)}${unit}`),
+          // As wide as the longest label: a fixed width clipped "1,250 ms".
+          size: (_u, values) => yAxisWidth(values ?? []),
+        },
       ],
       series: [
         {},
@@ -73,4 +79,19 @@ export function TimeSeriesChart({ title, times, series, unit = '', height = 240 
       <div ref={target} role="img" aria-label={`${title}. ${summary}`} />
     </Box>
   );
+}
+
+/** A tick value without float noise (0.30000000000000004) and with thousands grouped. */
+export function formatTick(value: number): string {
+  return Number(value.toPrecision(6)).toLocaleString('en-US', { maximumFractionDigits: 3 });
+}
+
+/**
+ * The width the y axis needs for its labels at uPlot's 12 px font: about
+ * 7.5 px a character (digits are narrower, "m" wider), plus the tick and
+ * the gap to the plot.
+ */
+export function yAxisWidth(labels: string[]): number {
+  const longest = labels.reduce((n, label) => Math.max(n, label.length), 0);
+  return Math.max(40, Math.ceil(longest * 7.5) + 18);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generatedUrl } from '../api/generated';
-import { curlCommand, shellQuote } from './curl';
+import { shellQuote } from './curl';
 import { exampleAuthBody, exampleRecord } from './exampleRecord';
 import { withEntry, HISTORY_LIMIT, type HistoryEntry } from './history';
 import { emptyListHelpers, listQueryPairs } from './listQuery';
@@ -51,18 +51,6 @@ describe('list helpers', () => {
 describe('curl', () => {
   it('quotes single quotes for the shell', () => {
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
-  });
-
-  it('writes method, URL, bearer and JSON body', () => {
-    expect(
-      curlCommand({ method: 'post', url: 'http://localhost:8080/v1/p1/users', credential: 'ts_abc', body: '{"name":"O\'Hara"}' }),
-    ).toBe(
-      `curl -X POST 'http://localhost:8080/v1/p1/users' -H 'Authorization: Bearer ts_abc' -H 'Content-Type: application/json' --data '{"name":"O'\\''Hara"}'`,
-    );
-  });
-
-  it('leaves out -X for GET and the body when empty', () => {
-    expect(curlCommand({ method: 'GET', url: 'http://x/v1/p/users', body: '' })).toBe(`curl 'http://x/v1/p/users'`);
   });
 });
 
@@ -219,5 +207,25 @@ describe('console requests', () => {
       ['count', 'exact'],
     ]);
     expect(requestPath(one, { ...newConsoleRequest(one.id), pathValues: { id: '7' } })).toBe('/users/7');
+  });
+});
+
+describe('operations of the document', () => {
+  it('give the updates and deletes by filter the column filters the document lists on GET', () => {
+    const filterParam = { name: 'filter[title]', in: 'query' as const, schema: { type: 'string' } };
+    const doc: OpenApiDocument = {
+      paths: {
+        '/books': {
+          get: { parameters: [{ name: 'page', in: 'query' }, filterParam, { name: 'filter', in: 'query' }] },
+          post: {},
+          patch: { parameters: [{ name: 'filter', in: 'query' }, { name: 'max_affected', in: 'query' }] },
+          delete: { parameters: [{ name: 'filter', in: 'query' }] },
+        },
+      },
+    };
+    const byId = new Map(listOperations(doc).map((o) => [o.id, o.parameters.map((p) => p.name)]));
+    expect(byId.get('PATCH /books')).toEqual(['filter[title]', 'filter', 'max_affected']);
+    expect(byId.get('DELETE /books')).toEqual(['filter[title]', 'filter']);
+    expect(byId.get('POST /books')).toEqual([]);
   });
 });

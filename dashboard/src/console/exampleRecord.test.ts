@@ -13,6 +13,17 @@ describe('numeric examples stay within min and max', () => {
     expect(value({ type: 'decimal', max: 0.000001 })).toBe('0.000001');
   });
 
+  it('a number looks like what the column name says, within the bounds', () => {
+    expect(value({ name: 'published_year', type: 'integer' })).toBe(2024);
+    expect(value({ name: 'published_year', type: 'integer', min: 1450, max: 2100 })).toBe(2024);
+    expect(value({ name: 'year', type: 'integer', max: 1999 })).toBe(1999);
+    expect(value({ name: 'rating', type: 'integer', min: 1, max: 5 })).toBe(4);
+    expect(value({ name: 'price', type: 'decimal' })).toBe('9.99');
+    expect(value({ name: 'pages', type: 'integer', min: 1 })).toBe(320);
+    expect(value({ name: 'latitude', type: 'number' })).toBe(52.52);
+    expect(value({ name: 'field', type: 'integer' })).toBe(30);
+  });
+
   it('integers respect fractional bounds and numbers their range', () => {
     expect(value({ type: 'integer', min: 40 })).toBe(40);
     expect(value({ type: 'integer', max: 3.5 })).toBe(3);

@@ -87,9 +87,41 @@ export function exampleValue(column: SchemaColumn, seed = 0): unknown {
 }
 
 /**
- * A number within min and max: 30 for integers and 9.99 otherwise when
- * allowed, else the bound nearest to it; unique columns step up from there
- * while they stay within the bounds.
+ * What a number in a column of this name usually looks like, by the words
+ * in the name (issue 37: `published_year: 30` was no year). The first
+ * match wins; a name that says nothing gets 30, or 9.99 where fractions
+ * are allowed.
+ */
+const PLAUSIBLE_NUMBERS: [RegExp, number, number][] = [
+  // [words in the name, integer example, fractional example]
+  [/year/, 2024, 2024],
+  [/month/, 6, 6],
+  [/day/, 15, 15],
+  [/hour/, 12, 12],
+  [/minute|second/, 30, 30],
+  [/(^|_)lat/, 52, 52.52],
+  [/(^|_)(lng|lon)/, 13, 13.405],
+  [/rating|stars|score/, 4, 4.5],
+  [/percent|pct/, 50, 50],
+  [/pages/, 320, 320],
+  [/(^|_)age(_|$)/, 30, 30],
+  [/price|cost|amount|total|fee|salary|balance/, 10, 9.99],
+  [/quantity|qty|count|stock|size|number|num/, 3, 3],
+  [/weight|kg/, 70, 70.5],
+  [/height|width|length|cm/, 170, 170.5],
+];
+
+function plausibleNumber(name: string, integer: boolean): number {
+  const words = name.toLowerCase();
+  const match = PLAUSIBLE_NUMBERS.find(([pattern]) => pattern.test(words));
+  if (match) return integer ? match[1] : match[2];
+  return integer ? 30 : 9.99;
+}
+
+/**
+ * A number within min and max: one that fits the column's name
+ * (plausibleNumber) when allowed, else the bound nearest to it; unique
+ * columns step up from there while they stay within the bounds.
  */
 function numeric(column: SchemaColumn, seed: number, integer: boolean): ColumnExample {
   let low = column.min ?? -Infinity;
@@ -99,7 +131,7 @@ function numeric(column: SchemaColumn, seed: number, integer: boolean): ColumnEx
     high = Math.floor(high);
   }
   if (low > high) return { value: null, hint: `No ${integer ? 'integer' : 'number'} lies between ${column.min} and ${column.max}.` };
-  const preferred = integer ? 30 : 9.99;
+  const preferred = plausibleNumber(column.name, integer);
   let value = Math.min(Math.max(preferred, low), high);
   if (seed) {
     // Step up from the preferred value, wrapping within the bounds.

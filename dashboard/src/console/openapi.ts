@@ -112,7 +112,22 @@ export function listOperations(doc: OpenApiDocument): ConsoleOperation[] {
       });
     }
   }
-  return operations;
+  return withListColumnFilters(operations);
+}
+
+/**
+ * The updates and deletes by filter take the list's filter[column]
+ * parameters, which the document lists on GET only (its size): the
+ * console offers them there too.
+ */
+function withListColumnFilters(operations: ConsoleOperation[]): ConsoleOperation[] {
+  const isColumnFilter = (p: OpenApiParameter) => p.in === 'query' && p.name.startsWith('filter[');
+  return operations.map((op) => {
+    if ((op.method !== 'PATCH' && op.method !== 'DELETE') || op.path.includes('{') || op.parameters.some(isColumnFilter)) return op;
+    const list = operations.find((o) => o.method === 'GET' && o.path === op.path);
+    const borrowed = list?.parameters.filter(isColumnFilter) ?? [];
+    return borrowed.length ? { ...op, parameters: mergeParameters(borrowed, op.parameters) } : op;
+  });
 }
 
 function mergeParameters(shared: OpenApiParameter[], own: OpenApiParameter[]): OpenApiParameter[] {

@@ -62,6 +62,8 @@ export interface SchemaColumn {
   required?: boolean;
   unique?: boolean;
   default?: unknown;
+  /** The value existing rows get once when generate adds the column; new records do not get it. */
+  backfill?: unknown;
   min?: number;
   max?: number;
   min_length?: number;

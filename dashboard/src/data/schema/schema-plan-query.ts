@@ -12,6 +12,8 @@ export interface ChangePlanOptions {
    * scans its table, so it is asked for only where it is shown.
    */
   check?: boolean;
+  /** Ask only when this holds (default true). */
+  enabled?: boolean;
 }
 
 export async function getChangePlan(projectId: string, options: ChangePlanOptions = {}, signal?: AbortSignal): Promise<ChangePlan> {
@@ -23,5 +25,6 @@ export function useChangePlanQuery(projectId: string, options: ChangePlanOptions
   return useQuery({
     queryKey: options.check ? schemaKeys.planChecked(projectId) : schemaKeys.plan(projectId),
     queryFn: ({ signal }) => getChangePlan(projectId, options, signal),
+    enabled: options.enabled ?? true,
   });
 }

@@ -24,7 +24,7 @@ export function PlanSummary({ account }: { account: Account }) {
           </Text>
         </Stack>
         <Stack gap={4} miw={220}>
-          <Text size="sm">{bounded ? `${used} of ${limit} projects used` : `${used} projects · no project limit`}</Text>
+          <Text size="sm">{bounded ? `${used} of ${limit} ${limit === 1 ? 'project' : 'projects'} used` : `${used} ${used === 1 ? 'project' : 'projects'} · no project limit`}</Text>
           {bounded && <Progress value={Math.min(100, (used / limit) * 100)} aria-label="Projects used" />}
         </Stack>
       </Group>

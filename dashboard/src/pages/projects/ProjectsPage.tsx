@@ -37,9 +37,18 @@ export function ProjectsPage() {
             title="Projects"
             description="Each project is a schema and the REST API generated from it."
             actions={
-              <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} disabled={blocked}>
-                New project
-              </Button>
+              <Group gap="xs" wrap="wrap" justify="flex-end">
+                {blocked && (
+                  // A disabled button says nothing by itself: the reason sits beside it.
+                  <Text size="sm" c="dimmed" id="new-project-blocked" maw={320} ta="right">
+                    Your {account.data?.plan} plan allows {account.data?.limits?.projects === 1 ? '1 project' : `${account.data?.limits?.projects} projects`}.
+                    Delete one or move to another plan to create more.
+                  </Text>
+                )}
+                <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} disabled={blocked} aria-describedby={blocked ? 'new-project-blocked' : undefined}>
+                  New project
+                </Button>
+              </Group>
             }
           />
           <Stack gap="md">

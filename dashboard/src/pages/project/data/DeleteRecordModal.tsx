@@ -34,7 +34,10 @@ export function DeleteRecordModal({ projectId, tableName, schema, credential, re
           ) : (
             <Text size="sm">This record is deleted for good:</Text>
           )}
-          <Code block>{JSON.stringify(record, null, 2)}</Code>
+          {/* Focusable: on a phone the record scrolls sideways. */}
+          <Code block tabIndex={0} aria-label={`${tableName} #${record.id}`}>
+            {JSON.stringify(record, null, 2)}
+          </Code>
           {dependents.length > 0 && (
             <List size="sm">
               {dependents.map((d) => (

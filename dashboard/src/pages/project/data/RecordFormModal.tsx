@@ -151,9 +151,10 @@ function FieldInput({ column, field, value, editing, error, onChange }: FieldInp
           allowDecimal={column.type === 'number'}
           // Never clamped: a value out of bounds is refused with the
           // cell editor's words, not silently changed (issue 37, item 5).
+          // The bounds are not given to Mantine at all: with them it still
+          // clamps a typed value on blur (its trimming of leading zeroes
+          // clamps too), whatever clampBehavior says.
           clampBehavior="none"
-          min={column.min}
-          max={column.max}
         />
       );
     case 'boolean':

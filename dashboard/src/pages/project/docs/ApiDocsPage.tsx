@@ -13,6 +13,7 @@ import { openapiUrl, useOpenApiQuery } from '../../../data/openapi/openapi-query
 import { bearerSchemeNames } from '../../../console/openapi';
 import { useKeyVault } from '../../../lib/keyVault';
 import { useProjectId } from '../useProjectId';
+import { OperationCode } from './OperationCode';
 
 const SwaggerPanel = lazy(() => import('./SwaggerPanel'));
 
@@ -56,6 +57,7 @@ export function ApiDocsPage() {
         ) : (
           <ErrorAlert error={openapi.error} title="The API description could not be loaded" />
         ))}
+      {openapi.data && <OperationCode projectId={projectId} openapi={openapi.data} />}
       {openapi.data && (
         <Paper withBorder p="sm" data-testid="swagger">
           {selected ? null : (

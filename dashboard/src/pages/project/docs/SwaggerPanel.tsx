@@ -1,6 +1,6 @@
 import 'swagger-ui-react/swagger-ui.css';
 import './swagger-overrides.css';
-import { useEffect, useRef } from 'react';
+import { createElement, useEffect, useRef, type ComponentType } from 'react';
 import SwaggerUI from 'swagger-ui-react';
 
 interface SwaggerPanelProps {
@@ -52,6 +52,7 @@ export default function SwaggerPanel({ url, schemes, credential }: SwaggerPanelP
       defaultModelsExpandDepth={0}
       tryItOutEnabled
       deepLinking={false}
+      plugins={[formatInputs]}
       onComplete={(ui: SwaggerSystem) => {
         system.current = ui;
         authorize();
@@ -66,6 +67,21 @@ export default function SwaggerPanel({ url, schemes, credential }: SwaggerPanelP
     />
     </div>
   );
+}
+
+type InputProps = { getComponent: (name: string) => ComponentType<InputProps> } & Record<string, unknown>;
+
+/**
+ * Swagger UI looks up an input component per type and format for the items
+ * of an array parameter (filter[id][in] is an array of int64) and warns in
+ * the console for each it lacks ("No component JsonSchema_integer_int64").
+ * These formats take the plain text input it falls back to anyway.
+ */
+const FORMATTED_INPUTS = ['integer_int64', 'integer_int32', 'number_double', 'number_float', 'string_date', 'string_date-time', 'string_uuid', 'string_email', 'string_uri'];
+
+function formatInputs() {
+  const plain = (props: InputProps) => createElement(props.getComponent('JsonSchema_string'), props);
+  return { components: Object.fromEntries(FORMATTED_INPUTS.map((format) => [`JsonSchema_${format}`, plain])) };
 }
 
 /**

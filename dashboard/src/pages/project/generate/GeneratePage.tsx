@@ -46,7 +46,10 @@ export function GeneratePage() {
   const findings = useMemo(() => attachFindings(changes, violations, conflict?.details ?? {}), [changes, violations, conflict]);
   const blockedCount = findings.perChange.filter((f) => f.violations.length > 0).length;
   const conflictShownAtChanges = Boolean(conflict) && (refusedRows.length > 0 || findings.perChange.some((f) => f.refusals.length > 0));
-  const blocked = destructive && !confirmed;
+  // Rows that break the plan make a generate now a sure refusal: the button
+  // waits until they are fixed (and checked again) or the draft changes.
+  const blockedByRows = violations.length > 0;
+  const blocked = (destructive && !confirmed) || blockedByRows;
 
   const run = () => {
     setResult(null);
@@ -227,6 +230,7 @@ export function GeneratePage() {
                 onClick={run}
                 loading={generate.isPending}
                 disabled={blocked}
+                aria-describedby={blockedByRows ? 'generate-blocked-reason' : undefined}
                 color={destructive ? tones.danger : undefined}
               >
                 {destructive ? 'Generate and delete data' : 'Generate API'}
@@ -236,7 +240,13 @@ export function GeneratePage() {
                   Applying {count(plan.data.statements.length, 'statement')} and publishing…
                 </Text>
               )}
-              {blocked && !generate.isPending && (
+              {blockedByRows && !generate.isPending && (
+                <Text size="sm" c={tones.danger} id="generate-blocked-reason" data-testid="generate-blocked-reason">
+                  Blocked: {violations.length === 1 ? 'existing rows break a rule' : `existing rows break ${violations.length} rules`} of this plan (marked
+                  above). Fix them or change the draft, then check again.
+                </Text>
+              )}
+              {!blockedByRows && blocked && !generate.isPending && (
                 <Text size="sm" c="dimmed">
                   Tick the confirmation above to go on.
                 </Text>

@@ -2,7 +2,9 @@ import { Alert, Anchor, Badge, Group, List, Stack, Table, Text } from '@mantine/
 import { IconAlertTriangle, IconCircleCheck } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import type { GenerateResult } from '../../../api/types';
+import { CopyValue } from '../../../components/CopyValue';
 import { MethodBadge } from '../../../components/MethodBadge';
+import { endpointPurpose } from '../../../console/endpoints';
 import { failedSteps } from '../../../evolution/plan';
 import { tones } from '../../../tones';
 import { IndexBuildsPanel } from './IndexBuildsPanel';
@@ -11,6 +13,7 @@ import { IndexBuildsPanel } from './IndexBuildsPanel';
 export function GenerateResultPanel({ result, projectId }: { result: GenerateResult; projectId: string }) {
   const after = result.after_commit ?? [];
   const failed = failedSteps(after);
+  const baseUrl = `${window.location.origin}/v1/${projectId}`;
   return (
     <Stack gap="sm">
       <Alert color="teal" variant="light" icon={<IconCircleCheck aria-hidden />} title={`Version ${result.version} is live`} role="status">
@@ -32,35 +35,62 @@ export function GenerateResultPanel({ result, projectId }: { result: GenerateRes
             ))}
           </List>
         )}
-        <Table.ScrollContainer minWidth={420}>
-          <Table verticalSpacing={4} aria-label="Endpoints">
+        <Group gap="lg" mb="xs" data-testid="api-coordinates">
+          <Text size="sm" component="div">
+            Base URL <CopyValue value={baseUrl} what="base URL" />
+          </Text>
+          <Text size="sm" component="div">
+            Project id <CopyValue value={projectId} what="project id" />
+          </Text>
+        </Group>
+        <Table.ScrollContainer minWidth={560}>
+          <Table verticalSpacing={4} aria-label={`Endpoints (${result.endpoints.length})`}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Method</Table.Th>
                 <Table.Th>Path</Table.Th>
+                <Table.Th>What it does</Table.Th>
                 <Table.Th>Try it</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {result.endpoints.map((endpoint) => (
-                <Table.Tr key={`${endpoint.method} ${endpoint.path}`}>
-                  <Table.Td>
-                    <MethodBadge method={endpoint.method} />
-                  </Table.Td>
-                  <Table.Td className="mono">{endpoint.path}</Table.Td>
-                  <Table.Td>
-                    <Group gap="xs">
-                      <Anchor
-                        component={Link}
-                        size="sm"
-                        to={`/projects/${projectId}/test?op=${encodeURIComponent(`${endpoint.method.toUpperCase()} ${relativePath(endpoint.path, projectId)}`)}`}
-                      >
-                        Test
-                      </Anchor>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
+              {result.endpoints.map((endpoint) => {
+                const relative = relativePath(endpoint.path, projectId);
+                const testable = relative !== '/docs' && relative !== '/openapi.json';
+                return (
+                  <Table.Tr key={`${endpoint.method} ${endpoint.path}`}>
+                    <Table.Td>
+                      <MethodBadge method={endpoint.method} />
+                    </Table.Td>
+                    <Table.Td>
+                      <CopyValue value={`${window.location.origin}${endpoint.path}`} what={`URL of ${endpoint.method} ${relative}`}>
+                        <Text span className="mono" size="sm">
+                          {relative}
+                        </Text>
+                      </CopyValue>
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="sm">{endpointPurpose(endpoint.method, relative)}</Text>
+                    </Table.Td>
+                    <Table.Td>
+                      {testable ? (
+                        <Anchor
+                          component={Link}
+                          size="sm"
+                          to={`/projects/${projectId}/test?op=${encodeURIComponent(`${endpoint.method.toUpperCase()} ${relative}`)}`}
+                          aria-label={`Test ${endpoint.method} ${relative}`}
+                        >
+                          Test
+                        </Anchor>
+                      ) : (
+                        <Anchor href={endpoint.path} target="_blank" rel="noreferrer" size="sm" aria-label={`Open ${relative}`}>
+                          Open
+                        </Anchor>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                );
+              })}
             </Table.Tbody>
           </Table>
         </Table.ScrollContainer>

@@ -6,23 +6,35 @@ interface DefaultValueInputProps {
   column: DraftColumn;
   onChange: (value: unknown) => void;
   error?: string;
+  /** Which value it edits: the default (the usual) or the one-off backfill of existing rows. */
+  field?: 'default' | 'backfill';
+  label?: string;
+  description?: string;
 }
 
-/** The default value, edited with an input that fits the column's type. */
-export function DefaultValueInput({ column, onChange, error }: DefaultValueInputProps) {
-  const description = 'Used when a create leaves the column out';
+/** The default value (or the backfill), edited with an input that fits the column's type. */
+export function DefaultValueInput({
+  column,
+  onChange,
+  error,
+  field = 'default',
+  label = 'Default',
+  description = 'Used when a create leaves the column out',
+}: DefaultValueInputProps) {
+  const current = field === 'backfill' ? column.backfill : column.default;
+  const none = field === 'backfill' ? 'None' : 'No default';
   switch (column.type) {
     case 'boolean':
       return (
         <NativeSelect
-          label="Default"
+          label={label}
           description={description}
           data={[
-            { value: '', label: 'No default' },
+            { value: '', label: none },
             { value: 'true', label: 'true' },
             { value: 'false', label: 'false' },
           ]}
-          value={column.default === undefined ? '' : String(column.default)}
+          value={current === undefined ? '' : String(current)}
           onChange={(e) => onChange(e.currentTarget.value === '' ? undefined : e.currentTarget.value === 'true')}
           error={error}
         />
@@ -30,10 +42,10 @@ export function DefaultValueInput({ column, onChange, error }: DefaultValueInput
     case 'enum':
       return (
         <NativeSelect
-          label="Default"
+          label={label}
           description={description}
-          data={[{ value: '', label: 'No default' }, ...(column.values ?? []).filter(Boolean)]}
-          value={typeof column.default === 'string' ? column.default : ''}
+          data={[{ value: '', label: none }, ...(column.values ?? []).filter(Boolean)]}
+          value={typeof current === 'string' ? current : ''}
           onChange={(e) => onChange(e.currentTarget.value || undefined)}
           error={error}
         />
@@ -42,9 +54,9 @@ export function DefaultValueInput({ column, onChange, error }: DefaultValueInput
       // Kept as the string typed, so a default keeps every digit.
       return (
         <TextInput
-          label="Default"
+          label={label}
           description={description}
-          value={typeof column.default === 'string' || typeof column.default === 'number' ? String(column.default) : ''}
+          value={typeof current === 'string' || typeof current === 'number' ? String(current) : ''}
           onChange={(e) => onChange(e.currentTarget.value.trim() === '' ? undefined : e.currentTarget.value.trim())}
           inputMode="decimal"
           placeholder="none"
@@ -55,9 +67,9 @@ export function DefaultValueInput({ column, onChange, error }: DefaultValueInput
     case 'number':
       return (
         <NumberInput
-          label="Default"
+          label={label}
           description={description}
-          value={typeof column.default === 'number' ? column.default : ''}
+          value={typeof current === 'number' ? current : ''}
           onChange={(v) => onChange(typeof v === 'number' ? v : undefined)}
           allowDecimal={column.type === 'number'}
           placeholder="none"
@@ -65,13 +77,13 @@ export function DefaultValueInput({ column, onChange, error }: DefaultValueInput
         />
       );
     case 'json':
-      return <JsonDefaultInput value={column.default} onChange={onChange} error={error} />;
+      return <JsonDefaultInput label={label} value={current} onChange={onChange} error={error} />;
     default:
       return (
         <TextInput
-          label="Default"
+          label={label}
           description={description}
-          value={typeof column.default === 'string' ? column.default : ''}
+          value={typeof current === 'string' ? current : ''}
           onChange={(e) => onChange(e.currentTarget.value === '' ? undefined : e.currentTarget.value)}
           placeholder="none"
           error={error}
@@ -80,12 +92,12 @@ export function DefaultValueInput({ column, onChange, error }: DefaultValueInput
   }
 }
 
-function JsonDefaultInput({ value, onChange, error }: { value: unknown; onChange: (v: unknown) => void; error?: string }) {
+function JsonDefaultInput({ label, value, onChange, error }: { label: string; value: unknown; onChange: (v: unknown) => void; error?: string }) {
   const [text, setText] = useState(value === undefined ? '' : JSON.stringify(value));
   const [parseError, setParseError] = useState<string>();
   return (
     <Textarea
-      label="Default (JSON)"
+      label={`${label} (JSON)`}
       classNames={{ input: 'mono' }}
       autosize
       minRows={1}

@@ -2,7 +2,6 @@ import {
   Background,
   ControlButton,
   Controls,
-  MarkerType,
   MiniMap,
   ReactFlow,
   applyNodeChanges,
@@ -30,7 +29,42 @@ const MINIMAP_FROM_TABLES = 6;
  * overview (200px wide, bottom right), so neither covers a table.
  */
 function fitViewOptions(withMap: boolean): FitViewOptions {
-  return { padding: { top: '24px', bottom: '24px', left: '56px', right: withMap ? '236px' : '24px' }, maxZoom: 1 };
+  // Never below 60 %: smaller, column names are unreadable (issue 37); a
+  // diagram too big for the pane is panned, or seen whole in the overview.
+  return { padding: { top: '24px', bottom: '24px', left: '56px', right: withMap ? '236px' : '24px' }, maxZoom: 1, minZoom: READABLE_ZOOM };
+}
+
+/** The smallest zoom at which a table's column names can be read. */
+export const READABLE_ZOOM = 0.6;
+
+/**
+ * The cardinality of a foreign key, as the edge shows it: many rows of the
+ * referencing table to one of the referenced, or one to one when the key
+ * column is unique.
+ */
+export function cardinality(column: { unique?: boolean }): '1:1' | 'n:1' {
+  return column.unique ? '1:1' : 'n:1';
+}
+
+/**
+ * Crow's-foot ends for the edges: "many" fans out at the referencing
+ * table, a bar marks "one". A marker's x axis points into the table it
+ * touches (the start marker is turned round).
+ */
+function CardinalityMarkers() {
+  const stroke = { stroke: '#495057', strokeWidth: 1.5, fill: 'none' };
+  return (
+    <svg width="0" height="0" style={{ position: 'absolute' }} aria-hidden="true">
+      <defs>
+        <marker id="er-many" viewBox="0 0 20 20" markerWidth="18" markerHeight="18" refX="18" refY="10" orient="auto-start-reverse" markerUnits="userSpaceOnUse">
+          <path d="M18,2 L2,10 M18,18 L2,10 M18,10 L2,10" {...stroke} />
+        </marker>
+        <marker id="er-one" viewBox="0 0 20 20" markerWidth="18" markerHeight="18" refX="18" refY="10" orient="auto-start-reverse" markerUnits="userSpaceOnUse">
+          <path d="M18,10 L2,10 M12,3 L12,17" {...stroke} />
+        </marker>
+      </defs>
+    </svg>
+  );
 }
 
 interface SchemaCanvasProps {
@@ -96,14 +130,17 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
           const target = keyOf.get(c.references!.table)!;
           const targetIsLeft = (xOf.get(target) ?? 0) < (xOf.get(table.key) ?? 0);
           const onDelete = c.references!.on_delete;
+          const kind = cardinality(c);
           return {
             id: `${table.key}:${c.key}`,
             source: table.key,
             sourceHandle: `${c.key}-${targetIsLeft ? 'left' : 'right'}`,
             target,
             targetHandle: targetIsLeft ? 'target-right' : 'target-left',
-            label: onDelete && onDelete !== 'restrict' ? `on delete ${onDelete}` : undefined,
-            markerEnd: { type: MarkerType.ArrowClosed },
+            label: onDelete && onDelete !== 'restrict' ? `${kind} · on delete ${onDelete}` : kind,
+            ariaLabel: `${table.name}.${c.name} references ${c.references!.table}: ${kind === '1:1' ? 'one to one' : 'many to one'}`,
+            markerStart: kind === '1:1' ? 'er-one' : 'er-many',
+            markerEnd: 'er-one',
             style: { strokeWidth: 1.5 },
           };
         }),
@@ -143,6 +180,7 @@ export function SchemaCanvas({ tables, selectedTableKey, problemCounts, dispatch
       proOptions={{ hideAttribution: true }}
       aria-label="Entity-relationship diagram of the schema"
     >
+      <CardinalityMarkers />
       <Background gap={20} />
       <Controls showInteractive={false} fitViewOptions={fitOptions}>
         {roomy && (

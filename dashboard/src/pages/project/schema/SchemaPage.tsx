@@ -7,17 +7,21 @@ import { useEffect, useMemo, useState } from 'react';
 import { Link, useOutletContext, useSearchParams } from 'react-router';
 import { describeError, isApiError } from '../../../api/client';
 import type { DraftWithMeta, Project } from '../../../api/types';
+import { columnsBlockedByRows, tablesToCount } from '../../../builder/existingRows';
 import { hasUnpublishedChanges, loadedDocumentJson, selectedTable } from '../../../builder/state';
 import { sortedProblems } from '../../../evolution/schemaFile';
 import type { SchemaProblems } from '../../../builder/validation';
 import { EmptyState } from '../../../components/EmptyState';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { LoadingState } from '../../../components/LoadingState';
+import { useRowCounts } from '../../../data/records/row-counts-query';
+import { useChangePlanQuery } from '../../../data/schema/schema-plan-query';
 import { useSchemaSaveMutation } from '../../../data/schema/schema-save-mutation';
 import { useProjectId } from '../useProjectId';
 import classes from './SchemaPage.module.css';
 import { DeleteTableModal } from './DeleteTableModal';
 import { DraftReplacedNotice, type DraftReplacement } from './DraftReplacedNotice';
+import { ExistingRowsPanel } from './ExistingRowsPanel';
 import { ExternalSourceBanner } from './ExternalSourceBanner';
 import { focusProblemField } from './focusProblem';
 import { JsonSchemaEditor } from './JsonSchemaEditor';
@@ -60,6 +64,20 @@ export function SchemaPage() {
   const selected = selectedTable(state);
   const selectedIndex = state.tables.findIndex((t) => t.key === state.selectedTableKey);
   const unpublished = hasUnpublishedChanges(builder.saved, state.published);
+
+  // What generate would refuse because of rows already there: worked out
+  // here from row counts while the draft is edited, and from the server's
+  // plan check once it is saved.
+  const rowCounts = useRowCounts(projectId, useMemo(() => tablesToCount(document, state.published), [document, state.published]));
+  const blockedColumns = columnsBlockedByRows(document, state.published, rowCounts);
+  const plan = useChangePlanQuery(projectId, { check: true, enabled: !builder.loading && !dirty && unpublished });
+  const planViolations = !dirty && unpublished ? (plan.data?.violations?.length ?? 0) : 0;
+  const generateBlockedBy =
+    blockedColumns.length > 0
+      ? `Existing rows block ${blockedColumns.length === 1 ? 'a new column' : `${blockedColumns.length} new columns`}: see above`
+      : planViolations > 0
+        ? `Existing rows break ${planViolations === 1 ? 'a rule' : `${planViolations} rules`} of this change: see Generate`
+        : null;
 
   const saveDraft = () => {
     if (save.isPending || !dirty) return;
@@ -153,17 +171,27 @@ export function SchemaPage() {
               Add table
             </Button>
             <Tooltip label="Ask the server to check the schema">
-              <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checking}>
+              <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checkingByHand}>
                 Validate
               </Button>
             </Tooltip>
             <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
               Save
             </Button>
-            {!dirty && unpublished && (
+            {!dirty && unpublished && generateBlockedBy === null && (
               <Button component={Link} to="../generate" relative="path" leftSection={<IconRocket size={16} />}>
                 Generate
               </Button>
+            )}
+            {!dirty && unpublished && generateBlockedBy !== null && (
+              <Tooltip label={generateBlockedBy}>
+                {/* A disabled button gets no pointer events: the wrapper shows the reason. */}
+                <span tabIndex={0} aria-describedby="generate-blocked-reason">
+                  <Button leftSection={<IconRocket size={16} />} disabled>
+                    Generate
+                  </Button>
+                </span>
+              </Tooltip>
             )}
           </Group>
         </Group>
@@ -180,6 +208,22 @@ export function SchemaPage() {
           <Button variant="default" leftSection={<IconHistory size={16} />} onClick={() => setHistoryOpen(true)}>
             Version history
           </Button>
+          {/* Always there, one line high, so what it says never moves the page. */}
+          <Text size="sm" className={classes.status} role="status" data-testid="validation-status">
+            {generateBlockedBy !== null && !dirty && unpublished ? (
+              <Text span size="sm" c={tones.danger} id="generate-blocked-reason">
+                Generate is blocked. {generateBlockedBy}.
+              </Text>
+            ) : server.verdict && Object.keys(server.verdict.problems).length === 0 && state.tables.length > 0 ? (
+              <Text span size="sm" c={tones.success}>
+                <IconCheck size={14} aria-hidden /> The server accepts this schema.
+              </Text>
+            ) : server.checking ? (
+              <Text span size="sm" c="dimmed">
+                Checking with the server…
+              </Text>
+            ) : null}
+          </Text>
         </Group>
       </div>
       {project?.engine === 'postgres_external' && <ExternalSourceBanner project={project} />}
@@ -203,11 +247,7 @@ export function SchemaPage() {
         fromServer={Boolean(server.verdict)}
         onSelectPath={goToProblem}
       />
-      {server.verdict && Object.keys(server.verdict.problems).length === 0 && state.tables.length > 0 && (
-        <Text size="sm" c={tones.success} role="status">
-          <IconCheck size={14} aria-hidden /> The server accepts this schema.
-        </Text>
-      )}
+      <ExistingRowsPanel blocked={blockedColumns} tables={state.tables} dispatch={dispatch} onSelectPath={goToProblem} />
 
       {state.tables.length === 0 ? (
         <Paper withBorder p="xl">
@@ -298,6 +338,11 @@ export function SchemaPage() {
   );
 }
 
+/**
+ * One badge for where the draft stands: unsaved, saved but not generated,
+ * or published. Saved is implied by the last two (a second "Saved" badge
+ * beside them said it twice).
+ */
 function SaveStateBadges({ dirty, unpublished, neverGenerated }: { dirty: boolean; unpublished: boolean; neverGenerated: boolean }) {
   return (
     <Group gap={6} aria-live="polite">
@@ -305,15 +350,10 @@ function SaveStateBadges({ dirty, unpublished, neverGenerated }: { dirty: boolea
         <Badge color={tones.warning} variant="filled">
           Unsaved changes
         </Badge>
-      ) : (
-        <Badge color="gray.7" variant="outline">
-          Saved
-        </Badge>
-      )}
-      {/* A project never generated has nothing published, even with an empty draft. */}
-      {unpublished || neverGenerated ? (
+      ) : unpublished || neverGenerated ? (
+        // A project never generated has nothing published, even with an empty draft.
         <Badge color={tones.warning} variant="outline">
-          {dirty ? 'Not generated yet' : 'Saved, not generated yet'}
+          Saved, not generated yet
         </Badge>
       ) : (
         <Badge color={tones.success} variant="outline">

@@ -19,6 +19,9 @@ const DEBOUNCE_MS = 800;
 export function useServerValidation(projectId: string, document: SchemaDocument, json: string, clientClean: boolean, enabled: boolean) {
   const [verdict, setVerdict] = useState<ServerVerdict | null>(null);
   const [checking, setChecking] = useState(false);
+  // Only a check the user asked for shows as the Validate button's spinner:
+  // the automatic ones must not blank it while the user types.
+  const [checkingByHand, setCheckingByHand] = useState(false);
   const [unavailable, setUnavailable] = useState<unknown>(null);
   const latest = useRef(json);
   latest.current = json;
@@ -34,6 +37,7 @@ export function useServerValidation(projectId: string, document: SchemaDocument,
         setUnavailable(error);
       } finally {
         setChecking(false);
+        setCheckingByHand(false);
       }
     },
     [projectId],
@@ -49,8 +53,12 @@ export function useServerValidation(projectId: string, document: SchemaDocument,
   return {
     verdict: current,
     checking,
+    checkingByHand,
     unavailable,
-    checkNow: () => void check(document, json),
+    checkNow: () => {
+      setCheckingByHand(true);
+      void check(document, json);
+    },
     /** Records problems the server returned from a save of this document. */
     adopt: (problems: SchemaProblems, forJson: string) => setVerdict({ json: forJson, problems }),
   };

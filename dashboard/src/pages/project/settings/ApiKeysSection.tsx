@@ -3,6 +3,7 @@ import { IconCheck, IconCopy, IconKey } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { isApiError } from '../../../api/client';
 import type { ApiKey, CreatedApiKey, KeyScope } from '../../../api/types';
+import { CopyValue } from '../../../components/CopyValue';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { LoadingState } from '../../../components/LoadingState';
 import { useApiKeyCreateMutation } from '../../../data/keys/api-key-create-mutation';
@@ -17,7 +18,7 @@ export function ApiKeysSection({ projectId }: { projectId: string }) {
   const vault = useKeyVault(projectId);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const stored = new Set(vault.keys.map((k) => k.id));
+  const secrets = new Map(vault.keys.map((k) => [k.id, k.secret]));
 
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="keys-title">
@@ -56,7 +57,7 @@ export function ApiKeysSection({ projectId }: { projectId: string }) {
                     <Table.Td>
                       <Group gap={6}>
                         {key.name}
-                        {stored.has(key.id) && (
+                        {secrets.has(key.id) && (
                           <Badge size="xs" variant="outline" color={tones.success} title="The secret is kept in this browser for Docs, Test and Data">
                             in this browser
                           </Badge>
@@ -68,7 +69,20 @@ export function ApiKeysSection({ projectId }: { projectId: string }) {
                         {key.scope === 'read' ? 'read' : 'read & write'}
                       </Badge>
                     </Table.Td>
-                    <Table.Td className="mono">{key.prefix}…</Table.Td>
+                    <Table.Td>
+                      {secrets.has(key.id) ? (
+                        // The browser holds this key's secret: copy the whole key, not the prefix.
+                        <CopyValue value={secrets.get(key.id)!} what={`key ${key.name}`}>
+                          <Text span className="mono" size="sm">
+                            {key.prefix}…
+                          </Text>
+                        </CopyValue>
+                      ) : (
+                        <Text span className="mono" size="sm" title="The secret was shown once, when the key was made">
+                          {key.prefix}…
+                        </Text>
+                      )}
+                    </Table.Td>
                     <Table.Td>{formatDateTime(key.created_at)}</Table.Td>
                     <Table.Td>{key.last_used_at ? formatDateTime(key.last_used_at) : 'never'}</Table.Td>
                     <Table.Td>

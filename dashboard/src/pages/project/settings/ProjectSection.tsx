@@ -3,6 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { useState, type FormEvent } from 'react';
 import { isApiError } from '../../../api/client';
 import type { Project } from '../../../api/types';
+import { CopyValue } from '../../../components/CopyValue';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useProjectUpdateMutation } from '../../../data/projects/project-update-mutation';
 import { formatDate } from '../../../lib/format';
@@ -27,11 +28,11 @@ export function ProjectSection({ project }: { project: Project }) {
         <Title order={2} size="h4" id="project-title">
           Project
         </Title>
-        <Text size="sm">
-          Id <span className="mono">{project.id}</span> · engine <span className="mono">{project.engine}</span> · created {formatDate(project.created_at)}
+        <Text size="sm" component="div">
+          Id <CopyValue value={project.id} what="project id" /> · engine <span className="mono">{project.engine}</span> · created {formatDate(project.created_at)}
         </Text>
-        <Text size="sm">
-          API base URL <span className="mono">{project.api_base_url ?? `${window.location.origin}/v1/${project.id}`}</span>
+        <Text size="sm" component="div">
+          API base URL <CopyValue value={project.api_base_url ?? `${window.location.origin}/v1/${project.id}`} what="base URL" />
         </Text>
         <form onSubmit={submit}>
           <Group align="flex-end" gap="sm">

@@ -1,7 +1,7 @@
 import { json } from '@codemirror/lang-json';
-import { Alert, Anchor, Button, Code, Collapse, CopyButton, Grid, Group, List, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Collapse, Grid, Group, List, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { IconCopy, IconSend } from '@tabler/icons-react';
+import { IconSend } from '@tabler/icons-react';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -9,20 +9,21 @@ import { isApiError } from '../../../api/client';
 import { generatedUrl, sendGenerated, type GeneratedResponse } from '../../../api/generated';
 import { isStreamOperation, realtimeUrl } from '../../../api/realtime';
 import { EmptyState } from '../../../components/EmptyState';
+import { CodeSamples } from '../../../components/CodeSamples';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { KeyPicker } from '../../../components/KeyPicker';
 import { LoadingState } from '../../../components/LoadingState';
 import { MethodBadge } from '../../../components/MethodBadge';
 import { PageHeader } from '../../../components/PageHeader';
 import { extraQueryParameters, newConsoleRequest, requestPath, requestQuery, type ConsoleRequest } from '../../../console/consoleRequest';
-import { curlCommand } from '../../../console/curl';
+import { snippetCredential } from '../../../console/snippets';
 import { exampleBodyWithHints, referencedTables, takesBody } from '../../../console/exampleBody';
 import { readHistory, withEntry, writeHistory, type HistoryEntry } from '../../../console/history';
 import { existingIds } from '../../../console/referenceIds';
 import { listOperations, pathParameterNames, tableOfPath, type ConsoleOperation } from '../../../console/openapi';
 import { useOpenApiQuery } from '../../../data/openapi/openapi-query';
 import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
-import { useKeyVault } from '../../../lib/keyVault';
+import { isSessionCredential, useKeyVault } from '../../../lib/keyVault';
 import { relationNamesOf, SYSTEM_COLUMNS } from '../../../schema/document';
 import { tones } from '../../../tones';
 import { useProjectId } from '../useProjectId';
@@ -261,15 +262,6 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
                     Send
                   </Button>
                 )}
-                <CopyButton
-                  value={curlCommand({ method: operation.method, url: `${window.location.origin}${url}`, credential, body: bodyText, stream })}
-                >
-                  {({ copied, copy }) => (
-                    <Button variant="default" leftSection={<IconCopy size={16} />} onClick={copy}>
-                      {copied ? 'Copied' : 'Copy as curl'}
-                    </Button>
-                  )}
-                </CopyButton>
                 {!credential && (
                   <Text size="sm" c="dimmed">
                     Sending without a credential: only public operations answer.
@@ -277,6 +269,20 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
                 )}
               </Group>
             </Stack>
+          </Paper>
+          <Paper withBorder p="md" component="section" aria-labelledby="code-title">
+            <Title order={2} size="h5" id="code-title" mb="xs">
+              Code to copy
+            </Title>
+            <CodeSamples
+              request={{
+                method: operation.method,
+                url: `${window.location.origin}${url}`,
+                credential: snippetCredential(key && { secret: key.secret, isSession: isSessionCredential(key) }, tokenOverride),
+                body: bodyText,
+                stream,
+              }}
+            />
           </Paper>
           <div ref={responseRef}>
             {stream ? (
