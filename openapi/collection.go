@@ -225,7 +225,7 @@ func bulkPath(t *schema.CTable, n tableNames, onConflict *v3.Parameter, unique [
 	codes.Set("201", successResponse("The records in the items' order, with meta (created, updated and, with on_conflict, results).",
 		n.BulkResp, rateHeaders()))
 	desc := []string{fmt.Sprintf("Creates up to %d records in one statement, all or nothing: one invalid item answers 400 "+
-		"VALIDATION_ERROR with details keyed <position>.<field> and nothing is written; a body that is not an array answers 400 "+
+		"VALIDATION_ERROR with details keyed `<position>.<field>` and nothing is written; a body that is not an array answers 400 "+
 		"INVALID_JSON. Each item counts as one request against the plan's rate limit", maxBulk)}
 	var params []*v3.Parameter
 	errs := []string{respBadBody, respUnauthorized, respForbidden, respNotFound}

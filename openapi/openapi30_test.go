@@ -105,7 +105,7 @@ func TestThe30RenditionWritesThe31DocumentIn30Terms(t *testing.T) {
 		t.Errorf("bearerAuth in 3.0 = %v", bearer)
 	}
 	// The filter parameters (made while writing) are converted too.
-	params := at(t, m, "paths", "/posts", "parameters").([]any)
+	params := at(t, m, "paths", "/posts", "get", "parameters").([]any)
 	if len(params) < 10 {
 		t.Fatalf("the /posts filters: %v", params)
 	}
