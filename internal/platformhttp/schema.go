@@ -214,8 +214,9 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Accou
 
 // endpoints lists every operation the generated API serves for doc, as
 // its OpenAPI document does (a test holds the two equal), table by table:
-// per table the list, create (one or many), update and delete by filter,
-// the record's read, replace, update and delete, and the aggregate; the
+// per table the list, create, update and delete by filter, the bulk
+// create, the export, the record's read, replace, update and delete, and
+// the aggregate; the
 // realtime stream when a table has realtime on; the end-user auth routes
 // with an auth table; and the description itself.
 func endpoints(projectID string, doc schema.Document) []endpoint {
@@ -229,6 +230,8 @@ func endpoints(projectID string, doc schema.Document) []endpoint {
 		add("POST", collection)
 		add("PATCH", collection)
 		add("DELETE", collection)
+		add("POST", collection+"/bulk")
+		add("GET", collection+"/export")
 		add("GET", collection+"/{id}")
 		add("PUT", collection+"/{id}")
 		add("PATCH", collection+"/{id}")
