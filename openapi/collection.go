@@ -207,12 +207,6 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 	paths.Set("/"+t.Name+"/"+exportSegment, exportPath(sp, t, n))
 }
 
-// withLocation adds the Location header to h.
-func withLocation(h *orderedmap.Map[string, *v3.Header]) *orderedmap.Map[string, *v3.Header] {
-	h.Set(headerLocation, &v3.Header{Reference: "#/components/headers/" + headerLocation})
-	return h
-}
-
 // bulkPath is POST /<table>/bulk: an array of records created (or with
 // on_conflict upserted) in one statement, all or nothing.
 func bulkPath(t *schema.CTable, n tableNames, onConflict *v3.Parameter, unique []string, maxBulk int) *v3.PathItem {

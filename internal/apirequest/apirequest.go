@@ -159,43 +159,76 @@ func Parse(r *http.Request, rest []string, t *schema.CTable) (*Request, error) {
 // kindOf names the kind of method on a collection or (item) a record.
 func kindOf(method string, item bool, id string, t *schema.CTable) (Kind, error) {
 	get := method == http.MethodGet || method == http.MethodHead
-	if item && id == AggregateSegment && (get || !KeyCanBe(t, AggregateSegment)) {
-		if !get {
-			return 0, methodNotAllowed("GET, HEAD", "Method %s is not allowed on aggregate; use GET", method)
-		}
-		return Aggregate, nil
+	if !item {
+		return collectionKind(method, get)
 	}
-	if item && id == BulkSegment && (method == http.MethodPost || !KeyCanBe(t, BulkSegment)) {
-		if method != http.MethodPost {
-			return 0, methodNotAllowed("POST", "Method %s is not allowed on bulk; use POST with an array of records", method)
-		}
-		return Create, nil
+	if k, named, err := segmentKind(method, get, id, t); named {
+		return k, err
 	}
-	if item && id == ExportSegment && (get || !KeyCanBe(t, ExportSegment)) {
-		if !get {
-			return 0, methodNotAllowed("GET, HEAD", "Method %s is not allowed on export; use GET", method)
+	return recordKind(method, get)
+}
+
+// segments are a collection's named sub-resources and the one method
+// (GET also answering HEAD) each takes. A segment that is also a
+// well-formed key of the table (a text id "export") names the record on
+// the other methods.
+var segments = []struct {
+	name  string
+	kind  Kind
+	post  bool
+	allow string
+	use   string
+}{
+	{AggregateSegment, Aggregate, false, "GET, HEAD", "GET"},
+	{BulkSegment, Create, true, "POST", "POST with an array of records"},
+	{ExportSegment, Export, false, "GET, HEAD", "GET"},
+}
+
+// segmentKind is the kind of a request to a named sub-resource; named is
+// false when id names a record instead.
+func segmentKind(method string, get bool, id string, t *schema.CTable) (k Kind, named bool, err error) {
+	for _, s := range segments {
+		if id != s.name {
+			continue
 		}
-		return Export, nil
+		takes := get && !s.post || s.post && method == http.MethodPost
+		if !takes && KeyCanBe(t, s.name) {
+			return 0, false, nil
+		}
+		if !takes {
+			return 0, true, methodNotAllowed(s.allow, "Method %s is not allowed on %s; use %s", method, s.name, s.use)
+		}
+		return s.kind, true, nil
 	}
+	return 0, false, nil
+}
+
+// recordKind is the kind of a request to one record.
+func recordKind(method string, get bool) (Kind, error) {
 	switch {
-	case !item && get:
-		return List, nil
-	case !item && method == http.MethodPost:
-		return Create, nil
-	case !item && method == http.MethodPatch:
-		return UpdateWhere, nil
-	case !item && method == http.MethodDelete:
-		return DeleteWhere, nil
-	case item && get:
+	case get:
 		return Get, nil
-	case item && method == http.MethodPut:
+	case method == http.MethodPut:
 		return Replace, nil
-	case item && method == http.MethodPatch:
+	case method == http.MethodPatch:
 		return Patch, nil
-	case item && method == http.MethodDelete:
+	case method == http.MethodDelete:
 		return Delete, nil
-	case item:
-		return 0, methodNotAllowed("GET, PUT, PATCH, DELETE", "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", method)
+	}
+	return 0, methodNotAllowed("GET, PUT, PATCH, DELETE", "Method %s is not allowed on a record; use GET, PUT, PATCH or DELETE", method)
+}
+
+// collectionKind is the kind of a request to a table's collection.
+func collectionKind(method string, get bool) (Kind, error) {
+	switch {
+	case get:
+		return List, nil
+	case method == http.MethodPost:
+		return Create, nil
+	case method == http.MethodPatch:
+		return UpdateWhere, nil
+	case method == http.MethodDelete:
+		return DeleteWhere, nil
 	}
 	return 0, methodNotAllowed("GET, POST, PATCH, DELETE", "Method %s is not allowed on a collection; use GET, POST, PATCH or DELETE", method)
 }
