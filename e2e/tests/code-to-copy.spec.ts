@@ -159,6 +159,19 @@ test('every endpoint after generate, code in four languages, and a copied curl t
     const code = section.getByTestId('code-sample');
     await expect(code).toContainText(`requests.get(`);
     await expect(code).toContainText(`"${baseURL}/v1/${p.projectId}/books/1"`);
+
+    // Swagger UI's own curl after Execute: with the session chosen, the
+    // request carries it but the command shows $TABLESMITH_KEY.
+    await page.getByLabel('Authorize with').selectOption('dashboard-session');
+    const swagger = page.getByTestId('swagger');
+    const list = swagger.locator('.opblock-get').filter({ has: page.locator('[data-path="/books"]') }).first();
+    await expect(list).toBeVisible({ timeout: 60_000 });
+    await list.locator('.opblock-summary').click();
+    await list.getByRole('button', { name: 'Execute' }).click();
+    await expect(list.locator('.live-responses-table tbody .response-col_status').first()).toHaveText('200', { timeout: 30_000 });
+    const curl = list.locator('.curl-command');
+    await expect(curl).toContainText('Bearer $TABLESMITH_KEY');
+    expect(await curl.innerText(), 'the session is not in the curl command').not.toContain(p.session);
     await checkPage(page, 'code-05-docs-1440');
     await page.setViewportSize(narrow);
     await checkPage(page, 'code-06-docs-390');

@@ -29,6 +29,13 @@ const schema = {
       ],
     },
     { name: 'covers', columns: [{ name: 'book_id', type: 'integer', unique: true, references: { table: 'books', on_delete: 'cascade' } }] },
+  ],
+};
+
+/** A draft of nine tables: too many to fit the diagram pane at full size. */
+const wideDraft = {
+  tables: [
+    ...schema.tables,
     ...['shelves', 'loans', 'members', 'reviews', 'tags', 'events'].map((name) => ({
       name,
       columns: [
@@ -142,12 +149,17 @@ test('issue 37, the rest of the list', async ({ page, playwright }) => {
     await nav(page).getByRole('link', { name: 'Schema', exact: true }).click();
     await expect(page.getByText('Published', { exact: true })).toBeVisible();
     await expect(page.getByText('Saved', { exact: true })).toHaveCount(0);
+    const saved = await request.put(`/api/projects/${p.projectId}/schema`, { headers: { Authorization: `Bearer ${p.session}` }, data: wideDraft });
+    expect(saved.status()).toBe(200);
+    await page.reload();
+    await expect(page.getByText('Saved, not generated yet', { exact: true })).toBeVisible();
+    await expect(page.getByText('Saved', { exact: true })).toHaveCount(0);
     await page.getByTestId('table-node-books').click();
     const pane = page.getByRole('region', { name: 'Table editor' });
     expect((await pane.boundingBox())!.width, 'the editor pane').toBeGreaterThanOrEqual(560);
     const notes = page.getByRole('region', { name: 'System columns' }).locator('p');
     for (const note of await notes.all()) await expectWhole(note, `the system column note "${await note.innerText()}"`);
-    // Nine tables fit at a zoom whose names can be read.
+    // Nine tables open at a zoom whose names can be read.
     const scale = await page.locator('.react-flow__viewport').evaluate((el) => new DOMMatrixReadOnly(getComputedStyle(el).transform).a);
     expect(scale, 'the diagram zoom').toBeGreaterThanOrEqual(0.6);
     const labels = page.locator('.react-flow__edge-text');

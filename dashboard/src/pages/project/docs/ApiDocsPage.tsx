@@ -11,7 +11,7 @@ import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
 import { openapiUrl, useOpenApiQuery } from '../../../data/openapi/openapi-query';
 import { bearerSchemeNames } from '../../../console/openapi';
-import { useKeyVault } from '../../../lib/keyVault';
+import { isSessionCredential, useKeyVault } from '../../../lib/keyVault';
 import { useProjectId } from '../useProjectId';
 import { OperationCode } from './OperationCode';
 
@@ -66,7 +66,7 @@ export function ApiDocsPage() {
             </Text>
           )}
           <Suspense fallback={<LoadingState label="Loading Swagger UI…" />}>
-            <SwaggerPanel url={openapiUrl(projectId)} schemes={schemes} credential={selected?.secret} />
+            <SwaggerPanel url={openapiUrl(projectId)} schemes={schemes} credential={selected?.secret} credentialIsSession={isSessionCredential(selected)} />
           </Suspense>
         </Paper>
       )}

@@ -8,6 +8,8 @@ interface SwaggerPanelProps {
   /** Security schemes to pre-authorize with the credential. */
   schemes: string[];
   credential: string | undefined;
+  /** Set when the credential is the owner's dashboard session, which never goes into a curl command. */
+  credentialIsSession?: boolean;
 }
 
 interface SwaggerSystem {
@@ -19,10 +21,12 @@ interface SwaggerSystem {
  * The project's Swagger UI. Authorize is filled in with the chosen key, so
  * Try it out and Execute work at once; the user can still change it there.
  */
-export default function SwaggerPanel({ url, schemes, credential }: SwaggerPanelProps) {
+export default function SwaggerPanel({ url, schemes, credential, credentialIsSession = false }: SwaggerPanelProps) {
   const system = useRef<SwaggerSystem | null>(null);
-  const latest = useRef({ schemes, credential });
-  latest.current = { schemes, credential };
+  const latest = useRef({ schemes, credential, credentialIsSession });
+  latest.current = { schemes, credential, credentialIsSession };
+  // Made once: Swagger UI reads its plugins when it starts.
+  const plugins = useRef([formatInputs, sessionOutOfCurl(() => (latest.current.credentialIsSession ? latest.current.credential : undefined))]).current;
 
   const authorize = () => {
     const ui = system.current;
@@ -52,7 +56,7 @@ export default function SwaggerPanel({ url, schemes, credential }: SwaggerPanelP
       defaultModelsExpandDepth={0}
       tryItOutEnabled
       deepLinking={false}
-      plugins={[formatInputs]}
+      plugins={plugins}
       onComplete={(ui: SwaggerSystem) => {
         system.current = ui;
         authorize();
@@ -82,6 +86,28 @@ const FORMATTED_INPUTS = ['integer_int64', 'integer_int32', 'number_double', 'nu
 function formatInputs() {
   const plain = (props: InputProps) => createElement(props.getComponent('JsonSchema_string'), props);
   return { components: Object.fromEntries(FORMATTED_INPUTS.map((format) => [`JsonSchema_${format}`, plain])) };
+}
+
+interface ImmutableRequest {
+  getIn: (path: string[]) => unknown;
+  setIn: (path: string[], value: string) => ImmutableRequest;
+}
+
+/**
+ * Swagger UI shows the curl of each request it executed, headers included.
+ * With the dashboard session chosen, the command says $TABLESMITH_KEY
+ * instead: the session is the owner's login and never goes into code to
+ * copy (docs/dashboard.md); the request itself still carries it.
+ */
+function sessionOutOfCurl(session: () => string | undefined) {
+  const wrap = (Original: ComponentType<{ request?: ImmutableRequest }>) =>
+    function CurlWithoutSession(props: { request?: ImmutableRequest }) {
+      const token = session();
+      const request = props.request;
+      const hidden = token && request?.getIn(['headers', 'Authorization']) === `Bearer ${token}` ? request.setIn(['headers', 'Authorization'], 'Bearer $TABLESMITH_KEY') : request;
+      return createElement(Original, { ...props, request: hidden });
+    };
+  return () => ({ wrapComponents: { curl: wrap, RequestSnippets: wrap } });
 }
 
 /**
