@@ -181,6 +181,9 @@ func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, _ store.
 		return apierr.Fields(apierr.CodeValidation, "Give from_change_id or since, not both", map[string]string{
 			"from_change_id": "the first change to deliver again", "since": "or the time (RFC 3339) from which to deliver again"})
 	}
+	if in.FromChangeID != nil && *in.FromChangeID < 1 {
+		return apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{"from_change_id": "must be a change id, 1 or more"})
+	}
 	if _, err := h.webhook(r, p); err != nil {
 		return err
 	}

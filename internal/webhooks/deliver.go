@@ -302,12 +302,20 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 			d.release(w)
 			return
 		}
+		left := -1
+		if len(changes) > 0 {
+			if left, err = d.allowance(ctx, w); err != nil || left == 0 {
+				return
+			}
+		}
 		done := true
 		for _, c := range changes {
 			wk.pending.Store(&c.At)
-			if ok, err := d.within(ctx, w); err != nil || !ok {
-				return
+			if left == 0 {
+				done = false // the next round reads the allowance again
+				break
 			}
+			left--
 			if !d.deliver(ctx, w, c) {
 				done = false
 				break
@@ -341,28 +349,27 @@ func (d *Deliverer) release(w *Webhook) {
 	_ = d.cfg.Store.release(ctx, d.cfg.Node, w.ID)
 }
 
-// within reports whether the project's plan has deliveries left this
-// hour; when it has none, the webhook waits for the next hour.
-func (d *Deliverer) within(ctx context.Context, w *Webhook) (bool, error) {
+// allowance is how many deliveries the project's plan has left this hour
+// (-1: no limit), read once per batch; with none left the webhook waits
+// for the next hour.
+func (d *Deliverer) allowance(ctx context.Context, w *Webhook) (int, error) {
 	if d.cfg.PerHour == nil {
-		return true, nil
+		return -1, nil
 	}
 	limit, err := d.cfg.PerHour(ctx, w.ProjectID)
 	if err != nil || limit < 0 {
-		return err == nil, err
+		return limit, err
 	}
 	used, err := d.cfg.Store.deliveredThisHour(ctx, w.ProjectID)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	if used < limit {
-		return true, nil
+		return limit - used, nil
 	}
 	next := time.Now().Truncate(time.Hour).Add(time.Hour)
-	_, err = d.cfg.Store.DB.ExecContext(ctx, `UPDATE tablesmith.webhooks SET next_attempt_at = $3, leased_by = NULL, lease_until = NULL
-		WHERE id = $1 AND leased_by = $2`, w.ID, d.cfg.Node, next)
 	d.cfg.Logger.Info("webhook paused: the plan's deliveries per hour are used", "webhook", w.ID, "project", w.ProjectID, "limit", limit, "until", next)
-	return false, err
+	return 0, d.cfg.Store.pause(ctx, d.cfg.Node, w.ID, next)
 }
 
 // Payload is the JSON body of a delivery.

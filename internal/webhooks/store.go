@@ -275,6 +275,14 @@ func (s *Store) Deliveries(ctx context.Context, webhookID string, before int64, 
 	return out, rows.Err()
 }
 
+// pause makes a webhook wait until next (its plan's deliveries for the
+// hour are used) and gives up this node's lease.
+func (s *Store) pause(ctx context.Context, node, id string, next time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE tablesmith.webhooks SET next_attempt_at = $3, leased_by = NULL, lease_until = NULL
+		WHERE id = $1 AND leased_by = $2`, id, node, next)
+	return err
+}
+
 // deliveredThisHour counts a project's delivery attempts since the hour
 // began, against its plan's deliveries per hour.
 func (s *Store) deliveredThisHour(ctx context.Context, projectID string) (int, error) {

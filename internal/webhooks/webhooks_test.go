@@ -391,6 +391,9 @@ func TestARotatedSecretSignsBesideThePreviousOneAndReplaySendsTheSameIDs(t *test
 	if r := s.Do("POST", base+"/replay", p.Session, map[string]any{"from_change_id": 1, "since": time.Now()}); r.ErrorCode() != "VALIDATION_ERROR" {
 		t.Errorf("replay with both: %d %s", r.Status, r.Raw)
 	}
+	if r := s.Do("POST", base+"/replay", p.Session, map[string]any{"from_change_id": 0}); r.ErrorCode() != "VALIDATION_ERROR" || r.Details()["from_change_id"] == nil {
+		t.Errorf("replay from change 0: %d %s", r.Status, r.Raw)
+	}
 
 	// Disabled, it delivers nothing; enabled again, it resumes.
 	s.Do("PATCH", base, p.Session, map[string]any{"enabled": false}).Must(t, 200)
