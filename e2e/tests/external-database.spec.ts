@@ -12,7 +12,7 @@ import { expect, test } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkPage, projectIdFrom } from './support';
+import { checkPage, openSection, projectIdFrom } from './support';
 
 const externalUrl = process.env.TABLESMITH_E2E_EXTERNAL_URL ?? '';
 const fixture = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'shop.sql');
@@ -92,7 +92,7 @@ test('front an existing database: connection errors at their field, read-only co
   });
 
   await test.step('settings show the masked connection, its health and what was left out', async () => {
-    await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Settings', exact: true }).click();
+    await openSection(page, 'Settings');
     const section = page.locator('#database');
     await expect(section.getByTestId('connection-url')).toContainText(new URL(externalUrl).host);
     await expect(section.getByTestId('connection-status')).toBeVisible();

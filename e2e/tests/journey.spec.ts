@@ -9,7 +9,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkPage, fillCodeEditor, platformGet, projectIdFrom, sessionToken } from './support';
+import { checkPage, fillCodeEditor, openSection, platformGet, projectIdFrom, sessionToken } from './support';
 
 interface SchemaDocument {
   tables: {
@@ -345,6 +345,3 @@ async function uploadSchema(page: Page, path: string) {
   await (await choosing).setFiles(path);
 }
 
-async function openSection(page: Page, name: string) {
-  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name, exact: true }).click();
-}

@@ -5,7 +5,7 @@
 // apart from the customers'.
 import { expect, test, type Page } from '@playwright/test';
 import { baseURL } from '../playwright.config';
-import { checkPage, createApiProject, setPlan } from './support';
+import { checkPage, createApiProject, openSection, setPlan } from './support';
 
 const schema = {
   tables: [{ name: 'books', columns: [{ name: 'title', type: 'text', required: true }, { name: 'pages', type: 'integer', min: 1 }] }],
@@ -17,10 +17,6 @@ async function logIn(page: Page, email: string) {
   await page.getByLabel('Password').fill('correct-horse-battery');
   await page.getByRole('button', { name: 'Log in' }).click();
   await expect(page).toHaveURL(/\/projects/);
-}
-
-async function openSection(page: Page, name: string) {
-  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name, exact: true }).click();
 }
 
 test('the dashboard keeps working after the plan is used up, and its traffic is shown apart', async ({ page, playwright }) => {

@@ -3,7 +3,7 @@
 // 1440x900 (and the pages that change with the width at 390x844 too).
 // Screenshots go to e2e/artifacts/rough-*.png; every page is checked with axe.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { checkPage, sessionToken, signUpWithProject } from './support';
+import { checkPage, openSection, sessionToken, signUpWithProject } from './support';
 
 const wide = { width: 1440, height: 900 };
 const narrow = { width: 390, height: 844 };
@@ -166,7 +166,7 @@ test('schema builder: badges, problems and layout at 1440x900', async ({ page })
   });
 
   await test.step('the Generate page names problems like the builder and links to the field', async () => {
-    await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Generate', exact: true }).click();
+    await openSection(page, 'Generate');
     const link = page.getByRole('button', { name: 'table books › column Title › name' });
     await expect(link).toBeVisible();
     await expect(page.getByText('tables[2].columns[0].name')).toHaveCount(0);
@@ -325,7 +325,7 @@ test('Test page: count is a select, descriptions fold, Send and the response in 
         return ((await answer.json()) as { data: { summary: { total_requests: number } } }).data.summary.total_requests;
       }, { timeout: 30_000 })
       .toBeGreaterThan(0);
-    await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Analytics', exact: true }).click();
+    await openSection(page, 'Analytics');
     await expect(page.getByRole('radio', { name: 'Last hour' })).toBeChecked();
     await expect(page.getByText('Requests by status class')).toBeVisible();
     await checkPage(page, 'rough-analytics-1440');

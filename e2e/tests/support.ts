@@ -77,6 +77,17 @@ export function projectIdFrom(url: string): string {
   return match![1];
 }
 
+/**
+ * Opens a section from the project's navigation and waits for its page: the
+ * router keeps the previous page on screen while the next one's code loads,
+ * so a locator run at once can find the old page's field of the same name
+ * (both API Docs and Test have an "Operation" select).
+ */
+export async function openSection(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name, exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name, exact: true })).toBeVisible({ timeout: 30_000 });
+}
+
 /** Replaces the text of a CodeMirror editor. */
 export async function fillCodeEditor(page: Page, container: string, text: string): Promise<void> {
   const content = page.locator(`${container} .cm-content`);
