@@ -444,3 +444,63 @@ func TestAnotherNodeTakesAWebhookOverWhenItsNodeStops(t *testing.T) {
 		t.Errorf("%d distinct changes delivered by the other node, want 20", len(seen))
 	}
 }
+
+func TestAPlansDeliveriesPerHourPauseAWebhookWithoutLosingItsChangesOrSpendingRequests(t *testing.T) {
+	// The allowance is counted per clock hour: a test that straddled an
+	// hour's end would see it renewed, so it starts after the turn.
+	if left := time.Until(time.Now().Truncate(time.Hour).Add(time.Hour)); left < 30*time.Second {
+		time.Sleep(left + time.Second)
+	}
+	set := plans.Defaults()
+	free := set["free"]
+	free.WebhookDeliveries = 3
+	set["free"] = free
+	s := testserver.New(t, testserver.WithConfig(allowPrivate), testserver.WithPlans(set, "free"))
+	p := s.NewProject(postsDoc)
+	rc := newReceiver(t, nil)
+	hook := createWebhook(t, s, p, map[string]any{"url": rc.URL + "/hook", "tables": []string{"posts"}, "events": []string{"insert"}})
+
+	var ids []float64
+	for i := range 5 {
+		id, _ := s.API(p, "POST", "/posts", map[string]any{"title": "t", "n": i}).Must(t, 201).Data()["id"].(float64)
+		ids = append(ids, id)
+	}
+	waitFor(t, "three deliveries", func() bool { return len(rc.distinct()) >= 3 })
+	// The fourth would have come within milliseconds; a second is far above that.
+	time.Sleep(time.Second)
+	got := rc.distinct()
+	if len(got) != 3 {
+		t.Fatalf("%d deliveries with an allowance of 3 an hour, want 3", len(got))
+	}
+	for i, r := range got {
+		if rec, _ := r.msg["record"].(map[string]any); rec["id"] != ids[i] {
+			t.Errorf("delivery %d is of record %v, want %v (in order)", i, rec["id"], ids[i])
+		}
+	}
+
+	// Paused until the next hour, with the undelivered changes still ahead
+	// of its cursor: nothing is skipped.
+	h := s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s", p.ID, hook["id"]), p.Session, nil).Must(t, 200).Data()
+	next, err := time.Parse(time.RFC3339Nano, fmt.Sprint(h["next_attempt_at"]))
+	if hourEnd := time.Now().Truncate(time.Hour).Add(time.Hour); err != nil || next.Before(hourEnd.Add(-time.Second)) {
+		t.Errorf("next_attempt_at = %v, want the next hour (%v)", h["next_attempt_at"], hourEnd)
+	}
+	if h["enabled"] != true {
+		t.Errorf("a webhook out of deliveries is %v, want still enabled (paused, not disabled)", h["enabled"])
+	}
+	if h["cursor"] != got[2].msg["change_id"] {
+		t.Errorf("cursor = %v, want the third change's id %v: the fourth and fifth wait", h["cursor"], got[2].msg["change_id"])
+	}
+	changes := s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries", p.ID, hook["id"]), p.Session, nil).Must(t, 200).List()
+	if len(changes) != len(rc.all()) {
+		t.Errorf("%d attempts logged, %d received", len(changes), len(rc.all()))
+	}
+
+	// Deliveries are counted apart from API requests: the plan's 100
+	// requests an hour went down by the six this test sent, not by the
+	// deliveries.
+	r := s.API(p, "GET", "/posts", nil).Must(t, 200)
+	if remaining := r.Header.Get("X-RateLimit-Remaining"); remaining != "94" {
+		t.Errorf("X-RateLimit-Remaining = %q after 6 requests and 3 deliveries, want 94", remaining)
+	}
+}
