@@ -35,11 +35,12 @@ for (const size of [
     await logIn(page, p.email);
     await page.goto(`/projects/${p.projectId}/logs`);
     const rows = page.getByTestId('log-row');
-    // Entries are written within a second or two of their answer.
+    // Entries are written within a second or two of their answer; each look
+    // allows 10 s for the page to load, the whole wait 60 s.
     await expect(async () => {
       await page.reload();
-      await expect(rows).toHaveCount(3, { timeout: 5000 });
-    }).toPass({ timeout: 40_000 });
+      await expect(rows).toHaveCount(3, { timeout: 10_000 });
+    }).toPass({ timeout: 60_000 });
     // The e2e server's accounts are on the unlimited plan: 30 days.
     await expect(page.getByText('Kept for 30 days on your plan', { exact: false })).toBeVisible();
 
@@ -63,12 +64,14 @@ for (const size of [
 
     // Analytics' top endpoint links to its requests.
     // Analytics are written every five seconds: reload until they show.
+    // Each look allows 10 s for the page to load and draw (a loaded CI
+    // machine took over 2 s), and the whole wait 60 s for a 5 s flush.
     await page.goto(`/projects/${p.projectId}/analytics`);
     const topLink = page.getByRole('region', { name: 'Top endpoints' }).getByRole('link', { name: '/books', exact: true });
     await expect(async () => {
       await page.reload();
-      await expect(topLink.first()).toBeVisible({ timeout: 2000 });
-    }).toPass({ timeout: 20_000 });
+      await expect(topLink.first()).toBeVisible({ timeout: 10_000 });
+    }).toPass({ timeout: 60_000 });
     await topLink.first().click();
     await expect(page).toHaveURL(/\/logs\?/);
     await expect(rows.first()).toContainText('/books');
