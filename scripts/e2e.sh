@@ -47,7 +47,8 @@ db_url=$(with_db "$db")
 export TABLESMITH_E2E_EXTERNAL_URL=$(with_db "$ext_db")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
 export TABLESMITH_ADDR="http://127.0.0.1:$port" TABLESMITH_CADDY_ADMIN=off TABLESMITH_DATABASE_URL="$db_url" \
-	TABLESMITH_DEFAULT_PLAN=unlimited TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" XDG_CONFIG_HOME="$work" XDG_DATA_HOME="$work"
+	TABLESMITH_DEFAULT_PLAN=unlimited TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" XDG_CONFIG_HOME="$work" XDG_DATA_HOME="$work" \
+	TABLESMITH_WEBHOOK_ALLOW_PRIVATE=on # the webhooks journey delivers to a receiver on 127.0.0.1
 "$caddy_bin" run --config Caddyfile.example --adapter caddyfile >"$work/caddy.log" 2>&1 &
 caddy_pid=$!
 for _ in $(seq 60); do curl -sf "$TABLESMITH_ADDR/api/engines" >/dev/null && break; sleep 0.5; done

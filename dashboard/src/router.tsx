@@ -17,6 +17,7 @@ const TestPage = lazy(() => import('./pages/project/test/TestPage').then((m) => 
 const DataPage = lazy(() => import('./pages/project/data/DataPage').then((m) => ({ default: m.DataPage })));
 const AnalyticsPage = lazy(() => import('./pages/project/analytics/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
 const LogsPage = lazy(() => import('./pages/project/logs/LogsPage').then((m) => ({ default: m.LogsPage })));
+const WebhooksPage = lazy(() => import('./pages/project/webhooks/WebhooksPage').then((m) => ({ default: m.WebhooksPage })));
 const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 
 export const router = createBrowserRouter([
@@ -43,6 +44,7 @@ export const router = createBrowserRouter([
           { path: 'data/:table', element: <DataPage /> },
           { path: 'analytics', element: <AnalyticsPage /> },
           { path: 'logs', element: <LogsPage /> },
+          { path: 'webhooks', element: <WebhooksPage /> },
           { path: 'settings', element: <SettingsPage /> },
         ],
       },

@@ -8,6 +8,7 @@ import {
   IconListDetails,
   IconRocket,
   IconSettings,
+  IconWebhook,
 } from '@tabler/icons-react';
 import { NavLink, useLocation } from 'react-router';
 
@@ -19,6 +20,7 @@ const SECTIONS = [
   { to: 'data', label: 'Data', icon: IconDatabase },
   { to: 'analytics', label: 'Analytics', icon: IconChartLine },
   { to: 'logs', label: 'Logs', icon: IconListDetails },
+  { to: 'webhooks', label: 'Webhooks', icon: IconWebhook },
   { to: 'settings', label: 'Settings', icon: IconSettings },
 ];
 

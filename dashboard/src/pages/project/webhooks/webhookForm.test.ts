@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { Delivery, Webhook } from '../../../data/webhooks/webhooks';
+import { deliveryOutcome, emptyForm, fieldErrors, formOf, parseWhere, specOf } from './webhookForm';
+
+describe('parseWhere', () => {
+  it('takes nothing as no condition', () => {
+    expect(parseWhere('  ')).toEqual({ where: {} });
+  });
+  it('reads an object of table to condition', () => {
+    expect(parseWhere('{"posts": "status=published"}')).toEqual({ where: { posts: 'status=published' } });
+  });
+  it('refuses text that is not JSON, an array, and a condition that is not a string', () => {
+    expect(parseWhere('{posts')).toHaveProperty('error', expect.stringContaining('Not JSON'));
+    expect(parseWhere('["posts"]')).toHaveProperty('error', expect.stringContaining('object'));
+    expect(parseWhere('{"posts": 3}')).toHaveProperty('error', expect.stringContaining('"posts"'));
+  });
+});
+
+describe('specOf', () => {
+  it('builds the body with events in the server order and the URL trimmed', () => {
+    const got = specOf({ url: ' https://example.com/hook ', tables: ['notes'], events: ['delete', 'insert'], where: '{"notes":"stars=gt.2"}', enabled: false });
+    expect(got).toEqual({
+      spec: { url: 'https://example.com/hook', tables: ['notes'], events: ['insert', 'delete'], where: { notes: 'stars=gt.2' }, enabled: false },
+    });
+  });
+  it('names every missing field at once, keyed as the server keys them', () => {
+    const got = specOf({ ...emptyForm, events: [], where: 'nope' });
+    expect(got).toHaveProperty('errors');
+    expect(Object.keys((got as { errors: Record<string, string> }).errors).sort()).toEqual(['events', 'tables', 'url', 'where']);
+  });
+});
+
+describe('formOf', () => {
+  it('turns a webhook back into the form, with its condition as JSON', () => {
+    const hook: Webhook = {
+      id: 'wh_1',
+      project_id: 'p',
+      url: 'https://x.test/',
+      tables: ['a'],
+      events: ['update', 'insert'],
+      where: { a: 'n=eq.1' },
+      enabled: true,
+      disabled_reason: '',
+      cursor: 0,
+      attempts: 0,
+      next_attempt_at: '2026-01-01T00:00:00Z',
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+    };
+    const form = formOf(hook);
+    expect(form.events).toEqual(['insert', 'update']);
+    expect(JSON.parse(form.where)).toEqual({ a: 'n=eq.1' });
+    expect(formOf({ ...hook, where: {} }).where).toBe('');
+  });
+});
+
+describe('fieldErrors', () => {
+  it('folds where.<table> into the where field', () => {
+    expect(fieldErrors({ url: 'bad', 'where.a': 'unknown column x', 'where.b': 'bad operator' })).toEqual({
+      url: 'bad',
+      where: 'a: unknown column x; b: bad operator',
+    });
+  });
+});
+
+describe('deliveryOutcome', () => {
+  const d = (status: number) => ({ status }) as Delivery;
+  it('tells a 2xx from an error status and from no answer', () => {
+    expect(deliveryOutcome(d(204))).toEqual({ label: '204 delivered', ok: true });
+    expect(deliveryOutcome(d(500))).toEqual({ label: '500 refused', ok: false });
+    expect(deliveryOutcome(d(0))).toEqual({ label: 'no answer', ok: false });
+  });
+});
