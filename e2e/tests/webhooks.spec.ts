@@ -2,7 +2,8 @@
 // the dashboard pointing at a real receiver started here on 127.0.0.1
 // (scripts/e2e.sh lets the server deliver to private addresses), sees its
 // secret once, and a record written through the API arrives signed with that
-// secret; the delivery shows in the page's log, and the owner disables it.
+// secret; the delivery shows in the page's log; the owner replays it, rotates
+// the secret (the next delivery is signed by both), disables and deletes it.
 import { expect, test, type Page } from '@playwright/test';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -32,7 +33,7 @@ async function signIn(page: Page, session: string, projectId: string): Promise<v
   await expect(page.getByRole('heading', { level: 1, name: 'Logs', exact: true })).toBeVisible({ timeout: 30_000 });
 }
 
-test('a webhook made in the dashboard delivers a signed POST and logs it', async ({ page, playwright }) => {
+test('a webhook made in the dashboard delivers a signed POST, logs it, replays it, rotates its secret and is deleted', async ({ page, playwright }) => {
   test.setTimeout(60_000);
   const request = await playwright.request.newContext({ baseURL });
   const p = await createApiProject(request, 'Webhooks', schema);
@@ -95,9 +96,44 @@ test('a webhook made in the dashboard delivers a signed POST and logs it', async
     await expect(log.getByRole('row').filter({ hasText: `${body.change_id} insert notes` })).toContainText('200 delivered', { timeout: 15_000 });
     await expect(log).toContainText('thanks');
 
+    // Replay from the change: the same change comes again, with the same webhook-id.
+    const replay = card.getByRole('form', { name: `Replay ${target}` });
+    await replay.getByLabel('Replay from change id').fill(String(body.change_id));
+    await replay.getByRole('button', { name: 'Replay' }).click();
+    await expect(replay.getByRole('status')).toContainText(`Replaying from change ${body.change_id}`);
+    await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(1);
+    expect(received[1].headers['webhook-id']).toBe(hookId);
+
+    // Rotate: a new secret, shown once; the next delivery is signed by both.
+    await card.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotated = page.getByRole('dialog', { name: 'New signing secret' });
+    await expect(rotated.getByText('keeps signing')).toBeVisible();
+    const secret2 = (await rotated.getByTestId('webhook-secret').textContent())!.trim();
+    expect(secret2).toMatch(/^whsec_/);
+    expect(secret2).not.toBe(secret);
+    await rotated.getByRole('button', { name: 'I have copied it' }).click();
+    const seen = received.length;
+    const second = await request.post(`/v1/${p.projectId}/notes`, { headers: { Authorization: `Bearer ${p.key}` }, data: { title: 'After rotation' } });
+    expect(second.status()).toBe(201);
+    await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(seen);
+    const next = received[seen];
+    const sign = (s: string) =>
+      'v1,' +
+      createHmac('sha256', Buffer.from(s.slice('whsec_'.length), 'base64'))
+        .update(`${next.headers['webhook-id'] as string}.${next.headers['webhook-timestamp'] as string}.${next.body}`)
+        .digest('base64');
+    const signatures = (next.headers['webhook-signature'] as string).split(' ');
+    expect(signatures).toContain(sign(secret2));
+    expect(signatures).toContain(sign(secret));
+
     await card.getByRole('switch', { name: `Enabled: ${target}` }).click();
     await expect(card.getByText('disabled', { exact: true })).toBeVisible();
     await checkPage(page, 'webhooks-log');
+
+    // Delete, after a confirmation: the page is back to empty.
+    await card.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete this webhook?' }).getByRole('button', { name: 'Delete webhook' }).click();
+    await expect(page.getByText('No webhooks yet')).toBeVisible();
   } finally {
     receiver.close();
     await request.dispose();
