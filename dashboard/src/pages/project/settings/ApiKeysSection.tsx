@@ -1,10 +1,11 @@
-import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Paper, SegmentedControl, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
-import { IconCheck, IconCopy, IconKey } from '@tabler/icons-react';
+import { Alert, Badge, Button, Group, Modal, Paper, SegmentedControl, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { IconKey } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { isApiError } from '../../../api/client';
 import type { ApiKey, CreatedApiKey, KeyScope } from '../../../api/types';
 import { CopyValue } from '../../../components/CopyValue';
 import { ErrorAlert } from '../../../components/ErrorAlert';
+import { SecretBlock } from '../../../components/SecretBlock';
 import { LoadingState } from '../../../components/LoadingState';
 import { useApiKeyCreateMutation } from '../../../data/keys/api-key-create-mutation';
 import { useApiKeyRevokeMutation } from '../../../data/keys/api-key-revoke-mutation';
@@ -154,18 +155,7 @@ function CreatedKeyNotice({ created, onDismiss }: { created: CreatedApiKey; onDi
     <Alert color="teal" variant="light" title={`Key "${created.name}" created: copy it now`} withCloseButton onClose={onDismiss} closeButtonLabel="Dismiss">
       <Stack gap="xs">
         <Text size="sm">The server shows this key only once. This browser keeps a copy for API Docs, Test and Data.</Text>
-        <Group gap="xs" wrap="nowrap">
-          <Code block style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }} data-testid="created-key">
-            {created.key}
-          </Code>
-          <CopyButton value={created.key}>
-            {({ copied, copy }) => (
-              <Button variant="filled" leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />} onClick={copy}>
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
-        </Group>
+        <SecretBlock value={created.key} testId="created-key" />
       </Stack>
     </Alert>
   );

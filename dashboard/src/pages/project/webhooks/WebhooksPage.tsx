@@ -4,7 +4,6 @@ import {
   Button,
   Checkbox,
   Code,
-  CopyButton,
   Group,
   Modal,
   MultiSelect,
@@ -18,11 +17,12 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { IconCheck, IconCopy, IconPlus, IconWebhook } from '@tabler/icons-react';
+import { IconPlus, IconWebhook } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { isApiError } from '../../../api/client';
 import { EmptyState } from '../../../components/EmptyState';
 import { ErrorAlert } from '../../../components/ErrorAlert';
+import { SecretBlock } from '../../../components/SecretBlock';
 import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
 import { usePublishedSchemaQuery } from '../../../data/schema/schema-versions-query';
@@ -402,18 +402,7 @@ function SecretModal({ shown, onClose }: { shown: ShownSecret | null; onClose: (
             You will not see this secret again: the server shows it only once.
           </Text>
           {shown.rotated && <Text size="sm">The old secret keeps signing (beside the new one) for 24 hours, so receivers can switch.</Text>}
-          <Group gap="xs" wrap="nowrap">
-            <Code block style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }} data-testid="webhook-secret">
-              {shown.secret}
-            </Code>
-            <CopyButton value={shown.secret}>
-              {({ copied, copy }) => (
-                <Button variant="filled" leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />} onClick={copy}>
-                  {copied ? 'Copied' : 'Copy'}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
+          <SecretBlock value={shown.secret} testId="webhook-secret" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               I have copied it
