@@ -159,8 +159,13 @@ test('from sign-up to a working, tested API', async ({ page }) => {
     await page.getByRole('button', { name: 'Add filter' }).click();
     await page.getByLabel('Filter 1 column').selectOption('author_id');
     await page.getByLabel('Filter 1 value').fill(String(userId));
-    await page.getByRole('textbox', { name: 'Include related' }).click();
-    await page.getByRole('option', { name: 'author', exact: true }).click();
+    // The dropdown can move while it opens on a loaded machine, and a click
+    // that lands on the field's label closes it: open it again until the
+    // option is chosen (each try allows 5 s, all of them 30 s).
+    await expect(async () => {
+      await page.getByRole('textbox', { name: 'Include related' }).click();
+      await page.getByRole('option', { name: 'author', exact: true }).click({ timeout: 5_000 });
+    }).toPass({ timeout: 30_000 });
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('request-url')).toContainText(`filter[author_id]=${userId}`);
     await expect(page.getByTestId('request-url')).toContainText('include=author');
