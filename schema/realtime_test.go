@@ -17,7 +17,10 @@ func TestTurningRealtimeOnAndOffPlansTriggersAsAMetadataChange(t *testing.T) {
 	all := strings.Join(p.Statements, "\n")
 	for _, want := range []string{`CREATE TABLE IF NOT EXISTS "p_abc"."_realtime_log"`, `CREATE SEQUENCE IF NOT EXISTS "p_abc"."_realtime_seq"`,
 		`CREATE TRIGGER "_realtime_insert" AFTER INSERT ON "p_abc"."posts" REFERENCING NEW TABLE AS _new FOR EACH STATEMENT`,
-		`CREATE TRIGGER "_realtime_delete" AFTER DELETE ON "p_abc"."posts" REFERENCING OLD TABLE AS _old`} {
+		`CREATE TRIGGER "_realtime_update" AFTER UPDATE ON "p_abc"."posts" REFERENCING OLD TABLE AS _old NEW TABLE AS _new FOR EACH STATEMENT EXECUTE FUNCTION "p_abc"."_realtime_capture"('old')`,
+		`CREATE TRIGGER "_realtime_delete" AFTER DELETE ON "p_abc"."posts" REFERENCING OLD TABLE AS _old`,
+		// A project an older version set up gets the update's old image.
+		`ALTER TABLE "p_abc"."_realtime_log" ADD COLUMN IF NOT EXISTS "old" jsonb`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("turning realtime on: statements lack %q:\n%s", want, all)
 		}

@@ -13,6 +13,10 @@ import (
 // set by the handler, the rows its caller may read.
 type ChangeQuery struct {
 	ListQuery
+	// Old asks for an update's old image (webhooks' old_record); without
+	// it that column is NULL, not rendered (the stream's events have no
+	// place for it).
+	Old bool
 }
 
 // ParseChangeFilter parses one where[<table>] value; blank means none.
@@ -32,17 +36,22 @@ func ParseChangeFilter(param, expr string) (*ChangeQuery, error) {
 // log between two sequence numbers, rendering each row image as a GET of
 // that row would (the table's projection: timestamps in RFC 3339 UTC,
 // hidden columns left out) when the image passes the subscriber's
-// condition and scope, and as NULL otherwise. Its arguments end with the
-// table name, the lower bound (exclusive) and the upper bound
-// (inclusive), which the caller appends: Args holds the rest.
+// condition and scope, and as NULL otherwise; then, rendered the same
+// way when q.Old asks for it, an update's old image, present only when
+// the new one is. Its
+// arguments end with the table name, the lower bound (exclusive) and the
+// upper bound (inclusive), which the caller appends: Args holds the rest.
 //
-//	SELECT c.seq, c.op, (SELECT row_to_json(_r) FROM (SELECT <projection>
-//	    FROM jsonb_populate_record(NULL::<rel>, c.row) t WHERE <cond>) _r), c.at
-//	FROM <log> c WHERE c.tbl = $n AND c.seq > $n+1 AND c.seq <= $n+2 ORDER BY c.seq
+//	SELECT c.seq, c.op, c.rec, c.at, CASE WHEN c.rec IS NOT NULL AND c.old IS NOT NULL THEN (SELECT row_to_json(_r) FROM
+//	    (SELECT <projection> FROM jsonb_populate_record(NULL::<rel>, c.old) t) _r) END
+//	FROM (SELECT c.seq, c.op, (SELECT row_to_json(_r) FROM (SELECT <projection>
+//	    FROM jsonb_populate_record(NULL::<rel>, c.row) t WHERE <cond>) _r) AS rec, c.at, c.old
+//	  FROM <log> c WHERE c.tbl = $n AND c.seq > $n+1 AND c.seq <= $n+2 OFFSET 0) c ORDER BY c.seq
 //
 // The image is turned back into a row of the table's type, so the same
 // conditions a list renders (filters, owner scope, related filters)
-// apply to it unchanged, and a delete is judged by the row it removed.
+// apply to it unchanged, and a delete is judged by the row it removed, an
+// update by the row it left.
 type ChangeSQL struct {
 	SQL  string
 	Args []any
@@ -63,8 +72,18 @@ func BuildChanges(p *Published, t *schema.CTable, q *ChangeQuery) (*ChangeSQL, e
 	}
 	log := schema.QuoteIdent(p.Schema) + "." + schema.QuoteIdent(schema.RealtimeLog)
 	n := len(r.args)
-	sql := "SELECT c.seq, c.op, (SELECT row_to_json(_r) FROM (SELECT " + pl.table.Projection +
-		" FROM jsonb_populate_record(NULL::" + pl.table.Rel + `, c."row") t WHERE ` + cond + ") _r), c.at FROM " + log +
-		" c WHERE c.tbl = $" + strconv.Itoa(n+1) + " AND c.seq > $" + strconv.Itoa(n+2) + " AND c.seq <= $" + strconv.Itoa(n+3) + " ORDER BY c.seq"
+	image := func(col, where string) string {
+		return "(SELECT row_to_json(_r) FROM (SELECT " + pl.table.Projection + " FROM jsonb_populate_record(NULL::" +
+			pl.table.Rel + ", c." + col + ") t" + where + ") _r)"
+	}
+	// OFFSET 0 keeps the inner select a subquery of its own: pulled up, its
+	// image (and condition) would be computed once per use of c.rec.
+	old := "NULL::json"
+	if q.Old {
+		old = `CASE WHEN c.rec IS NOT NULL AND c."old" IS NOT NULL THEN ` + image(`"old"`, "") + " END"
+	}
+	sql := "SELECT c.seq, c.op, c.rec, c.at, " + old + " FROM (SELECT c.seq, c.op, " + image(`"row"`, " WHERE "+cond) + ` AS rec, c.at, c."old" FROM ` + log +
+		" c WHERE c.tbl = $" + strconv.Itoa(n+1) + " AND c.seq > $" + strconv.Itoa(n+2) + " AND c.seq <= $" + strconv.Itoa(n+3) +
+		" OFFSET 0) c ORDER BY c.seq"
 	return &ChangeSQL{SQL: sql, Args: r.args}, nil
 }

@@ -411,8 +411,8 @@ func (hub *Hub) read(ctx context.Context, projectID string, db *sql.DB, tf table
 		var out []change
 		for rows.Next() {
 			var c change
-			var rec []byte
-			if err := rows.Scan(&c.seq, &c.op, &rec, &c.at); err != nil {
+			var rec, old []byte // old: NULL, not asked for (translate.ChangeQuery.Old)
+			if err := rows.Scan(&c.seq, &c.op, &rec, &c.at, &old); err != nil {
 				return nil, err
 			}
 			if rec != nil {

@@ -25,6 +25,7 @@ type Change struct {
 	Table  string
 	Event  string
 	Record json.RawMessage // the row as a GET shows it (for a delete, the row removed)
+	Old    json.RawMessage // an update's row before it, shown alike; nil when the log has none
 	At     time.Time       // when it was captured, in its transaction
 }
 
@@ -386,8 +387,11 @@ type Payload struct {
 func payload(w *Webhook, c Change) ([]byte, error) {
 	p := Payload{Type: c.Event, Table: c.Table, Record: c.Record, OldRecord: json.RawMessage("null"), ChangeID: c.ID,
 		CommittedAt: c.At.UTC(), Project: w.ProjectID}
-	if c.Event == EventDelete {
+	switch {
+	case c.Event == EventDelete:
 		p.Record, p.OldRecord = json.RawMessage("null"), c.Record
+	case c.Old != nil:
+		p.OldRecord = c.Old
 	}
 	return json.Marshal(p)
 }

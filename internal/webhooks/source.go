@@ -64,7 +64,7 @@ func buildRead(pub *translate.Published, t *schema.CTable, expr string) (*transl
 	if err != nil {
 		return nil, err
 	}
-	cq.Caller, cq.Rows = access.Owner(), g.Rows
+	cq.Caller, cq.Rows, cq.Old = access.Owner(), g.Rows, true
 	read, err := translate.BuildChanges(pub, t, cq)
 	if err != nil {
 		return nil, plainError(err)
@@ -129,9 +129,9 @@ func (s *LogSource) Changes(ctx context.Context, w *Webhook, after int64, limit 
 		for rows.Next() {
 			var c Change
 			var op string
-			var rec []byte
+			var rec, old []byte
 			var at time.Time
-			if err := rows.Scan(&c.ID, &op, &rec, &at); err != nil {
+			if err := rows.Scan(&c.ID, &op, &rec, &at, &old); err != nil {
 				rows.Close()
 				return nil, after, err
 			}
@@ -140,6 +140,9 @@ func (s *LogSource) Changes(ctx context.Context, w *Webhook, after int64, limit 
 				continue // out of its condition, or an event it does not take
 			}
 			c.Record = json.RawMessage(rec)
+			if old != nil {
+				c.Old = json.RawMessage(old)
+			}
 			out = append(out, c)
 		}
 		rows.Close()

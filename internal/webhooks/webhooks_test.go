@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,7 +144,8 @@ func TestAWebhookDeliversEveryChangeInOrderSignedPerStandardWebhooks(t *testing.
 		t.Errorf("events default to %s, want every event", got)
 	}
 
-	id := s.API(p, "POST", "/posts", map[string]any{"title": "one", "n": 1}).Must(t, 201).Data()["id"]
+	created := s.API(p, "POST", "/posts", map[string]any{"title": "one", "n": 1}).Must(t, 201).Data()
+	id := created["id"]
 	s.API(p, "PATCH", fmt.Sprintf("/posts/%v", id), map[string]any{"n": 2}).Must(t, 200)
 	s.API(p, "DELETE", fmt.Sprintf("/posts/%v", id), nil).Must(t, 200)
 	s.API(p, "POST", "/notes", map[string]any{"body": "not captured, not delivered"}).Must(t, 201)
@@ -183,6 +185,11 @@ func TestAWebhookDeliversEveryChangeInOrderSignedPerStandardWebhooks(t *testing.
 	}
 	if rec, _ := got[1].msg["record"].(map[string]any); rec["n"] != float64(2) || rec["title"] != "one" {
 		t.Errorf("the update's record is %v, want the row after it", got[1].msg["record"])
+	}
+	// The row before the update, as the create's answer showed it
+	// (timestamps included).
+	if old := got[1].msg["old_record"]; !reflect.DeepEqual(old, created) {
+		t.Errorf("the update's old_record is %v, want the row before it, %v", old, created)
 	}
 	if got[2].msg["record"] != nil {
 		t.Errorf("a delete's record is %v, want null", got[2].msg["record"])
