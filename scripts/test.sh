@@ -6,9 +6,9 @@
 #
 # The Go tests keep both cores busy for only part of their run (much of it
 # is waiting on PostgreSQL, timers and Caddy), so the fuzzers, the
-# dashboard's checks and its build run beside them (docs/testing.md has the
-# measurement). The Go tests' output is kept in a file and shown when they
-# end; the phases beside them print as they go.
+# dashboard's checks and build, and then the browser tests run beside them
+# (docs/testing.md has the measurement). The Go tests' output is kept in a
+# file and shown when they end; the phases beside them print as they go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,7 +48,11 @@ phase() { # name, command...
 
 phase lint make -s lint
 
-echo "== Go tests: make -s test-go (its output follows when it ends; fuzz and dashboard run beside it)"
+# The Caddy binary both lanes below run (after lint it is only linked),
+# built once before they start so that they do not both build it.
+phase caddy make -s .bin/caddy-race
+
+echo "== Go tests: make -s test-go (its output follows when it ends; fuzz, dashboard and browser run beside it)"
 timed "Go tests" "" make -s test-go >"$logs/go" 2>&1 &
 go_pid=$!
 side=""
@@ -58,12 +62,14 @@ if [ -z "$side" ]; then
 	echo "== dashboard: make -s test-dashboard, then its build for the browser phase"
 	timed dashboard "beside Go tests" make -s test-dashboard dashboard || side=dashboard
 fi
+if [ -z "$side" ]; then
+	echo "== browser: make -s test-e2e"
+	timed browser "beside Go tests" make -s test-e2e || side=browser
+fi
 go_status=0
 wait "$go_pid" || go_status=$?
 echo "== Go tests: output"
 cat "$logs/go"
 [ "$go_status" -eq 0 ] || fail "Go tests" "$go_status"
 [ -z "$side" ] || fail "$side" 2
-
-phase browser make -s test-e2e
 summary
