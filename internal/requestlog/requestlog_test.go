@@ -11,6 +11,8 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/requestlog"
+	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -195,12 +197,13 @@ func TestTheLogNeverKeepsASecretAndCapsErrorBodies(t *testing.T) {
 }
 
 func TestRetentionFollowsThePlanAndTheRowCapKeepsTheNewest(t *testing.T) {
-	// Not parallel: a retention pass 25 hours ahead deletes every free
-	// project's entries in the package's database, the other tests' too.
-	// Go runs the parallel tests only after this one has ended.
+	t.Parallel()
 	var ahead atomic.Int64 // how far the service's clock runs ahead
 	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
-	s := testserver.New(t, testserver.WithPlans(plans.Defaults(), "free"), testserver.WithNow(now))
+	// A database of its own: a retention pass 25 hours ahead deletes every
+	// free project's entries, the other tests' too.
+	s := testserver.New(t, testserver.WithPlans(plans.Defaults(), "free"), testserver.WithNow(now),
+		testserver.WithConfig(func(cfg *service.Config) { cfg.DatabaseURL = testpg.NewDatabase(t) }))
 	p := s.NewProject(itemsSchema)
 	for range 3 {
 		s.API(p, "GET", "/items", nil).Must(t, 200)
