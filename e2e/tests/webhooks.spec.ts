@@ -3,7 +3,8 @@
 // (scripts/e2e.sh lets the server deliver to private addresses), sees its
 // secret once, and a record written through the API arrives signed with that
 // secret; the delivery shows in the page's log; the owner replays it, rotates
-// the secret (the next delivery is signed by both), disables and deletes it.
+// the secret (the next delivery is signed by both), replays from a time,
+// disables and deletes it.
 import { expect, test, type Page } from '@playwright/test';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -76,6 +77,7 @@ test('a webhook made in the dashboard delivers a signed POST, logs it, replays i
     const card = page.getByRole('region', { name: target });
     await expect(card.getByText('enabled', { exact: true })).toBeVisible();
 
+    const startedAt = new Date();
     const write = await request.post(`/v1/${p.projectId}/notes`, { headers: { Authorization: `Bearer ${p.key}` }, data: { title: 'Hello hook' } });
     expect(write.status(), await write.text()).toBe(201);
     const id = ((await write.json()) as { data: { id: number } }).data.id;
@@ -125,6 +127,32 @@ test('a webhook made in the dashboard delivers a signed POST, logs it, replays i
     const signatures = (next.headers['webhook-signature'] as string).split(' ');
     expect(signatures).toContain(sign(secret2));
     expect(signatures).toContain(sign(secret));
+
+    // Replay from a time (the minute before the first write, in the
+    // browser's local time, which is this process's): both changes again.
+    const before = new Date(startedAt.getTime() - 60_000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const localMinute = `${before.getFullYear()}-${pad(before.getMonth() + 1)}-${pad(before.getDate())}T${pad(before.getHours())}:${pad(before.getMinutes())}`;
+    const replayed = received.length;
+    await replay.getByText('Time', { exact: true }).click(); // the segment's label: its radio is hidden
+    await replay.getByLabel('Replay from time').fill(localMinute);
+    await replay.getByRole('button', { name: 'Replay' }).click();
+    await expect(replay.getByRole('status')).toContainText('Replaying from');
+    await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(replayed + 2);
+    const titles = received.slice(replayed).map((r) => (JSON.parse(r.body) as { record: { title: string } }).record.title);
+    expect(titles.slice(0, 2)).toEqual(['Hello hook', 'After rotation']);
+
+    // More than a page of attempts (50): the older ones are a click away.
+    const bulk = await request.post(`/v1/${p.projectId}/notes/bulk`, {
+      headers: { Authorization: `Bearer ${p.key}` },
+      data: Array.from({ length: 50 }, (_, i) => ({ title: `Bulk ${i}` })),
+    });
+    expect(bulk.status(), await bulk.text()).toBe(201);
+    const pageRows = log.getByRole('row').filter({ hasText: ' notes' });
+    await expect.poll(() => pageRows.count(), { timeout: 30_000 }).toBe(50);
+    await card.getByRole('button', { name: 'Load older deliveries' }).click();
+    await expect.poll(() => pageRows.count(), { timeout: 15_000 }).toBeGreaterThan(50);
+    await expect(log.getByRole('row').filter({ hasText: `${body.change_id} insert notes` }).first()).toBeVisible();
 
     await card.getByRole('switch', { name: `Enabled: ${target}` }).click();
     await expect(card.getByText('disabled', { exact: true })).toBeVisible();

@@ -9,6 +9,7 @@ import {
   MultiSelect,
   NumberInput,
   Paper,
+  SegmentedControl,
   Stack,
   Switch,
   Table,
@@ -40,7 +41,7 @@ import {
 import { formatDateTime } from '../../../lib/format';
 import { tones } from '../../../tones';
 import { useProjectId } from '../useProjectId';
-import { deliveryOutcome, emptyForm, EVENTS, fieldErrors, formOf, specOf, type WebhookEvent, type WebhookForm } from './webhookForm';
+import { deliveryOutcome, emptyForm, EVENTS, fieldErrors, formOf, replayBodyOf, specOf, type ReplayMode, type WebhookEvent, type WebhookForm } from './webhookForm';
 
 /** A secret the server shows once: after a create or a rotation. */
 interface ShownSecret {
@@ -196,13 +197,14 @@ function WebhookCard(props: {
 
 function DeliveryLog({ projectId, hook }: { projectId: string; hook: Webhook }) {
   const deliveries = useDeliveriesQuery(projectId, hook.id);
+  const rows = deliveries.data?.pages.flat() ?? [];
   return (
     <Stack gap="xs">
       <ReplayForm projectId={projectId} hook={hook} />
       {deliveries.isPending && <LoadingState label="Loading deliveries…" />}
       {deliveries.error ? <ErrorAlert error={deliveries.error} title="Could not load the deliveries" /> : null}
-      {deliveries.data?.length === 0 && <Text size="sm">No deliveries yet: write to one of its tables.</Text>}
-      {deliveries.data && deliveries.data.length > 0 && (
+      {deliveries.data && rows.length === 0 && <Text size="sm">No deliveries yet: write to one of its tables.</Text>}
+      {rows.length > 0 && (
         <Table.ScrollContainer minWidth={760}>
           <Table verticalSpacing="xs" aria-label={`Deliveries of ${hook.url}`}>
             <Table.Thead>
@@ -217,7 +219,7 @@ function DeliveryLog({ projectId, hook }: { projectId: string; hook: Webhook }) 
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {deliveries.data.map((d) => {
+              {rows.map((d) => {
                 const outcome = deliveryOutcome(d);
                 return (
                   <Table.Tr key={d.id}>
@@ -248,42 +250,83 @@ function DeliveryLog({ projectId, hook }: { projectId: string; hook: Webhook }) 
           </Table>
         </Table.ScrollContainer>
       )}
+      {deliveries.hasNextPage && (
+        <Group>
+          <Button variant="default" size="xs" onClick={() => void deliveries.fetchNextPage()} loading={deliveries.isFetchingNextPage}>
+            Load older deliveries
+          </Button>
+        </Group>
+      )}
     </Stack>
   );
 }
 
-/** Replay: the server takes a change id or a time; there is no per-attempt retry (failed changes retry by themselves). */
+/** Replay from a change id or a time; there is no per-attempt retry (failed changes retry by themselves). */
 function ReplayForm({ projectId, hook }: { projectId: string; hook: Webhook }) {
   const replay = useWebhookReplayMutation();
-  const [from, setFrom] = useState<string | number>('');
-  const [done, setDone] = useState(false);
+  const [mode, setMode] = useState<ReplayMode>('change');
+  const [changeId, setChangeId] = useState<string | number>('');
+  const [time, setTime] = useState('');
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const [done, setDone] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (typeof from !== 'number') return;
-    setDone(false);
-    replay.mutate({ projectId, webhookId: hook.id, from: { from_change_id: from } }, { onSuccess: () => setDone(true) });
+    const body = replayBodyOf(mode, changeId, time);
+    if ('errors' in body) {
+      setLocal(body.errors);
+      return;
+    }
+    setLocal({});
+    setDone('');
+    const what = 'since' in body.from ? formatDateTime(body.from.since) : `change ${body.from.from_change_id}`;
+    replay.mutate({ projectId, webhookId: hook.id, from: body.from }, { onSuccess: () => setDone(what) });
   };
-  const details = isApiError(replay.error) ? replay.error.details : {};
+  const details = { ...(isApiError(replay.error) ? replay.error.details : {}), ...local };
+  const atField = details.from_change_id ?? details.since;
   return (
     <form onSubmit={submit} aria-label={`Replay ${hook.url}`}>
       <Group align="flex-end" gap="xs" wrap="wrap">
-        <NumberInput
-          label="Replay from change id"
-          description="Deliver again every change from this one on"
-          min={1}
-          value={from}
-          onChange={setFrom}
-          error={details.from_change_id}
-          w={220}
+        <SegmentedControl
+          aria-label="Replay from"
+          value={mode}
+          onChange={(v) => {
+            setMode(v as ReplayMode);
+            setLocal({});
+          }}
+          data={[
+            { value: 'change', label: 'Change id' },
+            { value: 'time', label: 'Time' },
+          ]}
         />
-        <Button type="submit" variant="default" loading={replay.isPending} disabled={typeof from !== 'number'}>
+        {mode === 'change' ? (
+          <NumberInput
+            label="Replay from change id"
+            description="Deliver again every change from this one on"
+            min={1}
+            value={changeId}
+            onChange={setChangeId}
+            error={details.from_change_id}
+            w={220}
+          />
+        ) : (
+          <TextInput
+            type="datetime-local"
+            label="Replay from time"
+            description="Your local time; every change committed from then on"
+            value={time}
+            onChange={(e) => setTime(e.currentTarget.value)}
+            error={details.since}
+            w={240}
+          />
+        )}
+        <Button type="submit" variant="default" loading={replay.isPending}>
           Replay
         </Button>
       </Group>
-      {replay.error && !details.from_change_id ? <ErrorAlert error={replay.error} title="Nothing was replayed" /> : null}
+      {replay.error && !atField ? <ErrorAlert error={replay.error} title="Nothing was replayed" /> : null}
       {done && (
         <Text size="sm" c={tones.success} role="status">
-          Replaying from change {String(from)}.
+          Replaying from {done}.
         </Text>
       )}
     </form>

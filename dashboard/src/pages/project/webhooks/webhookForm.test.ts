@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Delivery, Webhook } from '../../../data/webhooks/webhooks';
-import { deliveryOutcome, emptyForm, fieldErrors, formOf, parseWhere, specOf } from './webhookForm';
+import { deliveriesQuery, nextDeliveriesPage, type Delivery, type Webhook } from '../../../data/webhooks/webhooks';
+import { deliveryOutcome, emptyForm, fieldErrors, formOf, parseWhere, replayBodyOf, specOf } from './webhookForm';
 
 describe('parseWhere', () => {
   it('takes nothing as no condition', () => {
@@ -69,5 +69,38 @@ describe('deliveryOutcome', () => {
     expect(deliveryOutcome(d(204))).toEqual({ label: '204 delivered', ok: true });
     expect(deliveryOutcome(d(500))).toEqual({ label: '500 refused', ok: false });
     expect(deliveryOutcome(d(0))).toEqual({ label: 'no answer', ok: false });
+  });
+});
+
+describe('replayBodyOf', () => {
+  it('replays from a change id', () => {
+    expect(replayBodyOf('change', 42, '')).toEqual({ from: { from_change_id: 42 } });
+  });
+  it('refuses a missing or fractional change id, at the field the server names', () => {
+    expect(replayBodyOf('change', '', '')).toEqual({ errors: { from_change_id: expect.any(String) } });
+    expect(replayBodyOf('change', 1.5, '')).toEqual({ errors: { from_change_id: expect.any(String) } });
+  });
+  it('sends a local time as the same instant in UTC', () => {
+    const local = '2026-11-28T17:30';
+    const body = replayBodyOf('time', '', local);
+    expect(body).toEqual({ from: { since: new Date(local).toISOString() } });
+    if ('from' in body && 'since' in body.from) expect(body.from.since).toMatch(/^2026-11-2[789]T\d\d:30:00\.000Z$/);
+  });
+  it('refuses an empty or unreadable time', () => {
+    expect(replayBodyOf('time', 3, '')).toEqual({ errors: { since: expect.any(String) } });
+    expect(replayBodyOf('time', 3, 'yesterday')).toEqual({ errors: { since: expect.any(String) } });
+  });
+});
+
+describe('delivery log pages', () => {
+  const page = (n: number, first: number) => Array.from({ length: n }, (_, i) => ({ id: first - i }) as Delivery);
+  it('asks for the newest 50, then the 50 before the last id seen', () => {
+    expect(deliveriesQuery(null)).toBe('limit=50');
+    expect(nextDeliveriesPage(page(50, 120))).toBe(71);
+    expect(deliveriesQuery(71)).toBe('limit=50&before=71');
+  });
+  it('stops after a page that is not full', () => {
+    expect(nextDeliveriesPage(page(49, 120))).toBeNull();
+    expect(nextDeliveriesPage([])).toBeNull();
   });
 });

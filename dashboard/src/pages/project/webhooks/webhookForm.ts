@@ -1,6 +1,6 @@
 // Turns the Webhooks page's form into the body the server takes
 // (docs/webhooks.md), and a delivery attempt into the words the log shows.
-import type { Delivery, Webhook, WebhookSpec } from '../../../data/webhooks/webhooks';
+import type { Delivery, ReplayFrom, Webhook, WebhookSpec } from '../../../data/webhooks/webhooks';
 
 export const EVENTS = ['insert', 'update', 'delete'] as const;
 export type WebhookEvent = (typeof EVENTS)[number];
@@ -93,4 +93,25 @@ export function deliveryOutcome(d: Delivery): { label: string; ok: boolean } {
   if (d.status >= 200 && d.status < 300) return { label: `${d.status} delivered`, ok: true };
   if (d.status === 0) return { label: 'no answer', ok: false };
   return { label: `${d.status} refused`, ok: false };
+}
+
+/** Where a replay starts: a change id, or a time the browser's clock reads. */
+export type ReplayMode = 'change' | 'time';
+
+/**
+ * The replay request's body: from a change id, or from a local date and
+ * time (a datetime-local input's value, read in the browser's time zone)
+ * sent as RFC 3339 in UTC. Or the problem in words, keyed as the server
+ * keys it.
+ */
+export function replayBodyOf(mode: ReplayMode, changeId: string | number, localTime: string): { from: ReplayFrom } | { errors: Record<string, string> } {
+  if (mode === 'change') {
+    if (typeof changeId !== 'number' || !Number.isInteger(changeId) || changeId < 1) {
+      return { errors: { from_change_id: 'Give a change id (a whole number from 1)' } };
+    }
+    return { from: { from_change_id: changeId } };
+  }
+  const at = localTime ? new Date(localTime) : null;
+  if (!at || Number.isNaN(at.getTime())) return { errors: { since: 'Give the date and time to deliver again from' } };
+  return { from: { since: at.toISOString() } };
 }
