@@ -144,13 +144,18 @@ func New(cfg Config) *Deliverer {
 	return &Deliverer{cfg: cfg, client: newClient(cfg.AllowPrivate), active: map[string]*worker{}}
 }
 
+// MaxBackoff is the longest wait between two attempts: a receiver that
+// comes back after an outage of any length has its backlog flowing
+// within a minute (issue 39), for at most 60 attempts an hour while it
+// is down.
+const MaxBackoff = time.Minute
+
 // Backoff is the default wait after attempts failures in a row: 5 s,
-// doubling up to an hour, each between 80 % and 120 % of that so that
-// webhooks failing together do not retry together.
+// doubling, each between 80 % and 120 % of that so that webhooks failing
+// together do not retry together, and never past MaxBackoff.
 func Backoff(attempts int) time.Duration {
 	d := 5 * time.Second << min(max(attempts-1, 0), 10)
-	d = min(d, time.Hour)
-	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	return min(time.Duration(float64(d)*(0.8+0.4*rand.Float64())), MaxBackoff)
 }
 
 // newClient is the deliveries' HTTP client: 10 s per delivery, no
