@@ -315,6 +315,7 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 			}
 		}
 		done := true
+		acks := &unacknowledged{}
 		for _, c := range changes {
 			wk.pending.Store(&c.At)
 			if left == 0 {
@@ -322,11 +323,23 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 				break
 			}
 			left--
-			if !d.deliver(ctx, w, c) {
-				done = false
-				break
+			rec, outcome := d.attempt(ctx, w, c)
+			if outcome == sent {
+				acks.add(rec, c.ID)
+				w.Attempts = 0 // the next change's attempt is its first
+				if !acks.due() || d.acknowledge(ctx, w, acks) {
+					cursor = c.ID
+					continue
+				}
+			} else if d.acknowledge(ctx, w, acks) && outcome == refused {
+				d.failed(ctx, w, rec)
 			}
-			cursor = c.ID
+			done = false
+			break
+		}
+		// What was delivered is acknowledged whatever ended the run.
+		if !d.acknowledge(ctx, w, acks) {
+			done = false
 		}
 		if !done {
 			continue // the next read says whether to go on
@@ -412,20 +425,33 @@ func (d *Deliverer) keys(w *Webhook, now time.Time) [][]byte {
 	return keys
 }
 
-// deliver sends one change and records the attempt; on a 2xx it moves the
-// cursor past the change and reports true. On anything else the webhook
-// waits for its next attempt (or is disabled after RetryFor).
-func (d *Deliverer) deliver(ctx context.Context, w *Webhook, c Change) bool {
+// outcome is what became of one attempt.
+type outcome int
+
+const (
+	sent      outcome = iota // the receiver answered 2xx
+	refused                  // it answered otherwise, or not at all: a failed attempt
+	abandoned                // shutting down or the lease lost: the change is sent again
+)
+
+// attempt sends one change and describes the attempt for the log.
+func (d *Deliverer) attempt(ctx context.Context, w *Webhook, c Change) (Delivery, outcome) {
+	now := time.Now()
+	rec := Delivery{ChangeID: c.ID, Table: c.Table, Event: c.Event, Attempt: w.Attempts + 1, At: now}
+	refuse := func(status int, reason, response string) (Delivery, outcome) {
+		rec.Status, rec.Error, rec.Response = status, reason, response
+		rec.LatencyMS = int(time.Since(now).Milliseconds())
+		return rec, refused
+	}
 	body, err := payload(w, c)
 	if err != nil {
 		d.cfg.Logger.Error("webhook payload", "webhook", w.ID, "err", err)
-		return false
+		return rec, abandoned
 	}
-	now := time.Now()
 	id := MessageID(w.ID, c.ID)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
-		return d.failed(ctx, w, c, now, 0, err.Error(), "")
+		return refuse(0, err.Error(), "")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Tablesmith-Webhooks/1")
@@ -435,9 +461,9 @@ func (d *Deliverer) deliver(ctx context.Context, w *Webhook, c Change) bool {
 	res, err := d.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return false // shutting down or lease lost: the change is sent again
+			return rec, abandoned
 		}
-		return d.failed(ctx, w, c, now, 0, deliveryError(err), "")
+		return refuse(0, deliveryError(err), "")
 	}
 	excerpt, _ := io.ReadAll(io.LimitReader(res.Body, MaxResponseRead))
 	res.Body.Close()
@@ -446,38 +472,78 @@ func (d *Deliverer) deliver(ctx context.Context, w *Webhook, c Change) bool {
 		if res.StatusCode >= 300 && res.StatusCode < 400 {
 			msg += " (redirects are not followed)"
 		}
-		return d.failed(ctx, w, c, now, res.StatusCode, msg, keep(excerpt))
+		return refuse(res.StatusCode, msg, keep(excerpt))
 	}
-	latency := time.Since(now)
 	d.delivered.Add(1)
-	if err := d.cfg.Store.record(ctx, w, Delivery{ChangeID: c.ID, Table: c.Table, Event: c.Event, Attempt: w.Attempts + 1,
-		Status: res.StatusCode, LatencyMS: int(latency.Milliseconds()), Response: keep(excerpt)}); err != nil {
-		d.cfg.Logger.Warn("record webhook delivery", "webhook", w.ID, "err", err)
+	rec.Status, rec.Response = res.StatusCode, keep(excerpt)
+	rec.LatencyMS = int(time.Since(now).Milliseconds())
+	return rec, sent
+}
+
+// unacknowledged are the attempts a receiver accepted that the webhook's
+// cursor has not moved past yet. They are acknowledged together, every
+// ackEvery attempts or ackAfter after the first: at a thousand changes a
+// second, a commit for each (the log's row and the cursor) was what held
+// deliveries back (bench/RESULTS.md, "Webhooks"). A node that dies first
+// leaves them to be sent again by the next holder, with the same
+// webhook-id: at least once, as before.
+type unacknowledged struct {
+	attempts []Delivery
+	upTo     int64
+	since    time.Time
+}
+
+const (
+	ackEvery = 100
+	ackAfter = 200 * time.Millisecond
+)
+
+func (u *unacknowledged) add(rec Delivery, changeID int64) {
+	if len(u.attempts) == 0 {
+		u.since = time.Now()
 	}
-	held, err := d.cfg.Store.advance(ctx, d.cfg.Node, w, c.ID)
-	if err != nil || !held {
+	u.attempts, u.upTo = append(u.attempts, rec), changeID
+}
+
+func (u *unacknowledged) due() bool {
+	return len(u.attempts) >= ackEvery || time.Since(u.since) >= ackAfter
+}
+
+// acknowledge records u's attempts and moves the cursor past them; false
+// when the webhook is no longer this node's to deliver as it was read.
+func (d *Deliverer) acknowledge(ctx context.Context, w *Webhook, u *unacknowledged) bool {
+	if len(u.attempts) == 0 {
+		return true
+	}
+	held, err := d.cfg.Store.acknowledge(ctx, d.cfg.Node, w, u.attempts, u.upTo)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Warn("acknowledge webhook deliveries", "webhook", w.ID, "err", err)
+		}
 		return false
 	}
-	w.Attempts, w.Cursor = 0, c.ID
-	return true
+	u.attempts = u.attempts[:0] // in the log now, whether or not the cursor moved
+	if held {
+		w.Cursor = u.upTo
+	}
+	return held
 }
 
 // failed records a failed attempt and schedules the next.
-func (d *Deliverer) failed(ctx context.Context, w *Webhook, c Change, at time.Time, status int, reason, response string) bool {
+func (d *Deliverer) failed(ctx context.Context, w *Webhook, rec Delivery) {
 	d.failures.Add(1)
 	next := time.Now().Add(d.cfg.Backoff(w.Attempts + 1))
-	if err := d.cfg.Store.record(ctx, w, Delivery{ChangeID: c.ID, Table: c.Table, Event: c.Event, Attempt: w.Attempts + 1,
-		Status: status, LatencyMS: int(time.Since(at).Milliseconds()), Error: reason, Response: response, NextRetryAt: &next}); err != nil {
+	rec.NextRetryAt = &next
+	if err := d.cfg.Store.record(ctx, w, rec); err != nil {
 		d.cfg.Logger.Warn("record webhook delivery", "webhook", w.ID, "err", err)
 	}
-	disabled, err := d.cfg.Store.fail(ctx, d.cfg.Node, w.ID, next, reason)
+	disabled, err := d.cfg.Store.fail(ctx, d.cfg.Node, w.ID, next, rec.Error)
 	if err != nil {
 		d.cfg.Logger.Warn("record webhook failure", "webhook", w.ID, "err", err)
 	}
 	if disabled {
-		d.cfg.Logger.Warn("webhook disabled: its deliveries failed for 24 hours", "webhook", w.ID, "project", w.ProjectID, "err", reason)
+		d.cfg.Logger.Warn("webhook disabled: its deliveries failed for 24 hours", "webhook", w.ID, "project", w.ProjectID, "err", rec.Error)
 	}
-	return false
 }
 
 // deliveryError says why a delivery got no answer, without Go's wrapping.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -210,6 +211,44 @@ func (s *Store) advance(ctx context.Context, node string, w *Webhook, cursor int
 	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
+}
+
+// acknowledge records delivered attempts (ds, in the order they were
+// made) and moves the cursor to cursor, in one transaction: one commit
+// for a run of deliveries rather than two for each. held is false, and
+// the cursor stays, when this node no longer holds the webhook or its
+// configuration changed since it was read; the attempts are kept in the
+// log either way, as they happened.
+func (s *Store) acknowledge(ctx context.Context, node string, w *Webhook, ds []Delivery, cursor int64) (held bool, err error) {
+	n := len(ds)
+	changes, attempts, statuses, latencies := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	tables, events, responses, ats := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, d := range ds {
+		changes[i], attempts[i], statuses[i], latencies[i] = d.ChangeID, int64(d.Attempt), int64(d.Status), int64(d.LatencyMS)
+		tables[i], events[i], responses[i], ats[i] = d.Table, d.Event, d.Response, d.At.UTC().Format(time.RFC3339Nano)
+	}
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback() // no-op after Commit
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tablesmith.webhook_deliveries
+		(webhook_id, project_id, change_id, table_name, event, attempt, status, latency_ms, error, response, at)
+		SELECT $1, $2, c, t, e, a, st, l, '', r, ts::timestamptz
+		FROM unnest($3::bigint[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[])
+			WITH ORDINALITY AS u(c, t, e, a, st, l, r, ts, n) ORDER BY n`,
+		w.ID, w.ProjectID, pq.Array(changes), pq.Array(tables), pq.Array(events), pq.Array(attempts), pq.Array(statuses),
+		pq.Array(latencies), pq.Array(responses), pq.Array(ats)); err != nil {
+		return false, fmt.Errorf("record %d deliveries of %s: %w", n, w.ID, err)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE tablesmith.webhooks SET cursor = $3, attempts = 0, failing_since = NULL,
+			next_attempt_at = now()
+		WHERE id = $1 AND leased_by = $2 AND enabled AND lease_until > now() AND updated_at = $4`, w.ID, node, cursor, w.UpdatedAt)
+	if err != nil {
+		return false, err
+	}
+	moved, _ := res.RowsAffected()
+	return moved == 1, tx.Commit()
 }
 
 // fail records a failed attempt: the next one waits until next, or the
