@@ -262,8 +262,7 @@ func (d *differ) realtimeChange(ot, nt Table) {
 		return
 	}
 	if nt.Realtime {
-		c := d.change(Change{Kind: ChangeMetadata, Table: nt.Name,
-			Description: fmt.Sprintf("turn realtime on for %s (capture triggers write its changes to the project's change log)", nt.Name)})
+		c := d.change(Change{Kind: ChangeMetadata, Table: nt.Name, Description: realtimeOnDescription(nt.Name, "")})
 		d.realtimeOn(c, nt.Name)
 		return
 	}
@@ -271,6 +270,31 @@ func (d *differ) realtimeChange(ot, nt Table) {
 		Description: fmt.Sprintf("turn realtime off for %s (its capture triggers are dropped)", nt.Name)})
 	for _, st := range d.g.RealtimeOff(nt.Name) {
 		d.emit(c, stepRealtime, st)
+	}
+}
+
+// realtimeOnDescription describes turning a kept table's capture on, with
+// what asked for it when something did (a webhook).
+func realtimeOnDescription(table, why string) string {
+	if why != "" {
+		why += "; "
+	}
+	return fmt.Sprintf("turn realtime on for %s (%scapture triggers write its changes to the project's change log)", table, why)
+}
+
+// ExplainRealtime says, in the change that turns realtime on for table,
+// why the plan does it although the draft did not ask: a generate
+// switches capture on for the tables webhooks name (docs/webhooks.md).
+func (p *Plan) ExplainRealtime(table, why string) {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		switch {
+		case c.Table != table:
+		case c.Kind == ChangeMetadata && c.Description == realtimeOnDescription(table, ""):
+			c.Description = realtimeOnDescription(table, why)
+		case c.Kind == ChangeCreateTable:
+			c.Description += fmt.Sprintf(", with realtime on (%s)", why)
+		}
 	}
 }
 

@@ -60,3 +60,19 @@ func TestRealtimeIsRefusedOnAFrontedTable(t *testing.T) {
 		t.Errorf("want tables[0].realtime refused on a fronted table, got %q (all: %v)", msg, Validate(d))
 	}
 }
+
+func TestAPlanSaysWhyItTurnsRealtimeOnWhenSomethingElseAsked(t *testing.T) {
+	off := mustParse(t, `{"tables": [{"name": "posts", "columns": []}, {"name": "notes", "columns": []}]}`)
+	on := mustParse(t, `{"tables": [{"name": "posts", "realtime": true, "columns": []}, {"name": "notes", "realtime": true, "columns": []}]}`)
+	p := Diff(DDL{Schema: "p_abc"}, off, on)
+	p.ExplainRealtime("posts", "webhook wh_1 delivers its changes")
+	want := map[string]string{
+		"posts": "turn realtime on for posts (webhook wh_1 delivers its changes; capture triggers write its changes to the project's change log)",
+		"notes": "turn realtime on for notes (capture triggers write its changes to the project's change log)",
+	}
+	for _, c := range p.Changes {
+		if c.Description != want[c.Table] {
+			t.Errorf("%s: description %q, want %q", c.Table, c.Description, want[c.Table])
+		}
+	}
+}

@@ -186,18 +186,23 @@ func (h *Handler) externalPool(ctx context.Context, p store.Project) (*extdb.Poo
 // managed one, rendered for the user's schema (no trigram indexes: the
 // extension may not be there), with the changes Tablesmith must not make
 // to a database it does not own refused.
-func (h *Handler) externalPlan(ctx context.Context, p store.Project, draft schema.Document) (schema.Plan, error) {
+func (h *Handler) externalPlan(ctx context.Context, p store.Project, draft schema.Document) (publish.Captured, schema.Plan, error) {
 	if problems := schema.Validate(draft); len(problems) > 0 {
-		return schema.Plan{}, publish.Invalid(problems)
+		return publish.Captured{}, schema.Plan{}, publish.Invalid(problems)
 	}
 	pub, err := publish.Published(ctx, h.d.Store, p)
 	if err != nil {
-		return schema.Plan{}, err
+		return publish.Captured{}, schema.Plan{}, err
+	}
+	c, err := publish.KeepCapture(ctx, h.d.Store, p.ID, pub, draft)
+	if err != nil {
+		return c, schema.Plan{}, err
 	}
 	conn, _ := store.ExternalConnectionOf(p)
-	plan := schema.Diff(schema.DDL{Schema: conn.Schema}, pub, draft)
-	guardExternalPlan(&plan, pub, draft)
-	return plan, nil
+	plan := schema.Diff(schema.DDL{Schema: conn.Schema}, pub, c.Document)
+	c.Explain(&plan)
+	guardExternalPlan(&plan, pub, c.Document)
+	return c, plan, nil
 }
 
 // guardExternalPlan refuses, change by change, what generate must not do
@@ -309,14 +314,19 @@ func (h *Handler) checkRows(ctx context.Context, p store.Project, checks []schem
 // without changes touches the fronted database not at all.
 func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p store.Project, confirmDestructive bool) error {
 	ctx := r.Context()
-	draft, err := publish.Draft(ctx, h.d.Store, p.ID)
+	raw, _, err := h.d.Store.Draft(ctx, p.ID)
 	if err != nil {
 		return err
 	}
-	plan, err := h.externalPlan(ctx, p, draft)
+	draft, err := schema.Parse(raw)
 	if err != nil {
 		return err
 	}
+	captured, plan, err := h.externalPlan(ctx, p, draft)
+	if err != nil {
+		return err
+	}
+	draft = captured.Document
 	if err := publish.Refusal(plan, confirmDestructive); err != nil {
 		return err
 	}
@@ -347,9 +357,10 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 			}
 		}
 	}
+	notes := append(plan.Notes, publish.AmendDraft(ctx, h.d.Store, p.ID, raw, captured)...)
 	envelope.Write(w, http.StatusOK, envelope.Success{Message: "API generated", Data: map[string]any{
 		"version": version, "endpoints": endpoints(p.ID, draft), "applied": plan.Changes,
-		"after_commit": after, "notes": plan.Notes}})
+		"after_commit": after, "notes": notes}})
 	return nil
 }
 

@@ -148,7 +148,7 @@ func (h *Handler) plan(ctx context.Context, p store.Project) (schema.Document, s
 		return draft, schema.Plan{}, err
 	}
 	if p.Engine == store.EngineExternal {
-		plan, err := h.externalPlan(ctx, p, draft)
+		_, plan, err := h.externalPlan(ctx, p, draft)
 		return draft, plan, err
 	}
 	plan, err := publish.Plan(ctx, h.d.Store, p, draft, h.d.Trigram)

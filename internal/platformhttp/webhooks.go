@@ -47,7 +47,7 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, acc stor
 	if problems := spec.Check(nil, tables, h.d.WebhookAllowPrivate); problems != nil {
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
-	if problems := notCapturing(tables, *spec.Tables); problems != nil {
+	if problems := cannotCapture(tables, *spec.Tables); problems != nil {
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	cfg := h.d.Config()
@@ -61,27 +61,57 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, acc stor
 			return apierr.New(apierr.CodePlanLimit, "Your %s plan allows %d webhooks per project; delete one or upgrade", acc.Plan, limit)
 		}
 	}
-	// It delivers what commits from now on: its cursor is the log's head.
-	head, err := realtime.LogHead(r.Context(), entry.Tables.DB(), entry.Published.Schema)
+	start, err := startCursor(r.Context(), entry)
 	if err != nil {
 		return fmt.Errorf("webhook of %s: %w", p.ID, err)
 	}
-	hook, err := h.d.Webhooks.Create(r.Context(), "wh_"+store.RandomID(16), p.ID, spec, head)
+	hook, err := h.d.Webhooks.Create(r.Context(), "wh_"+store.RandomID(16), p.ID, spec, start)
 	if err != nil {
 		return err
 	}
+	tables.Await(&hook)
 	envelope.Write(w, http.StatusCreated, envelope.Success{Message: "Copy the signing secret now: it is shown only once",
 		Data: WebhookCreated{Webhook: hook, Secret: webhooks.EncodeSecret(webhooks.Secret(h.d.WebhookKey(), hook.ID, 1))}})
 	return nil
 }
 
-// notCapturing names the tables whose changes are not captured: a
-// webhook reads the change log, which only realtime tables write.
-func notCapturing(tables webhooks.PublishedTables, names []string) map[string]string {
+// startCursor is where a new webhook starts: the change log's head, so
+// that it delivers what commits from now on; 0 while the project has no
+// log (the generate that switches capture on creates it, and everything
+// in it is then new).
+func startCursor(ctx context.Context, entry *registry.Entry) (int64, error) {
+	db, ns := entry.Tables.DB(), entry.Published.Schema
+	if ok, err := realtime.HasLog(ctx, db, ns); err != nil || !ok {
+		return 0, err
+	}
+	return realtime.LogHead(ctx, db, ns)
+}
+
+// cannotCapture names a table whose changes no generate can capture: a
+// fronted database's. A table of ours without capture is taken: the next
+// generate switches realtime on for it (publish.KeepCapture).
+func cannotCapture(tables webhooks.PublishedTables, names []string) map[string]string {
 	for _, t := range names {
-		if !tables.Capturing(t) {
-			return map[string]string{"tables": fmt.Sprintf("%q does not capture its changes; set \"realtime\": true on it and generate, then add the webhook", t)}
+		if tables.Fronted(t) {
+			return map[string]string{"tables": fmt.Sprintf("%q is a table of a fronted database, whose changes cannot be captured (Tablesmith adds no triggers there)", t)}
 		}
+	}
+	return nil
+}
+
+// awaiting fills the webhooks' awaiting_generate from the published
+// version.
+func (h *Handler) awaiting(ctx context.Context, p store.Project, hooks ...*webhooks.Webhook) error {
+	if len(hooks) == 0 {
+		return nil
+	}
+	entry, err := h.publishedEntry(ctx, p)
+	if err != nil {
+		return err
+	}
+	tables := webhooks.PublishedTables{Published: entry.Published}
+	for _, w := range hooks {
+		tables.Await(w)
 	}
 	return nil
 }
@@ -89,6 +119,13 @@ func notCapturing(tables webhooks.PublishedTables, names []string) map[string]st
 func (h *Handler) listWebhooks(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	hooks, err := h.d.Webhooks.List(r.Context(), p.ID)
 	if err != nil {
+		return err
+	}
+	shown := make([]*webhooks.Webhook, len(hooks))
+	for i := range hooks {
+		shown[i] = &hooks[i]
+	}
+	if err := h.awaiting(r.Context(), p, shown...); err != nil {
 		return err
 	}
 	envelope.OK(w, hooks)
@@ -107,6 +144,9 @@ func (h *Handler) webhook(r *http.Request, p store.Project) (webhooks.Webhook, e
 func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
 	hook, err := h.webhook(r, p)
 	if err != nil {
+		return err
+	}
+	if err := h.awaiting(r.Context(), p, &hook); err != nil {
 		return err
 	}
 	envelope.OK(w, hook)
@@ -130,13 +170,14 @@ func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, _ store.
 	if problems := spec.Check(&old, tables, h.d.WebhookAllowPrivate); problems != nil {
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
-	if problems := notCapturing(tables, *spec.Tables); problems != nil {
+	if problems := cannotCapture(tables, *spec.Tables); problems != nil {
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	hook, err := h.d.Webhooks.Update(r.Context(), p.ID, old.ID, spec)
 	if err != nil {
 		return err
 	}
+	tables.Await(&hook)
 	envelope.OK(w, hook)
 	return nil
 }
@@ -159,6 +200,9 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, _ 
 	}
 	hook, err := h.d.Webhooks.Rotate(r.Context(), p.ID, r.PathValue("wid"))
 	if err != nil {
+		return err
+	}
+	if err := h.awaiting(r.Context(), p, &hook); err != nil {
 		return err
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{
@@ -192,6 +236,13 @@ func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, _ store.
 		return err
 	}
 	db, ns := entry.Tables.DB(), entry.Published.Schema
+	hasLog, err := realtime.HasLog(r.Context(), db, ns)
+	if err != nil {
+		return err
+	}
+	if !hasLog {
+		return apierr.New(apierr.CodeConflict, "The project has no change log yet: the next generate switches capture on for the webhook's tables")
+	}
 	if _, err := realtime.NumberChanges(r.Context(), db, ns, p.ID); err != nil {
 		return err
 	}
@@ -224,6 +275,7 @@ func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, _ store.
 	if err != nil {
 		return err
 	}
+	webhooks.PublishedTables{Published: entry.Published}.Await(&hook)
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: hook, Message: "The webhook delivers again every change after " + strconv.FormatInt(hook.Cursor, 10)})
 	return nil
 }

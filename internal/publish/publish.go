@@ -98,16 +98,29 @@ func DDL(projectID string, trigram bool) schema.DDL {
 }
 
 // Plan validates a draft and computes the plan from the published
-// document to it.
+// document to it, with realtime on for every table a webhook names
+// (KeepCapture).
 func Plan(ctx context.Context, st *store.Store, p store.Project, draft schema.Document, trigram bool) (schema.Plan, error) {
+	_, plan, err := planCaptured(ctx, st, p, draft, trigram)
+	return plan, err
+}
+
+// planCaptured is Plan, with the document the plan publishes.
+func planCaptured(ctx context.Context, st *store.Store, p store.Project, draft schema.Document, trigram bool) (Captured, schema.Plan, error) {
 	if problems := schema.Validate(draft); len(problems) > 0 {
-		return schema.Plan{}, Invalid(problems)
+		return Captured{}, schema.Plan{}, Invalid(problems)
 	}
 	pub, err := Published(ctx, st, p)
 	if err != nil {
-		return schema.Plan{}, err
+		return Captured{}, schema.Plan{}, err
 	}
-	return schema.Diff(DDL(p.ID, trigram), pub, draft), nil
+	c, err := KeepCapture(ctx, st, p.ID, pub, draft)
+	if err != nil {
+		return c, schema.Plan{}, err
+	}
+	plan := schema.Diff(DDL(p.ID, trigram), pub, c.Document)
+	c.Explain(&plan)
+	return c, plan, nil
 }
 
 // Invalid is the error for a draft that fails validation.
@@ -134,7 +147,11 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 	if p.MovingTo != "" {
 		return Result{}, apierr.New(apierr.CodeConflict, "Project %s is moving to another database server; generate again once the move is done", p.ID)
 	}
-	draft, err := Draft(ctx, st, p.ID)
+	raw, _, err := st.Draft(ctx, p.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	draft, err := schema.Parse(raw)
 	if err != nil {
 		return Result{}, err
 	}
@@ -149,10 +166,11 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 		}
 		_, _ = finish(ctx, st, p.ID, heal)
 	}
-	plan, err := Plan(ctx, st, p, draft, opt.Trigram)
+	captured, plan, err := planCaptured(ctx, st, p, draft, opt.Trigram)
 	if err != nil {
 		return Result{}, err
 	}
+	draft = captured.Document
 	if err := Refusal(plan, opt.ConfirmDestructive); err != nil {
 		return Result{}, err
 	}
@@ -180,6 +198,7 @@ func Generate(ctx context.Context, st *store.Store, projectID string, opt Option
 		opt.Committed(version)
 	}
 	res := Result{Version: version, Applied: plan.Changes, Statements: plan.Statements, Notes: plan.Notes, Document: draft}
+	res.Notes = append(res.Notes, AmendDraft(ctx, st, p.ID, raw, captured)...)
 	if turn != nil {
 		res.AfterCommit, _ = finishIn(ctx, turn, opt)
 	}

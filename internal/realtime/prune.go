@@ -85,6 +85,16 @@ func LogHead(ctx context.Context, db *sql.DB, schemaName string) (int64, error) 
 	return logHead(ctx, db, schemaName)
 }
 
+// HasLog reports whether a project's change log exists: the first
+// generate that turns realtime on for a table creates it.
+func HasLog(ctx context.Context, db *sql.DB, schemaName string) (bool, error) {
+	var ok bool
+	if err := db.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, logRel(schemaName)).Scan(&ok); err != nil {
+		return false, fmt.Errorf("look for the change log: %w", err)
+	}
+	return ok, nil
+}
+
 // LogState is where a project's change log stands: its newest number and
 // the highest number the retention cleanup removed.
 type LogState struct{ Head, Pruned int64 }

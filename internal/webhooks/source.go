@@ -40,6 +40,23 @@ func (p PublishedTables) Capturing(table string) bool {
 	return ok && t.Doc.Realtime
 }
 
+// Fronted reports whether table is a fronted database's, whose changes no
+// generate can capture (Tablesmith adds no triggers there).
+func (p PublishedTables) Fronted(table string) bool {
+	t, ok := p.Published.Compiled.Table(table)
+	return ok && t.Doc.External != nil
+}
+
+// Await sets w's AwaitingGenerate: its published tables without capture.
+func (p PublishedTables) Await(w *Webhook) {
+	w.AwaitingGenerate = []string{}
+	for _, t := range w.Tables {
+		if p.Has(t) && !p.Capturing(t) {
+			w.AwaitingGenerate = append(w.AwaitingGenerate, t)
+		}
+	}
+}
+
 // CheckWhere checks a condition in the realtime filter grammar.
 func (p PublishedTables) CheckWhere(table, expr string) error {
 	t, ok := p.Published.Compiled.Table(table)
@@ -92,11 +109,17 @@ func (s *LogSource) Changes(ctx context.Context, w *Webhook, after int64, limit 
 		table string
 		read  *translate.ChangeSQL
 	}
+	if !slices.ContainsFunc(pub.Compiled.Tables, func(t *schema.CTable) bool { return t.Doc.Realtime }) {
+		return nil, after, nil // nothing writes a log (there may be none yet)
+	}
 	var feeds []feed
 	for _, name := range w.Tables {
+		// A table without capture has nothing in the log; it is read
+		// anyway, so that a generate that has just switched it on loses
+		// none of its first changes while this node's version lags.
 		t, ok := pub.Compiled.Table(name)
-		if !ok || !t.Doc.Realtime {
-			continue // dropped, or not capturing (yet)
+		if !ok {
+			continue // left from a drop before webhooks kept their tables
 		}
 		read, err := buildRead(pub, t, w.Where[name])
 		if err != nil {

@@ -65,6 +65,10 @@ type Webhook struct {
 	// DisabledReason says why a webhook is off: empty when the owner
 	// turned it off, the last error when retries ran out.
 	DisabledReason string `json:"disabled_reason"`
+	// AwaitingGenerate are its published tables that do not capture
+	// their changes yet: the next generate switches realtime on for them,
+	// and the webhook delivers their changes from that generate on.
+	AwaitingGenerate []string `json:"awaiting_generate"`
 	// Cursor is the id of the last change the webhook is done with.
 	Cursor         int64      `json:"cursor"`
 	FailingSince   *time.Time `json:"failing_since"`
@@ -90,8 +94,8 @@ type Spec struct {
 }
 
 // Tables is what a spec is checked against: the project's published
-// tables, whether each captures its changes, and a check of a table's
-// condition in the realtime filter grammar.
+// tables and a check of a table's condition in the realtime filter
+// grammar.
 type Tables interface {
 	Has(table string) bool
 	CheckWhere(table, expr string) error

@@ -330,7 +330,6 @@ func TestWebhookConfigurationIsStrict(t *testing.T) {
 		{map[string]any{"url": "http://localhost/h", "tables": []string{"posts"}}, "VALIDATION_ERROR", "url"},
 		{map[string]any{"url": "https://example.com/h", "tables": []string{}}, "VALIDATION_ERROR", "tables"},
 		{map[string]any{"url": "https://example.com/h", "tables": []string{"nope"}}, "VALIDATION_ERROR", "tables"},
-		{map[string]any{"url": "https://example.com/h", "tables": []string{"notes"}}, "VALIDATION_ERROR", "tables"},
 		{map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}, "events": []string{"upsert"}}, "VALIDATION_ERROR", "events"},
 		{map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}, "where": map[string]string{"posts": "nope=1"}}, "VALIDATION_ERROR", "where.posts"},
 		{map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}, "where": map[string]string{"notes": "body=x"}}, "VALIDATION_ERROR", "where.notes"},
@@ -510,4 +509,123 @@ func TestAPlansDeliveriesPerHourPauseAWebhookWithoutLosingItsChangesOrSpendingRe
 	if remaining := r.Header.Get("X-RateLimit-Remaining"); remaining != "94" {
 		t.Errorf("X-RateLimit-Remaining = %q after 6 requests and 3 deliveries, want 94", remaining)
 	}
+}
+
+const notesDoc = `{"tables": [{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`
+
+// planned finds the plan's change of a table with a description that
+// starts with prefix.
+func planned(changes []any, table, prefix string) bool {
+	for _, c := range changes {
+		m, _ := c.(map[string]any)
+		if m["table"] == table && strings.HasPrefix(fmt.Sprint(m["description"]), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAWebhookOnATableWithoutCaptureWaitsForTheGenerateThatSwitchesItOnAndDeliversFromThere(t *testing.T) {
+	s := testserver.New(t, testserver.WithConfig(allowPrivate))
+	p := s.NewProject(notesDoc) // no realtime table: no change log yet
+	rc := newReceiver(t, nil)
+	hook := createWebhook(t, s, p, map[string]any{"url": rc.URL, "tables": []string{"notes"}})
+	if got := fmt.Sprint(hook["awaiting_generate"]); got != "[notes]" {
+		t.Fatalf("created with awaiting_generate %s, want [notes]", got)
+	}
+	base := fmt.Sprintf("/api/projects/%s/webhooks/%s", p.ID, hook["id"])
+	if got := fmt.Sprint(s.Do("GET", base, p.Session, nil).Must(t, 200).Data()["awaiting_generate"]); got != "[notes]" {
+		t.Errorf("GET shows awaiting_generate %s, want [notes]", got)
+	}
+	s.API(p, "POST", "/notes", map[string]any{"body": "before"}).Must(t, 201)
+
+	// The plan preview says it turns realtime on, and for which webhook.
+	why := fmt.Sprintf("turn realtime on for notes (webhook %s delivers its changes;", hook["id"])
+	plan := s.Do("GET", "/api/projects/"+p.ID+"/schema/plan", p.Session, nil).Must(t, 200).Data()
+	if changes, _ := plan["changes"].([]any); !planned(changes, "notes", why) {
+		t.Fatalf("plan %v: want a change %q…", plan["changes"], why)
+	}
+	res := s.Do("POST", "/api/projects/"+p.ID+"/generate", p.Session, map[string]any{}).Must(t, 200).Data()
+	if applied, _ := res["applied"].([]any); !planned(applied, "notes", why) {
+		t.Errorf("generate applied %v: want the change with its reason", res["applied"])
+	}
+
+	// The draft has the switch on too: nothing is left unpublished.
+	draft := s.Do("GET", "/api/projects/"+p.ID+"/schema", p.Session, nil).Must(t, 200)
+	var env struct {
+		Data struct{ Tables []schema.Table }
+		Meta struct {
+			HasUnpublishedChanges bool `json:"has_unpublished_changes"`
+		}
+	}
+	if err := json.Unmarshal(draft.Raw, &env); err != nil || len(env.Data.Tables) != 1 || !env.Data.Tables[0].Realtime || env.Meta.HasUnpublishedChanges {
+		t.Errorf("draft after the generate: %s (%v), want notes with realtime on and nothing unpublished", draft.Raw, err)
+	}
+	if got := fmt.Sprint(s.Do("GET", base, p.Session, nil).Must(t, 200).Data()["awaiting_generate"]); got != "[]" {
+		t.Errorf("after the generate awaiting_generate is %s, want []", got)
+	}
+
+	// What commits from then on is delivered; what came before was never
+	// in the log.
+	s.API(p, "POST", "/notes", map[string]any{"body": "after"}).Must(t, 201)
+	waitFor(t, "the delivery", func() bool { return len(rc.distinct()) >= 1 })
+	time.Sleep(300 * time.Millisecond) // a second would have come by now
+	got := rc.distinct()
+	if rec, _ := got[0].msg["record"].(map[string]any); len(got) != 1 || got[0].msg["type"] != "insert" || rec["body"] != "after" {
+		t.Errorf("deliveries %d, the first %s: want the insert of \"after\" alone", len(got), got[0].body)
+	}
+}
+
+func TestAGenerateThatWouldStopCapturingAWebhooksTableIsRefusedNamingTheTableAndTheWebhook(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(postsDoc)
+	hook := createWebhook(t, s, p, map[string]any{"url": "https://example.com/h", "tables": []string{"posts"}})
+	id := fmt.Sprint(hook["id"])
+	if got := fmt.Sprint(hook["awaiting_generate"]); got != "[]" {
+		t.Errorf("a webhook on a captured table has awaiting_generate %s, want []", got)
+	}
+	off := strings.Replace(postsDoc, `"realtime": true, `, "", 1)
+	schemaPath, generate := "/api/projects/"+p.ID+"/schema", "/api/projects/"+p.ID+"/generate"
+	for _, c := range []struct{ what, doc, field string }{
+		{"realtime off", off, "tables[0].realtime"},
+		{"the table dropped", notesDoc, "posts"},
+	} {
+		s.Do("PUT", schemaPath, p.Session, c.doc).Must(t, 200)
+		for _, r := range []*testserver.Response{
+			s.Do("GET", schemaPath+"/plan", p.Session, nil),
+			s.Do("POST", generate, p.Session, map[string]any{"confirm_destructive": true}),
+		} {
+			msg := fmt.Sprint(r.Details()[c.field])
+			if r.Status != 400 || r.ErrorCode() != "VALIDATION_ERROR" || !strings.Contains(msg, id) || !strings.Contains(msg, "posts") {
+				t.Errorf("%s: %d %s, want 400 VALIDATION_ERROR with %s naming posts and %s", c.what, r.Status, r.Raw, c.field, id)
+			}
+		}
+	}
+
+	// Once the webhook takes notes instead, posts may stop capturing, and
+	// the same generate switches notes on.
+	moved := s.Do("PATCH", "/api/projects/"+p.ID+"/webhooks/"+id, p.Session, map[string]any{"tables": []string{"notes"}}).Must(t, 200).Data()
+	if got := fmt.Sprint(moved["awaiting_generate"]); got != "[notes]" {
+		t.Errorf("moved to notes, awaiting_generate is %s, want [notes]", got)
+	}
+	s.Do("PUT", schemaPath, p.Session, off).Must(t, 200)
+	s.Do("POST", generate, p.Session, map[string]any{}).Must(t, 200)
+	v := s.Do("GET", schemaPath+"/versions/2", p.Session, nil).Must(t, 200).Data()
+	doc, err := json.Marshal(v["document"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	published, err := schema.Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	posts, _ := published.Table("posts")
+	notes, _ := published.Table("notes")
+	if posts.Realtime || !notes.Realtime {
+		t.Errorf("published %s: want realtime off for posts and on for notes", doc)
+	}
+	// Deleting the webhook lets notes go.
+	s.Do("DELETE", "/api/projects/"+p.ID+"/webhooks/"+id, p.Session, nil).Must(t, 200)
+	s.Do("PUT", schemaPath, p.Session, `{"tables": [{"name": "posts", "columns": [{"name": "title", "type": "text"}, {"name": "n", "type": "integer"}]}]}`).Must(t, 200)
+	s.Do("POST", generate, p.Session, map[string]any{"confirm_destructive": true}).Must(t, 200)
 }

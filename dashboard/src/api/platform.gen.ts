@@ -177,7 +177,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The changes the next generate would apply */
+        /**
+         * The changes the next generate would apply
+         * @description The plan turns realtime on for every table a webhook names (its description says which webhooks ask for it). A draft that turns realtime off for such a table, or drops it, is 400 VALIDATION_ERROR naming the table and the webhooks, as generate answers.
+         */
         get: operations["planSchema"];
         put?: never;
         post?: never;
@@ -278,7 +281,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apply the draft to the database and publish a new version */
+        /**
+         * Apply the draft to the database and publish a new version
+         * @description Realtime is switched on for every table a webhook names, in the published version and in the draft. A draft that turns realtime off for such a table, or drops it, is 400 VALIDATION_ERROR: details name it (tables[i].realtime, or the table's name for a dropped one) and the webhooks; remove the table from them or delete them first.
+         */
         post: operations["generate"];
         delete?: never;
         options?: never;
@@ -1035,6 +1041,7 @@ export interface components {
         WebhookSpec: {
             /** Format: uri */
             url?: string;
+            /** @description Published tables of the project. One without realtime capture is taken: the next generate switches it on (see awaiting_generate); a table of a fronted database, which cannot capture, is refused. */
             tables?: string[];
             events?: ("insert" | "update" | "delete")[];
             where?: {
@@ -1047,6 +1054,8 @@ export interface components {
             project_id: string;
             url: string;
             tables: string[];
+            /** @description Its tables that the published version has without realtime capture. The next generate switches realtime on for each (its plan says so, naming the webhook), and the webhook delivers their changes from that generate on; nothing earlier is in the change log. Empty once every table captures. */
+            awaiting_generate: string[];
             events: ("insert" | "update" | "delete")[];
             where: {
                 [key: string]: string;

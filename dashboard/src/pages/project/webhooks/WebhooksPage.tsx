@@ -41,7 +41,20 @@ import {
 import { formatDateTime } from '../../../lib/format';
 import { tones } from '../../../tones';
 import { useProjectId } from '../useProjectId';
-import { deliveryOutcome, emptyForm, EVENTS, fieldErrors, formOf, replayBodyOf, specOf, type ReplayMode, type WebhookEvent, type WebhookForm } from './webhookForm';
+import {
+  awaitingText,
+  deliveryOutcome,
+  emptyForm,
+  EVENTS,
+  fieldErrors,
+  formOf,
+  replayBodyOf,
+  specOf,
+  tableLabel,
+  type ReplayMode,
+  type WebhookEvent,
+  type WebhookForm,
+} from './webhookForm';
 
 /** A secret the server shows once: after a create or a rotation. */
 interface ShownSecret {
@@ -76,7 +89,7 @@ export function WebhooksPage() {
         {hooks.error ? <ErrorAlert error={hooks.error} title="Could not load the webhooks" /> : null}
         {hooks.data?.length === 0 && (
           <EmptyState title="No webhooks yet" icon={<IconWebhook size={28} />}>
-            Add one to have the changes of realtime tables posted to your server as they commit.
+            Add one to have the changes of your tables posted to your server as they commit.
           </EmptyState>
         )}
         {hooks.data?.map((hook) => (
@@ -121,6 +134,7 @@ function WebhookCard(props: {
   const update = useWebhookUpdateMutation();
   const rotate = useWebhookRotateMutation();
   const titleId = `webhook-${hook.id}`;
+  const awaiting = awaitingText(hook);
   return (
     <Paper withBorder p="md" component="section" aria-labelledby={titleId}>
       <Stack gap="xs">
@@ -143,6 +157,11 @@ function WebhookCard(props: {
             {hook.enabled ? 'enabled' : 'disabled'}
           </Badge>
         </Group>
+        {awaiting && (
+          <Alert color={tones.info} variant="light" title="Capture starts at the next generate">
+            {awaiting}
+          </Alert>
+        )}
         {!hook.enabled && hook.disabled_reason && (
           <Alert color={tones.danger} variant="light" title="Disabled by the server">
             {hook.disabled_reason}
@@ -351,10 +370,7 @@ function WebhookFormBody({ projectId, hook, onClose, onCreated }: { projectId: s
   const mutation = hook ? update : create;
   const server = isApiError(mutation.error) ? fieldErrors(mutation.error.details) : {};
   const errors = { ...server, ...local };
-  const tables = (schema.data?.tables ?? []).map((t) => ({
-    value: t.name,
-    label: t.realtime ? t.name : `${t.name} (no realtime capture)`,
-  }));
+  const tables = (schema.data?.tables ?? []).map((t) => ({ value: t.name, label: tableLabel(t) }));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -393,7 +409,7 @@ function WebhookFormBody({ projectId, hook, onClose, onCreated }: { projectId: s
         />
         <MultiSelect
           label="Tables"
-          description="Published tables; only those with realtime capture can be chosen by the server"
+          description="Published tables; one without realtime capture gets it at the next generate, and its changes are delivered from then on"
           data={tables}
           value={form.tables}
           onChange={(v) => setForm({ ...form, tables: v })}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliveriesQuery, nextDeliveriesPage, type Delivery, type Webhook } from '../../../data/webhooks/webhooks';
-import { deliveryOutcome, emptyForm, fieldErrors, formOf, parseWhere, replayBodyOf, specOf } from './webhookForm';
+import { awaitingText, deliveryOutcome, emptyForm, fieldErrors, formOf, parseWhere, replayBodyOf, specOf, tableLabel } from './webhookForm';
 
 describe('parseWhere', () => {
   it('takes nothing as no condition', () => {
@@ -37,6 +37,7 @@ describe('formOf', () => {
       project_id: 'p',
       url: 'https://x.test/',
       tables: ['a'],
+      awaiting_generate: [],
       events: ['update', 'insert'],
       where: { a: 'n=eq.1' },
       enabled: true,
@@ -102,5 +103,21 @@ describe('delivery log pages', () => {
   it('stops after a page that is not full', () => {
     expect(nextDeliveriesPage(page(49, 120))).toBeNull();
     expect(nextDeliveriesPage([])).toBeNull();
+  });
+});
+
+describe('tableLabel', () => {
+  it('offers a table without capture as one the next generate switches on, and marks a fronted one', () => {
+    expect(tableLabel({ name: 'posts', realtime: true })).toBe('posts');
+    expect(tableLabel({ name: 'notes' })).toBe('notes (capture starts at the next generate)');
+    expect(tableLabel({ name: 'legacy', external: { primary_key: 'id' } })).toBe('legacy (fronted: cannot capture its changes)');
+  });
+});
+
+describe('awaitingText', () => {
+  it('names the tables waiting for the next generate, and nothing when none waits', () => {
+    expect(awaitingText({ awaiting_generate: [] })).toBeNull();
+    expect(awaitingText({ awaiting_generate: ['notes'] })).toContain('switches realtime capture on for notes, and its changes are delivered');
+    expect(awaitingText({ awaiting_generate: ['notes', 'tags'] })).toContain('notes, tags, and their changes');
   });
 });

@@ -115,3 +115,29 @@ export function replayBodyOf(mode: ReplayMode, changeId: string | number, localT
   if (!at || Number.isNaN(at.getTime())) return { errors: { since: 'Give the date and time to deliver again from' } };
   return { from: { since: at.toISOString() } };
 }
+
+/** A published table as the form's table choice shows it. */
+export interface TableChoice {
+  name: string;
+  realtime?: boolean;
+  external?: unknown;
+}
+
+/**
+ * The table choice's label: a table without realtime capture may be
+ * chosen, and the next generate switches capture on for it; a fronted
+ * database's table cannot capture, and the server refuses it.
+ */
+export function tableLabel(t: TableChoice): string {
+  if (t.realtime) return t.name;
+  if (t.external) return `${t.name} (fronted: cannot capture its changes)`;
+  return `${t.name} (capture starts at the next generate)`;
+}
+
+/** What a webhook waits for, in words; null when every table captures. */
+export function awaitingText(hook: Pick<Webhook, 'awaiting_generate'>): string | null {
+  const tables = hook.awaiting_generate ?? [];
+  if (tables.length === 0) return null;
+  const they = tables.length === 1 ? 'its changes are' : 'their changes are';
+  return `Waiting for the next generate: it switches realtime capture on for ${tables.join(', ')}, and ${they} delivered from then on.`;
+}
