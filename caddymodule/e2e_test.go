@@ -22,6 +22,7 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
 	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/testcaddy"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 )
 
@@ -96,27 +97,11 @@ type client struct {
 
 func (c client) do(method, path, token string, body any) (int, map[string]any, http.Header) {
 	c.t.Helper()
-	var rdr io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rdr = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, c.base+path, rdr)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
+	r, err := testcaddy.Call(method, c.base+path, token, body)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var out map[string]any
-	_ = json.Unmarshal(raw, &out) // a body that is not JSON leaves out nil, which callers check
-	return res.StatusCode, out, res.Header
+	return r.Status, r.Body, r.Header // a body that is not JSON leaves Body nil, which callers check
 }
 
 func (c client) must(status int, method, path, token string, body any) map[string]any {
