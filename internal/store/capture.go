@@ -29,8 +29,8 @@ func (s *Store) WebhookTables(ctx context.Context, projectID string) (map[string
 	return out, rows.Err()
 }
 
-// AmendDraft replaces a project's draft with doc if it still is was, the
-// draft a generate read: a draft saved meanwhile is newer work and stays.
+// AmendDraft replaces a project's draft with doc if it still is was (the
+// draft a generate read): a draft saved meanwhile is newer work and stays.
 // It reports whether it replaced it.
 func (s *Store) AmendDraft(ctx context.Context, projectID string, was, doc json.RawMessage) (bool, error) {
 	res, err := s.DB.ExecContext(ctx, `UPDATE tablesmith.projects SET draft = $3, draft_updated_at = now(), updated_at = now()
