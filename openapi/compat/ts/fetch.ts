@@ -3,7 +3,7 @@
 // defaults (its query serializer, its JSON body).
 import createClient from "openapi-fetch";
 import type { components, paths } from "./schema";
-import { apiBase, apiKey, check, done, post, run } from "./scenario";
+import { apiBase, apiKey, behindValidatingProxy, check, done, post, run } from "./scenario";
 
 type PostCreate = components["schemas"]["PostCreate"];
 type ErrorBody = components["schemas"]["Error"];
@@ -46,10 +46,18 @@ async function main(): Promise<void> {
   const patched = await api.PATCH("/posts/{id}", { params: { path: { id } }, body: { title: "Patched title", views: 8 } });
   check(patched.data && patched.data.data.title === "Patched title" && patched.data.data.views === 8, "patch", patched.error);
 
-  const bad = await api.POST("/posts", { body: { ...draft, slug: `bad-${run}`, title: "x" } });
-  check(bad.response.status === 400, "a too-short title is a 400", bad.response.status);
-  const failure: ErrorBody | undefined = bad.error;
-  check(failure?.error.code === "VALIDATION_ERROR", "the typed error", failure);
+  if (behindValidatingProxy) {
+    // A body the document forbids never reaches the server through Prism,
+    // so the error here is one only the server can find: a taken slug.
+    const taken = await api.POST("/posts", { body: draft });
+    check(taken.response.status === 409, "a taken slug is a 409", taken.response.status);
+    check(taken.error?.error.code === "CONFLICT", "the typed conflict", taken.error);
+  } else {
+    const bad = await api.POST("/posts", { body: { ...draft, slug: `bad-${run}`, title: "x" } });
+    check(bad.response.status === 400, "a too-short title is a 400", bad.response.status);
+    const failure: ErrorBody | undefined = bad.error;
+    check(failure?.error.code === "VALIDATION_ERROR", "the typed error", failure);
+  }
 
   const removed = await api.DELETE("/comments/{id}", { params: { path: { id: comments.data.data[0].id } } });
   check(removed.response.status === 200, "delete", removed.error);

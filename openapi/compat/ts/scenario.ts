@@ -8,6 +8,8 @@ declare const process: { env: Record<string, string | undefined>; exit(code: num
 /** The API's root (the document's servers[0]) and a read_write key. */
 export const apiBase = process.env.API_BASE ?? "";
 export const apiKey = process.env.API_KEY ?? "";
+/** Set when the calls go through Prism's validating proxy. */
+export const behindValidatingProxy = process.env.VALIDATING_PROXY === "1";
 
 /** A suffix that keeps unique columns unique when drivers share a project. */
 export const run = Math.random().toString(36).slice(2, 8);
