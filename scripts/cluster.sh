@@ -97,21 +97,10 @@ for n in 1 2 3; do
 		./caddy run --config "$base/Caddyfile.node" --adapter caddyfile >"$base/node$n.log" 2>&1 &
 	pids+=($!)
 done
-cat >"$base/Caddyfile.lb" <<LB
-{
-	admin off
-}
-http://localhost:8080 {
-	reverse_proxy localhost:8081 localhost:8082 localhost:8083 {
-		lb_policy round_robin
-		health_uri /api/ready
-		health_interval 2s
-		# Realtime streams stay open: no response timeout, flush at once.
-		flush_interval -1
-	}
-}
-LB
-XDG_DATA_HOME="$base/lb" XDG_CONFIG_HOME="$base/lb" ./caddy run --config "$base/Caddyfile.lb" --adapter caddyfile >"$base/lb.log" 2>&1 &
+# The balancer is Caddyfile.balancer.example over the three nodes.
+TABLESMITH_BALANCER_ADDRESS=http://localhost:8080 TABLESMITH_NODES="localhost:8081 localhost:8082 localhost:8083" \
+	XDG_DATA_HOME="$base/lb" XDG_CONFIG_HOME="$base/lb" \
+	./caddy run --config Caddyfile.balancer.example --adapter caddyfile >"$base/lb.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do curl -sf http://localhost:8080/api/ready >/dev/null && break; sleep 0.5; done
 curl -sf http://localhost:8080/api/ready >/dev/null || { echo "cluster: the load balancer does not answer; logs in $base" >&2; exit 1; }

@@ -15,7 +15,8 @@ import (
 // examples: the two at its root and any under docs/ or scripts/.
 func exampleCaddyfiles(t *testing.T, root string) []string {
 	t.Helper()
-	files := []string{filepath.Join(root, "Caddyfile.example"), filepath.Join(root, "Caddyfile.edge.example")}
+	files := []string{filepath.Join(root, "Caddyfile.example"), filepath.Join(root, "Caddyfile.edge.example"),
+		filepath.Join(root, "Caddyfile.balancer.example")}
 	for _, dir := range []string{"docs", "scripts"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -66,7 +67,7 @@ func TestEveryExampleCaddyfileValidates(t *testing.T) {
 			t.Errorf("%s does not validate: %v", path, err)
 		}
 	}
-	if len(files) < 2 {
+	if len(files) < 3 {
 		t.Fatalf("found %v", files)
 	}
 }
