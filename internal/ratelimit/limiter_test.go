@@ -1,7 +1,6 @@
 package ratelimit_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/store"
+	"github.com/tablesmith/tablesmith/internal/testcaddy"
 	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testproxy"
 )
@@ -57,24 +57,6 @@ func (o *owners) lookup(ctx context.Context, project string) (plans.Owner, error
 		return ow, store.ErrNotFound
 	}
 	return ow, nil
-}
-
-// syncBuffer is a log sink that tests can read while goroutines write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // newResolver resolves the plans of o's projects among set's plans.
@@ -270,7 +252,7 @@ func TestTwoLimitersOnOneRedisShareOneCount(t *testing.T) {
 
 func TestUnreachableRedisFallsBackToMemoryAndSaysSo(t *testing.T) {
 	t.Parallel()
-	logs := &syncBuffer{}
+	logs := &testcaddy.SyncBuffer{}
 	o := &owners{}
 	o.set("p1", 1, "free")
 	l := newLimiter(t, o, ratelimit.Config{RedisURL: "redis://127.0.0.1:" + closedPort(t), RedisTimeout: 100 * time.Millisecond,
@@ -298,7 +280,7 @@ func TestRedisOutageSwitchesToMemoryAndBack(t *testing.T) {
 	u := redisURL(t)
 	opt, _ := redis.ParseURL(u)
 	proxy := testproxy.Start(t, opt.Addr)
-	logs := &syncBuffer{}
+	logs := &testcaddy.SyncBuffer{}
 	o := &owners{}
 	o.set("p1", 1, "pro")
 	viaProxy, _ := url.Parse(u)

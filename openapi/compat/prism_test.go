@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -51,13 +50,13 @@ func TestPrismValidatingEveryCallFindsNoViolation(t *testing.T) {
 
 // startPrism runs prism proxy on port in front of the fixture's server and
 // waits until it accepts connections. Its log is returned.
-func startPrism(t *testing.T, f *fixture, port int) *syncBuffer {
+func startPrism(t *testing.T, f *fixture, port int) *testcaddy.SyncBuffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, check.Bin("prism"), "proxy", "openapi.json", f.base,
 		"--errors", "--port", fmt.Sprint(port), "--host", "127.0.0.1")
 	cmd.Dir = f.dir
-	log := &syncBuffer{}
+	log := &testcaddy.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -75,21 +74,4 @@ func startPrism(t *testing.T, f *fixture, port int) *syncBuffer {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,0 +1,25 @@
+package testcaddy
+
+import (
+	"bytes"
+	"sync"
+)
+
+// SyncBuffer is a log sink that tests read while a process or goroutines
+// write to it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
