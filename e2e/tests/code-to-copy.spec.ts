@@ -33,9 +33,19 @@ const schema = {
   ],
 };
 
-/** What the copy button put on the clipboard. */
+/**
+ * What is on the clipboard now. A copy button writes asynchronously, so a
+ * read straight after its click can still see the previous copy on a loaded
+ * machine: the checks poll (expect.poll, or copied below).
+ */
 async function clipboard(page: Page): Promise<string> {
   return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/** What the copy button put on the clipboard, once it holds `expected`. */
+async function copied(page: Page, expected: string): Promise<string> {
+  await expect.poll(() => clipboard(page)).toContain(expected);
+  return clipboard(page);
 }
 
 /** Runs a copied curl command in bash and returns the HTTP status it got (the answer's body goes to `body`). */
@@ -89,11 +99,11 @@ test('every endpoint after generate, code in four languages, and a copied curl t
     await expect(table).toContainText('Update the records of books that match a filter');
 
     await page.getByRole('button', { name: 'Copy base URL' }).click();
-    expect(await clipboard(page)).toBe(`${baseURL}/v1/${p.projectId}`);
+    await expect.poll(() => clipboard(page)).toBe(`${baseURL}/v1/${p.projectId}`);
     await page.getByRole('button', { name: 'Copy project id' }).click();
-    expect(await clipboard(page)).toBe(p.projectId);
+    await expect.poll(() => clipboard(page)).toBe(p.projectId);
     await page.getByRole('button', { name: 'Copy URL of GET /books/aggregate' }).click();
-    expect(await clipboard(page)).toBe(`${baseURL}/v1/${p.projectId}/books/aggregate`);
+    await expect.poll(() => clipboard(page)).toBe(`${baseURL}/v1/${p.projectId}/books/aggregate`);
     await checkPage(page, 'code-01-generate-endpoints-1440');
     await page.setViewportSize(narrow);
     await checkPage(page, 'code-02-generate-endpoints-390');
@@ -103,11 +113,11 @@ test('every endpoint after generate, code in four languages, and a copied curl t
   await test.step('Settings copies the project id, the base URL and a key this browser holds', async () => {
     await page.goto(`/projects/${p.projectId}/settings`);
     await page.getByRole('button', { name: 'Copy project id' }).click();
-    expect(await clipboard(page)).toBe(p.projectId);
+    await expect.poll(() => clipboard(page)).toBe(p.projectId);
     await page.getByRole('button', { name: 'Copy base URL' }).click();
-    expect(await clipboard(page)).toContain(`/v1/${p.projectId}`);
+    await copied(page, `/v1/${p.projectId}`);
     await page.getByRole('button', { name: 'Copy key e2e' }).click();
-    expect(await clipboard(page)).toBe(p.key);
+    await expect.poll(() => clipboard(page)).toBe(p.key);
   });
 
   await test.step('with the session chosen, the Test page writes $TABLESMITH_KEY, and the copied curl runs with it', async () => {
@@ -122,10 +132,9 @@ test('every endpoint after generate, code in four languages, and a copied curl t
       expect(await code.innerText(), `${language} holds no session token`).not.toContain(p.session);
     }
     await page.getByRole('button', { name: 'Copy curl' }).click();
-    const copied = await clipboard(page);
-    expect(copied).toContain(`${baseURL}/v1/${p.projectId}/books`);
-    expect(copied).not.toContain(p.session);
-    const created = runCurl(copied, { TABLESMITH_KEY: p.key });
+    const curl = await copied(page, `${baseURL}/v1/${p.projectId}/books`);
+    expect(curl).not.toContain(p.session);
+    const created = runCurl(curl, { TABLESMITH_KEY: p.key });
     expect(created.status, created.body).toBe('201');
     expect((JSON.parse(created.body) as { data: { title: string } }).data.title).toBeTruthy();
     await checkPage(page, 'code-03-test-session-1440');
@@ -141,9 +150,8 @@ test('every endpoint after generate, code in four languages, and a copied curl t
     const code = page.getByTestId('code-sample');
     await expect(code).toContainText(p.key);
     await page.getByRole('button', { name: 'Copy curl' }).click();
-    const copied = await clipboard(page);
-    expect(copied).toContain('filter[published_year]=1998');
-    const listed = runCurl(copied);
+    const curl = await copied(page, 'filter[published_year]=1998');
+    const listed = runCurl(curl);
     expect(listed.status, listed.body).toBe('200');
     expect((JSON.parse(listed.body) as { success: boolean }).success).toBe(true);
     await page.setViewportSize(narrow);
