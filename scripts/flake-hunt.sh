@@ -34,7 +34,7 @@ run() { # name, go test arguments...
 	local name=$1
 	shift
 	local start=$SECONDS
-	go test -race -p 2 -timeout 30m -json "$@" >"$out/$name.json" 2>"$out/$name.err"
+	go test -race -p 3 -timeout 30m -json "$@" >"$out/$name.json" 2>"$out/$name.err" # -p as make test-go has it
 	echo "flake-hunt: $name: $((SECONDS - start)) s, $(grep -c '"Action":"fail","Package":"[^"]*","Test"' "$out/$name.json") failed tests"
 }
 
