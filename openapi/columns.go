@@ -124,7 +124,9 @@ func isAnyButNull(typed []string) bool {
 
 // constrain sets type t on s with the keywords of v that apply to values
 // of that type: lengths, patterns and formats to strings, bounds to
-// numbers, the enum (without null) to any.
+// numbers, the enum (without null) to any. A number without a format of
+// its own is a double: generators read a bare number as float32
+// (oapi-codegen), which would round a decimal such as 1234567.89.
 func constrain(s *base.Schema, v schema.ValueSchema, t string) {
 	s.Type, s.Format = types(t), v.Format
 	switch t {
@@ -135,6 +137,9 @@ func constrain(s *base.Schema, v schema.ValueSchema, t string) {
 		}
 	case "integer", "number":
 		s.Minimum, s.Maximum = v.Minimum, v.Maximum
+		if t == "number" && s.Format == "" {
+			s.Format = "double"
+		}
 	}
 	for _, e := range v.Enum {
 		if e != nil {

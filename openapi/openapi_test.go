@@ -323,27 +323,49 @@ func branchTypes(p map[string]any) []string {
 	return out
 }
 
+// eachObject calls fn with every JSON object in v and its path from "#".
+func eachObject(v any, path string, fn func(path string, object map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		fn(path, x)
+		for k, c := range x {
+			eachObject(c, path+"/"+k, fn)
+		}
+	case []any:
+		for i, c := range x {
+			eachObject(c, fmt.Sprintf("%s/%d", path, i), fn)
+		}
+	}
+}
+
 // No schema anywhere in a document has a type array.
 func TestNoSchemaHasSeveralTypes(t *testing.T) {
 	t.Parallel()
 	for _, file := range []string{"alltypes.json", "books.json"} {
-		var walk func(v any, path string)
-		walk = func(v any, path string) {
-			switch x := v.(type) {
-			case map[string]any:
-				if typ, ok := x["type"].([]any); ok {
-					t.Errorf("%s: %s has type %v", file, path, typ)
-				}
-				for k, c := range x {
-					walk(c, path+"/"+k)
-				}
-			case []any:
-				for i, c := range x {
-					walk(c, fmt.Sprintf("%s/%d", path, i))
-				}
+		eachObject(renderMap(t, compileFile(t, file)), "#", func(path string, x map[string]any) {
+			if typ, ok := x["type"].([]any); ok {
+				t.Errorf("%s: %s has type %v", file, path, typ)
 			}
+		})
+	}
+}
+
+// Every number is a double: oapi-codegen types a number without a format
+// as float32, which rounds a decimal such as 1234567.89 to 1234567.9.
+func TestEveryNumberIsADouble(t *testing.T) {
+	t.Parallel()
+	numbers := 0
+	eachObject(renderMap(t, compileFile(t, "alltypes.json")), "#", func(path string, x map[string]any) {
+		if x["type"] != "number" {
+			return
 		}
-		walk(renderMap(t, compileFile(t, file)), "#")
+		numbers++
+		if x["format"] != "double" {
+			t.Errorf("%s is a number with format %v, want double", path, x["format"])
+		}
+	})
+	if numbers < 4 {
+		t.Errorf("found %d number schemas; alltypes.json has decimal and number columns, their filters and aggregates", numbers)
 	}
 }
 
