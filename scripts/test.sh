@@ -52,22 +52,19 @@ phase lint make -s lint
 # built once before they start so that they do not both build it.
 phase caddy make -s .bin/caddy-race
 
-echo "== Go tests: make -s test-go (its output follows when it ends; browser, fuzz and dashboard run beside it)"
+echo "== Go tests: make -s test-go (its output follows when it ends; fuzz, dashboard and browser run beside it)"
 timed "Go tests" "" make -s test-go >"$logs/go" 2>&1 &
 go_pid=$!
-# The browser tests first: the longest lane, and what ended the run when
-# it waited for the fuzzers and the dashboard's checks (their build is
-# all it needs, and scripts/e2e.sh makes it).
 side=""
-echo "== browser: make -s test-e2e"
-timed browser "beside Go tests" make -s test-e2e || side=${side:-browser}
+echo "== fuzz: make -s test-fuzz"
+timed fuzz "beside Go tests" make -s test-fuzz || side=${side:-fuzz}
 if [ -z "$side" ]; then
-	echo "== fuzz: make -s test-fuzz"
-	timed fuzz "beside Go tests" make -s test-fuzz || side=fuzz
+	echo "== dashboard: make -s test-dashboard, then its build for the browser phase"
+	timed dashboard "beside Go tests" make -s test-dashboard dashboard || side=dashboard
 fi
 if [ -z "$side" ]; then
-	echo "== dashboard: make -s test-dashboard"
-	timed dashboard "beside Go tests" make -s test-dashboard || side=dashboard
+	echo "== browser: make -s test-e2e"
+	timed browser "beside Go tests" make -s test-e2e || side=browser
 fi
 go_status=0
 wait "$go_pid" || go_status=$?
