@@ -103,41 +103,39 @@ func get(t *testing.T, url, token string) answer {
 	return a
 }
 
-// eventually polls an anonymous read until it shows want (the purge
-// crosses PostgreSQL from the writing node), failing after 5 s: the
-// lifetimes below are an hour, so only a purge can make it fresh.
-func eventually(t *testing.T, what, url, want string) answer {
+// askUntil repeats an anonymous read of url until done holds, failing
+// after 10 s, and returns the last answer and how many reads came before
+// it (each of those reached the module unless it was a hit).
+func askUntil(t *testing.T, what, url string, done func(answer) bool) (answer, int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	deadline := time.Now().Add(10 * time.Second)
+	for tries := 0; ; tries++ {
 		a := get(t, url, "")
-		if strings.Contains(string(a.body.Data), want) {
-			return a
+		if done(a) {
+			return a, tries
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: GET %s still answers %s (Cache-Status %q), want %q", what, url, a.body.Data, a.header.Get("Cache-Status"), want)
+			t.Fatalf("%s: GET %s still answers %s (Cache-Status %q)", what, url, a.body.Data, a.header.Get("Cache-Status"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// untilHit asks url anonymously until the cache answers it, for 10 s where
-// storing takes milliseconds: the cache stores an answer after sending it,
-// so on a loaded machine the next read can still miss. It returns the hit
-// and how many reads missed on the way (each of those reached the module).
+// eventually asks until the answer shows want: the purge crosses
+// PostgreSQL from the writing node, and the lifetimes below are an hour,
+// so only a purge can make it fresh.
+func eventually(t *testing.T, what, url, want string) answer {
+	t.Helper()
+	a, _ := askUntil(t, what+" (want "+want+")", url, func(a answer) bool { return strings.Contains(string(a.body.Data), want) })
+	return a
+}
+
+// untilHit asks until the cache answers: it stores an answer after
+// sending it, so on a loaded machine the next read can still miss. It
+// returns the hit and how many reads missed on the way.
 func untilHit(t *testing.T, what, url string) (answer, int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for misses := 0; ; misses++ {
-		a := get(t, url, "")
-		if a.hit() {
-			return a, misses
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: GET %s never became a hit (Cache-Status %q)", what, url, a.header.Get("Cache-Status"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return askUntil(t, what+" (want a hit)", url, answer.hit)
 }
 
 const edgeDoc = `{"tables": [
