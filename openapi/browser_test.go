@@ -37,7 +37,7 @@ func TestSwaggerUITryItOutCreatesAndLists(t *testing.T) {
 	if dir := os.Getenv("TABLESMITH_TEST_ARTIFACTS"); dir != "" {
 		shot = filepath.Join(dir, "swagger-ui.png")
 	}
-	out := check.Run(t, check.Dir(), 2*time.Minute, []string{
+	out := check.Run(t, check.Dir(), 4*time.Minute, []string{
 		"DOCS_URL=" + s.URL + "/v1/" + p.ID + "/docs", "API_KEY=" + p.Key, "CHROMIUM=" + chromium, "SCREENSHOT=" + shot,
 	}, "node", "swagger-ui.mjs")
 	if !strings.Contains(out, "SWAGGER UI OK") {

@@ -21,7 +21,9 @@ const browser = await chromium.launch({
 const problems = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
-  page.setDefaultTimeout(20000);
+  // Generous: under CI the Go tests run with -race beside the browser tests,
+  // and a starved renderer has taken over 20 s to settle after a click.
+  page.setDefaultTimeout(45000);
   page.on("console", (msg) => {
     if (msg.type() === "error") problems.push("console: " + msg.text());
     // A missing input per type and format (issue 37): the page fills them in.
@@ -55,7 +57,10 @@ try {
       const editor = op.locator("textarea.body-param__text");
       await editor.fill(JSON.stringify(body, null, 2));
     }
-    await op.locator("button.execute").click();
+    // Execute starts a fetch, never a navigation: not waiting after the click
+    // (for the renderer to stop intercepting hits, which a starved page was
+    // slow to do) leaves the wait to the response it shows, just below.
+    await op.locator("button.execute").click({ noWaitAfter: true });
     const status = op.locator(".live-responses-table .response .response-col_status").first();
     await status.waitFor();
     const shown = (await status.innerText()).trim();
