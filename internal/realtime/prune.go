@@ -59,9 +59,13 @@ func pruneOne(ctx context.Context, db *sql.DB, schemaName string, retention time
 	state := schema.QuoteIdent(schemaName) + "." + schema.QuoteIdent(schema.RealtimeState)
 	// Numbers follow the order rounds commit in, so "every change up to
 	// the newest expired one" is a prefix of the numbered log; a change
-	// numbered after the cut waits for the next minute.
+	// numbered after the cut waits for the next minute. A hold only lowers
+	// the cut: with no expired change there is none (least ignores a
+	// NULL, so least(max(seq), hold) alone would cut at the hold and
+	// remove changes inside the window).
 	var n int64
-	err := db.QueryRowContext(ctx, `WITH cut AS (SELECT least(max(seq), $2) AS seq FROM `+log+` WHERE at < clock_timestamp() - make_interval(secs => $1)),
+	err := db.QueryRowContext(ctx, `WITH cut AS (SELECT least(expired, $2) AS seq FROM (SELECT max(seq) AS expired FROM `+log+`
+			WHERE at < clock_timestamp() - make_interval(secs => $1)) old WHERE expired IS NOT NULL),
 		gone AS (DELETE FROM `+log+` WHERE seq <= (SELECT seq FROM cut) RETURNING seq),
 		mark AS (UPDATE `+state+` SET pruned_through = (SELECT seq FROM cut) WHERE (SELECT seq FROM cut) > pruned_through RETURNING 1)
 		SELECT (SELECT count(*) FROM gone) + 0 * (SELECT count(*) FROM mark)`, retention.Seconds(), hold).Scan(&n)

@@ -311,6 +311,38 @@ func TestTheChangeLogKeepsWhatAWebhookHasNotDelivered(t *testing.T) {
 	}
 }
 
+// TestAWebhooksHoldRemovesNothingInsideTheRetentionWindow: the hold only
+// keeps changes; changes newer than the window stay whatever the
+// webhook's cursor (a hold once cut the log at the cursor, and a realtime
+// client resuming from before it was told to reload).
+func TestAWebhooksHoldRemovesNothingInsideTheRetentionWindow(t *testing.T) {
+	s := testserver.New(t, testserver.WithConfig(allowPrivate))
+	p := s.NewProject(postsDoc)
+	rc := newReceiver(t, func(int) int { return 200 })
+	createWebhook(t, s, p, map[string]any{"url": rc.URL, "tables": []string{"posts"}})
+	for _, title := range []string{"one", "two", "three"} {
+		s.API(p, "POST", "/posts", map[string]any{"title": title}).Must(t, 201)
+	}
+	st := &webhooks.Store{DB: s.Svc.DB}
+	var holds map[string]int64
+	waitFor(t, "the webhook's cursor past the three changes", func() bool {
+		var err error
+		holds, err = st.Holds(context.Background())
+		return err == nil && holds[p.ID] >= 3
+	})
+	removed, err := realtime.Prune(context.Background(), s.Svc.DB, time.Hour, holds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := realtime.ReadLogState(context.Background(), s.Svc.DB, schema.ProjectSchema(p.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed != 0 || state.Pruned != 0 {
+		t.Fatalf("pruning with an hour's window removed %d changes and marked %d pruned, want none", removed, state.Pruned)
+	}
+}
+
 func TestWebhookConfigurationIsStrict(t *testing.T) {
 	s := testserver.New(t, testserver.WithPlans(plans.Defaults(), "free"))
 	p := s.NewProject(postsDoc)
