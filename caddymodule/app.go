@@ -110,6 +110,8 @@ type App struct {
 	ctx     caddy.Context
 	// edge is the purger of this config's edge cache, if it has one.
 	edge edgecache.Purger
+	// unwatch ends watchExit when this config stops for a reload.
+	unwatch chan struct{}
 }
 
 // DataServerConfig is one data server.
@@ -307,7 +309,40 @@ func (a *App) Start() error {
 		a.svc.EdgeCache.Set(edge)
 		a.ctx.Logger().Info("purging the edge cache on writes and publishes")
 	}
+	a.unwatch = make(chan struct{})
+	go watchExit(a.svc, a.unwatch)
 	return nil
+}
+
+// exitPoll is how often watchExit looks at caddy.Exiting.
+const exitPoll = 50 * time.Millisecond
+
+// drainBound bounds Drain: the webhook deliveries in flight (10 s each at
+// most) and the notice to the other nodes.
+const drainBound = 15 * time.Second
+
+// watchExit drains the service as soon as the process begins to exit
+// (SIGTERM, SIGINT, `caddy stop`), before the http app's shutdown_delay
+// and grace period, which is when a load balancer must learn the node is
+// leaving. Caddy stops its apps in no fixed order and says it is exiting
+// only through caddy.Exiting, so it is polled; a reload, which keeps the
+// listeners and loses no request, only ends the watch.
+func watchExit(svc *service.Service, unwatch <-chan struct{}) {
+	t := time.NewTicker(exitPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-unwatch:
+			return
+		case <-t.C:
+			if caddy.Exiting() {
+				ctx, cancel := context.WithTimeout(context.Background(), drainBound)
+				svc.Drain(ctx)
+				cancel()
+				return
+			}
+		}
+	}
 }
 
 // Stop destroys nothing: apps stop in random order and the http app may
@@ -315,6 +350,10 @@ func (a *App) Start() error {
 // It lets go of this config's edge cache, unless a reload already put
 // the new config's in its place.
 func (a *App) Stop() error {
+	// Exiting, the watch goes on until it has drained the service.
+	if a.unwatch != nil && !caddy.Exiting() {
+		close(a.unwatch)
+	}
 	if a.edge != nil {
 		a.svc.EdgeCache.Clear(a.edge)
 	}

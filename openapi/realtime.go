@@ -143,6 +143,8 @@ func streamResponse() *v3.Response {
 		"- `error` — `data: {\"error\": {\"code\", \"message\"}}`, then the stream ends: UNAUTHORIZED (credential revoked, " +
 		"session ended), FORBIDDEN (the read rule or the plan no longer allow it), INVALID_QUERY (a table lost realtime), " +
 		"or a database failure (reconnect with Last-Event-ID: nothing is lost).\n" +
+		"- `reconnect` — `retry: 1000`, `data: {\"message\", \"last_event_id\"}`, then the stream ends: the node is stopping; " +
+		"reconnect with Last-Event-ID set to its `id:` (an EventSource does so by itself) to go on from there on another node.\n" +
 		"- `: heartbeat` comment lines every 15 seconds keep proxies from closing an idle stream."
 	example := "retry: 2000\n: connected to abc123def456\n\n" +
 		"id: 41\nevent: create\ndata: {\"table\":\"posts\",\"record\":{\"id\":7,\"title\":\"Hello\"}}\n\n" +

@@ -66,7 +66,7 @@ func TestRealtimeStreamIsDescribed(t *testing.T) {
 	}
 	desc := ok["description"].(string)
 	for _, part := range []string{"`create`", "`update`", "`delete`", `{"table", "record", "id"?}`,
-		"`reset`", `{"message", "last_event_id"}`, "`error`", `{"error": {"code", "message"}}`, "heartbeat"} {
+		"`reset`", `{"message", "last_event_id"}`, "`error`", `{"error": {"code", "message"}}`, "`reconnect`", "heartbeat"} {
 		if !strings.Contains(desc, part) {
 			t.Errorf("the 200 description lacks %s: %q", part, desc)
 		}

@@ -85,6 +85,9 @@ TABLESMITH_DATA_ONE_URL=postgres://postgres@127.0.0.1:$primary_port/tablesmith?s
 TABLESMITH_DATA_ONE_REPLICA_URL=postgres://postgres@127.0.0.1:$replica_port/tablesmith?sslmode=disable
 TABLESMITH_DATA_TWO_URL=postgres://postgres@127.0.0.1:$two_port/tablesmith?sslmode=disable
 TABLESMITH_REDIS_URL=redis://127.0.0.1:$redis_port/0
+# Behind the balancer (health check every 2 s), a stopping node serves on
+# 5 s while /api/ready says 503 (docs/deployment.md, "Stopping a node").
+TABLESMITH_SHUTDOWN_DELAY=5s
 ENV
 set -a
 . "$base/env"

@@ -68,6 +68,11 @@ type CacheChanged struct {
 	Tables    []string
 }
 
+// NodeLeaving tells the other nodes that a node is stopping and has
+// given up its webhook leases and index builds, so each looks for work
+// to take over now instead of at its next poll ("leaving:<node name>").
+type NodeLeaving struct{ Node string }
+
 // maxCacheTables bounds the table list of a CacheChanged payload, well
 // under PostgreSQL's 8000-byte limit on a notification.
 const maxCacheTables = 6000
@@ -91,12 +96,14 @@ func (KeyRevoked) kind() string     { return "key" }
 func (KeyCreated) kind() string     { return "key_created" }
 func (PlanChanged) kind() string    { return "plan" }
 func (SessionEnded) kind() string   { return "user" }
+func (NodeLeaving) kind() string    { return "leaving" }
 
 func (e ProjectChanged) value() string { return e.ProjectID }
 func (e KeyRevoked) value() string     { return e.Prefix }
 func (e KeyCreated) value() string     { return e.Prefix }
 func (e PlanChanged) value() string    { return strconv.FormatInt(e.AccountID, 10) }
 func (e SessionEnded) value() string   { return e.SessionID }
+func (e NodeLeaving) value() string    { return e.Node }
 
 // Encode is the NOTIFY payload of e.
 func Encode(e Event) string { return e.kind() + ":" + e.value() }
@@ -122,6 +129,8 @@ func Decode(payload string) (Event, error) {
 		e = KeyCreated{Prefix: value}
 	case "user":
 		e = SessionEnded{SessionID: value}
+	case "leaving":
+		e = NodeLeaving{Node: value}
 	case "realtime":
 		project, seq, ok := strings.Cut(value, ":")
 		n, err := strconv.ParseInt(seq, 10, 64)

@@ -27,6 +27,7 @@ var wire = []struct {
 	{"key:ts_live_ab12", events.KeyRevoked{Prefix: "ts_live_ab12"}},
 	{"plan:42", events.PlanChanged{AccountID: 42}},
 	{"user:5f0c7e2a-9d1b-4c1e-8a53-0d7f5b2e9c11", events.SessionEnded{SessionID: "5f0c7e2a-9d1b-4c1e-8a53-0d7f5b2e9c11"}},
+	{"leaving:web-2.internal:4021", events.NodeLeaving{Node: "web-2.internal:4021"}},
 	// Sent by the capture trigger's SQL, so it must not change either.
 	{"realtime:1a2b3c:42", events.RealtimeChanged{ProjectID: "1a2b3c", Seq: 42}},
 	{"key_created:ts_ab12cd34", events.KeyCreated{Prefix: "ts_ab12cd34"}},

@@ -76,6 +76,10 @@ type Hub struct {
 	// rounds are the projects' numbering rounds (guarded by mu), kept
 	// once made: a few words per project this node has streamed.
 	rounds map[string]*rounds
+	// draining is closed by Drain: the node is stopping and every stream
+	// ends with a reconnect hint.
+	draining  chan struct{}
+	drainOnce sync.Once
 }
 
 // feed is one project's subscribers on this node.
@@ -111,8 +115,13 @@ func NewHub(cfg Config) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Hub{cfg: cfg, feeds: map[string]*feed{}, rounds: map[string]*rounds{}}
+	return &Hub{cfg: cfg, feeds: map[string]*feed{}, rounds: map[string]*rounds{}, draining: make(chan struct{})}
 }
+
+// Drain ends every stream of this node, and every stream opened after it
+// as soon as it opens, with a reconnect event: the node is stopping, and
+// the client resumes on another node by Last-Event-ID (docs/realtime.md).
+func (h *Hub) Drain() { h.drainOnce.Do(func() { close(h.draining) }) }
 
 // ErrTooManyStreams is join's answer when the project is at its cap.
 var ErrTooManyStreams = errors.New("too many realtime streams")

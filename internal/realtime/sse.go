@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/tablesmith/tablesmith/internal/writedeadline"
 )
@@ -27,7 +28,7 @@ func newSSEWriter(w http.ResponseWriter, projectID string) *sseWriter {
 	h.Set("X-Accel-Buffering", "no") // nginx in front: do not buffer
 	w.WriteHeader(http.StatusOK)
 	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	s.buf = append(s.buf, "retry: 2000\n"...)
+	s.retry(2 * time.Second)
 	s.comment("connected to " + projectID)
 	s.flush()
 	return s
@@ -51,6 +52,13 @@ func (s *sseWriter) event(id int64, name string, data any) {
 	s.buf = append(s.buf, "\ndata: "...)
 	s.buf = append(s.buf, b...)
 	s.buf = append(s.buf, "\n\n"...)
+}
+
+// retry sets the client's reconnection delay.
+func (s *sseWriter) retry(d time.Duration) {
+	s.buf = append(s.buf, "retry: "...)
+	s.buf = strconv.AppendInt(s.buf, d.Milliseconds(), 10)
+	s.buf = append(s.buf, '\n')
 }
 
 func (s *sseWriter) comment(text string) {

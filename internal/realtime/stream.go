@@ -267,6 +267,9 @@ func (st *stream) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-st.hub.draining:
+			st.reconnectElsewhere()
+			return
 		case <-st.sub.wake:
 			err = st.catchUp(ctx)
 		case <-heartbeat.C:
@@ -285,6 +288,25 @@ func (st *stream) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// ReconnectDelay is the reconnection delay a stream ends with when its
+// node stops: by then the load balancer has taken the node out (its
+// health check sees /api/ready answer 503 from the moment the stop
+// began), so the client's reconnect goes to another node.
+const ReconnectDelay = time.Second
+
+// reconnectElsewhere ends the stream because the node is stopping: a
+// "reconnect" event whose id is the stream's cursor, so an EventSource
+// (which reconnects on its own) or any client resuming with that
+// Last-Event-ID misses nothing and reads nothing twice.
+func (st *stream) reconnectElsewhere() {
+	st.w.retry(ReconnectDelay)
+	st.w.event(st.cursor, "reconnect", map[string]any{
+		"message":       "This node is shutting down; reconnect to resume from this event",
+		"last_event_id": st.cursor,
+	})
+	st.w.flush()
 }
 
 // end sends the reason the stream ends as an error event.

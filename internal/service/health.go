@@ -17,8 +17,9 @@ const ReadyTimeout = time.Second
 // the service is still starting):
 //
 //	GET /api/health  the process serves: always 200
-//	GET /api/ready   the node is started and its control database answers
-//	                 within ReadyTimeout: 200, else 503 with the reason
+//	GET /api/ready   the node is started, not stopping (Drain), and its
+//	                 control database answers within ReadyTimeout: 200,
+//	                 else 503 with the reason
 //
 // It reports whether it answered.
 func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request) bool {
@@ -47,6 +48,9 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request) bool {
 func (s *Service) ready(ctx context.Context) error {
 	if s.platform.Load() == nil {
 		return apierr.New(apierr.CodeUnavailable, "Starting")
+	}
+	if s.draining.Load() {
+		return apierr.New(apierr.CodeUnavailable, "Shutting down")
 	}
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()

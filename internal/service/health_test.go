@@ -1,10 +1,12 @@
 package service_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/testcluster"
@@ -62,4 +64,26 @@ func TestANodeThatHasNotStartedIsHealthyButNotReadyAndSaysStarting(t *testing.T)
 			t.Errorf("%s before start: headers %v, want JSON and Retry-After", path, w.Header())
 		}
 	}
+}
+
+// TestADrainingNodeSaysShuttingDownAndServesOn: from Drain on (the process
+// is exiting) /api/ready answers 503 for the load balancer, while the
+// node goes on serving every request until Caddy closes its listeners.
+func TestADrainingNodeSaysShuttingDownAndServesOn(t *testing.T) {
+	s := testserver.New(t)
+	p := s.NewProject(`{"tables": [{"name": "notes", "columns": [{"name": "body", "type": "text"}]}]}`)
+	s.Do("GET", "/api/ready", "", nil).Must(t, 200)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	s.Svc.Drain(ctx)
+	if !s.Svc.Draining() {
+		t.Fatal("Draining is false after Drain")
+	}
+	r := s.Do("GET", "/api/ready", "", nil).Must(t, 503)
+	if r.ErrorCode() != "SERVICE_UNAVAILABLE" || r.Message() != "Shutting down" {
+		t.Fatalf("ready while draining: %s", r.Raw)
+	}
+	s.Do("GET", "/api/health", "", nil).Must(t, 200)
+	s.API(p, "POST", "/notes", map[string]any{"body": "still served"}).Must(t, 201)
+	s.Svc.Drain(ctx) // a second call does nothing
 }

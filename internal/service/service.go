@@ -156,8 +156,14 @@ type Service struct {
 	// servers are the data servers by name, database_url's under
 	// store.DefaultServer (wire_dataservers.go).
 	servers map[string]*dataServer
-	// Indexes builds indexes after generates (wire_indexes.go).
-	Indexes *publish.Builder
+	// Indexes builds indexes after generates (wire_indexes.go);
+	// stopBuilds ends its run (Drain).
+	Indexes    *publish.Builder
+	stopBuilds context.CancelFunc
+	// node names this node in leases and in its NodeLeaving event;
+	// draining is set by Drain (drain.go).
+	node     string
+	draining atomic.Bool
 	// Realtime serves the change streams (wire_realtime.go).
 	Realtime *realtime.Hub
 	// Webhooks delivers this node's share of the webhooks
@@ -236,7 +242,7 @@ func New(cfg Config) (*Service, error) {
 	dataDB.SetMaxIdleConns(cfg.MaxOpenConns)
 	dataDB.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Service{cfg: cfg, DB: db, dataDB: dataDB, dataStmts: pgexec.NewStatements(dataDB, cfg.PreparedStatements, cfg.Logger),
-		Store: &store.Store{DB: db}, log: cfg.Logger}
+		Store: &store.Store{DB: db}, log: cfg.Logger, node: nodeName()}
 	s.settings.Store(&Settings{DefaultPlan: cfg.DefaultPlan, Plans: cfg.Plans, Secret: cfg.Secret})
 	s.Registry = registry.New(s.loadProject)
 	s.Keys = &auth.Keys{Lookup: s.lookupKey}
@@ -250,7 +256,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache} {
+	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

@@ -13,6 +13,7 @@ func (s *Service) wireIndexes() error {
 	s.Indexes = publish.NewBuilder(s.Store, s.cfg.IndexBuilds, s.log)
 	s.platformDeps.BuildIndexes = s.Indexes.Kick
 	s.starters = append(s.starters, func(ctx context.Context) error {
+		ctx, s.stopBuilds = context.WithCancel(ctx)
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

@@ -25,7 +25,7 @@ func (s *Service) wireWebhooks() error {
 	d := webhooks.New(webhooks.Config{
 		Store:        s.webhooks,
 		Source:       &webhooks.LogSource{Registry: s.Registry},
-		Node:         nodeName(),
+		Node:         s.node,
 		Key:          s.webhookKey,
 		AllowPrivate: s.cfg.WebhookAllowPrivate,
 		PerHour:      s.webhookDeliveriesPerHour,
@@ -81,7 +81,7 @@ func (s *Service) webhookDeliveriesPerHour(ctx context.Context, projectID string
 	return p.WebhookDeliveries, nil
 }
 
-// nodeName names this node in webhook leases: its host and a random
+// nodeName names this node in webhook leases and NodeLeaving events: its host and a random
 // suffix, so that two nodes on one host (or a restart) never share one.
 func nodeName() string {
 	host, _ := os.Hostname()

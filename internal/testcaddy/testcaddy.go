@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -180,6 +181,27 @@ func (p *Process) Kill(t testing.TB) {
 	}
 	err := <-p.exited
 	p.exited <- err // for the cleanup
+}
+
+// Terminate sends SIGTERM, as a process manager stopping the node would:
+// Caddy then stops gracefully (shutdown_delay, grace_period).
+func (p *Process) Terminate(t testing.TB) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Exited waits up to limit for the process to end: ended is false if it
+// has not, else err is how it ended (nil: exit status 0).
+func (p *Process) Exited(limit time.Duration) (ended bool, err error) {
+	select {
+	case err = <-p.exited:
+		p.exited <- err // for the cleanup
+		return true, err
+	case <-time.After(limit):
+		return false, nil
+	}
 }
 
 func tail(s string, n int) string {

@@ -85,6 +85,9 @@ type Deliverer struct {
 	wg        sync.WaitGroup
 	delivered atomic.Uint64
 	failures  atomic.Uint64
+	// handoff is closed by Handoff (under mu, so no worker starts after).
+	handoff chan struct{}
+	kick    chan struct{}
 }
 
 // Stats are this node's deliveries, for its Prometheus metrics.
@@ -141,7 +144,39 @@ func New(cfg Config) *Deliverer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Deliverer{cfg: cfg, client: newClient(cfg.AllowPrivate), active: map[string]*worker{}}
+	return &Deliverer{cfg: cfg, client: newClient(cfg.AllowPrivate), active: map[string]*worker{}, handoff: make(chan struct{}), kick: make(chan struct{}, 1)}
+}
+
+// Handoff stops this node's deliveries for other nodes to take over (the
+// node is stopping): no webhook is leased any more, and each worker
+// finishes the delivery in flight, acknowledges what was delivered and
+// gives its lease up, so another node's next poll (DefaultPoll) goes on
+// from where this one stopped instead of waiting out the lease. It
+// returns when every worker has stopped or ctx ends.
+func (d *Deliverer) Handoff(ctx context.Context) {
+	d.mu.Lock()
+	if !d.handingOff() {
+		close(d.handoff)
+	}
+	d.mu.Unlock()
+	stopped := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+	}
+}
+
+func (d *Deliverer) handingOff() bool {
+	select {
+	case <-d.handoff:
+		return true
+	default:
+		return false
+	}
 }
 
 // MaxBackoff is the longest wait between two attempts: a receiver that
@@ -192,7 +227,17 @@ func (d *Deliverer) Run(ctx context.Context) {
 			d.stopAll()
 			return
 		case <-t.C:
+		case <-d.kick:
 		}
+	}
+}
+
+// Kick makes the deliverer look for due webhooks now (another node gave
+// its leases up).
+func (d *Deliverer) Kick() {
+	select {
+	case d.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -239,7 +284,7 @@ func (d *Deliverer) poll(ctx context.Context) {
 	d.mu.Lock()
 	room := d.cfg.Max - len(d.active)
 	d.mu.Unlock()
-	if room <= 0 {
+	if room <= 0 || d.handingOff() {
 		return
 	}
 	due, err := d.cfg.Store.lease(ctx, d.cfg.Node, room, d.cfg.LeaseFor)
@@ -249,10 +294,21 @@ func (d *Deliverer) poll(ctx context.Context) {
 		}
 		return
 	}
+	var giveBack []string
+	defer func() { // after the unlock below
+		for _, id := range giveBack {
+			d.release(id)
+		}
+	}()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := range due {
 		w := due[i]
+		if d.handingOff() {
+			// Leased just as the handoff began: give it straight back.
+			giveBack = append(giveBack, w.ID)
+			continue
+		}
 		if d.active[w.ID] != nil {
 			continue
 		}
@@ -291,7 +347,12 @@ func (d *Deliverer) stopAll() {
 func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 	idle := time.NewTicker(d.cfg.Idle)
 	defer idle.Stop()
-	for ctx.Err() == nil {
+	defer func() {
+		if d.handingOff() {
+			d.release(id)
+		}
+	}()
+	for ctx.Err() == nil && !d.handingOff() {
 		w, err := d.cfg.Store.leased(ctx, d.cfg.Node, id)
 		if err != nil || w == nil {
 			if err != nil && ctx.Err() == nil {
@@ -305,7 +366,7 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 			if ctx.Err() == nil {
 				d.cfg.Logger.Warn("read webhook changes", "webhook", w.ID, "project", w.ProjectID, "err", err)
 			}
-			d.release(w)
+			d.release(w.ID)
 			return
 		}
 		left := -1
@@ -318,8 +379,10 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 		acks := &unacknowledged{}
 		for _, c := range changes {
 			wk.pending.Store(&c.At)
-			if left == 0 {
-				done = false // the next round reads the allowance again
+			if left == 0 || d.handingOff() {
+				// The next round reads the allowance again, or stops for
+				// the handoff once this is acknowledged.
+				done = false
 				break
 			}
 			left--
@@ -355,17 +418,19 @@ func (d *Deliverer) work(ctx context.Context, id string, wk *worker) {
 		}
 		select {
 		case <-ctx.Done():
+		case <-d.handoff:
 		case <-wk.wake:
 		case <-idle.C:
 		}
 	}
 }
 
-// release gives the lease up after an error that is not the receiver's.
-func (d *Deliverer) release(w *Webhook) {
+// release gives a lease up (after an error that is not the receiver's,
+// or in a handoff).
+func (d *Deliverer) release(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = d.cfg.Store.release(ctx, d.cfg.Node, w.ID)
+	_ = d.cfg.Store.release(ctx, d.cfg.Node, id)
 }
 
 // allowance is how many deliveries the project's plan has left this hour

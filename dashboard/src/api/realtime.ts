@@ -9,7 +9,7 @@ import { parseExactJson } from '../lib/exactJson';
 import type { ErrorBody } from './client';
 
 /** The event names the server sends; `error` is also EventSource's own failure event. */
-export const STREAM_EVENTS = ['create', 'update', 'delete', 'reset', 'error'] as const;
+export const STREAM_EVENTS = ['create', 'update', 'delete', 'reset', 'reconnect', 'error'] as const;
 export type StreamEventName = (typeof STREAM_EVENTS)[number];
 
 export interface StreamEvent {

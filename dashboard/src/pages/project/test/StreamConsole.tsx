@@ -14,6 +14,7 @@ const EVENT_COLORS: Record<StreamEvent['event'], string> = {
   update: tones.info,
   delete: tones.danger,
   reset: tones.warning,
+  reconnect: tones.info,
   error: tones.danger,
 };
 
