@@ -41,6 +41,11 @@ timed() { # name, note, command...: runs it, records its time, returns its statu
 	return "$status"
 }
 
+logged() { # command...: runs it, its output also kept for the end (side phases)
+	"$@" 2>&1 | tee -a "$logs/side"
+	return "${PIPESTATUS[0]}"
+}
+
 phase() { # name, command...
 	echo "== $1: ${*:2}"
 	timed "$1" "" "${@:2}" || fail "$1" $?
@@ -57,19 +62,24 @@ timed "Go tests" "" make -s test-go >"$logs/go" 2>&1 &
 go_pid=$!
 side=""
 echo "== fuzz: make -s test-fuzz"
-timed fuzz "beside Go tests" make -s test-fuzz || side=${side:-fuzz}
+timed fuzz "beside Go tests" logged make -s test-fuzz || side=${side:-fuzz}
 if [ -z "$side" ]; then
 	echo "== dashboard: make -s test-dashboard, then its build for the browser phase"
-	timed dashboard "beside Go tests" make -s test-dashboard dashboard || side=dashboard
+	timed dashboard "beside Go tests" logged make -s test-dashboard dashboard || side=dashboard
 fi
 if [ -z "$side" ]; then
 	echo "== browser: make -s test-e2e"
-	timed browser "beside Go tests" make -s test-e2e || side=browser
+	timed browser "beside Go tests" logged make -s test-e2e || side=browser
 fi
 go_status=0
 wait "$go_pid" || go_status=$?
 echo "== Go tests: output"
 cat "$logs/go"
+if [ -n "$side" ]; then
+	# Its failures scrolled away above the Go tests' output: say them again.
+	echo "== $side failed beside the Go tests; the end of its output again:"
+	tail -n 120 "$logs/side"
+fi
 [ "$go_status" -eq 0 ] || fail "Go tests" "$go_status"
 [ -z "$side" ] || fail "$side" 2
 summary
