@@ -7,7 +7,6 @@ package caddymodule_test
 // node, hands its webhook over before it exits, and exits cleanly.
 
 import (
-	"bufio"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -55,13 +54,6 @@ http://127.0.0.1:{$NODE_PORT} {
 }
 `
 
-// sseEvent is one event of a realtime stream.
-type sseEvent struct {
-	id   int64
-	name string
-	data map[string]any
-}
-
 // followStream opens the project's stream of events on base (resuming
 // after lastID when it is not negative) and sends what arrives on the
 // returned channel, which closes when the stream ends.
@@ -88,36 +80,9 @@ func followStream(t *testing.T, base, project, key string, lastID int64) <-chan 
 	go func() {
 		defer close(out)
 		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		ev := sseEvent{id: -1}
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.name != "" {
-					out <- ev
-				}
-				ev = sseEvent{id: -1}
-			case strings.HasPrefix(line, "id: "):
-				ev.id, _ = strconv.ParseInt(line[4:], 10, 64)
-			case strings.HasPrefix(line, "event: "):
-				ev.name = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				_ = json.Unmarshal([]byte(line[6:]), &ev.data)
-			}
-		}
+		readEvents(res.Body, func(ev sseEvent) { out <- ev })
 	}()
 	return out
-}
-
-// createdN is the n of a create event's record (-1 for other events).
-func createdN(ev sseEvent) int {
-	rec, _ := ev.data["record"].(map[string]any)
-	n, ok := rec["n"].(float64)
-	if ev.name != "create" || !ok {
-		return -1
-	}
-	return int(n)
 }
 
 func TestASigtermedNodeLeavesWithoutAFailedRequestALostEventOrAStuckWebhook(t *testing.T) {
@@ -129,11 +94,7 @@ func TestASigtermedNodeLeavesWithoutAFailedRequestALostEventOrAStuckWebhook(t *t
 	if err := os.WriteFile(config, []byte(drainCaddyfile), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	node := func() *testcaddy.Process {
-		port := testcaddy.FreePort(t)
-		env := testcaddy.Env(dir, "TABLESMITH_DATABASE_URL="+dbURL, "NODE_PORT="+strconv.Itoa(port))
-		return testcaddy.Start(t, bin, config, fmt.Sprintf("http://127.0.0.1:%d", port), env)
-	}
+	node := func() *testcaddy.Process { return testcaddy.StartNode(t, bin, config, dir, dbURL, 0) }
 	var mu sync.Mutex
 	delivered := map[int64]bool{}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -203,10 +164,7 @@ func TestASigtermedNodeLeavesWithoutAFailedRequestALostEventOrAStuckWebhook(t *t
 				return
 			default:
 			}
-			req, _ := http.NewRequest("POST", a.Base+"/v1/"+project+"/events", strings.NewReader(fmt.Sprintf(`{"n": %d}`, n)))
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("Content-Type", "application/json")
-			res, err := direct.Do(req)
+			status, body, err := createEvent(direct, a.Base, project, key, n, "")
 			if errors.Is(err, syscall.ECONNREFUSED) {
 				return // the node has stopped listening
 			}
@@ -214,10 +172,8 @@ func TestASigtermedNodeLeavesWithoutAFailedRequestALostEventOrAStuckWebhook(t *t
 				writeErrs = append(writeErrs, fmt.Sprintf("create %d: %v", n, err))
 				return
 			}
-			body, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if res.StatusCode != 201 {
-				writeErrs = append(writeErrs, fmt.Sprintf("create %d: %d %s", n, res.StatusCode, body))
+			if status != 201 {
+				writeErrs = append(writeErrs, fmt.Sprintf("create %d: %d %s", n, status, body))
 				return
 			}
 			created = append(created, write{n: n, at: time.Now()})

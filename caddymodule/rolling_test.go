@@ -9,9 +9,7 @@ package caddymodule_test
 // and the stream, resuming by Last-Event-ID, must miss nothing.
 
 import (
-	"bufio"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -87,29 +85,16 @@ func (s *resumingStream) run(base, project, key string, stop <-chan struct{}) {
 }
 
 func (s *resumingStream) read(body io.Reader) {
-	sc := bufio.NewScanner(body)
-	ev := sseEvent{id: -1}
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			s.mu.Lock()
-			if ev.id >= 0 {
-				s.lastID = ev.id
-			}
-			if n := createdN(ev); n >= 0 {
-				s.seen[n]++
-			}
-			s.mu.Unlock()
-			ev = sseEvent{id: -1}
-		case strings.HasPrefix(line, "id: "):
-			ev.id, _ = strconv.ParseInt(line[4:], 10, 64)
-		case strings.HasPrefix(line, "event: "):
-			ev.name = line[7:]
-		case strings.HasPrefix(line, "data: "):
-			_ = json.Unmarshal([]byte(line[6:]), &ev.data)
+	readEvents(body, func(ev sseEvent) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if ev.id >= 0 {
+			s.lastID = ev.id
 		}
-	}
+		if n := createdN(ev); n >= 0 {
+			s.seen[n]++
+		}
+	})
 }
 
 func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
@@ -123,8 +108,7 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 	}
 	ports := []int{testcaddy.FreePort(t), testcaddy.FreePort(t), testcaddy.FreePort(t)}
 	start := func(i int) *testcaddy.Process {
-		env := testcaddy.Env(filepath.Join(dir, strconv.Itoa(i)), "TABLESMITH_DATABASE_URL="+dbURL, "NODE_PORT="+strconv.Itoa(ports[i]))
-		return testcaddy.Start(t, bin, config, fmt.Sprintf("http://127.0.0.1:%d", ports[i]), env)
+		return testcaddy.StartNode(t, bin, config, filepath.Join(dir, strconv.Itoa(i)), dbURL, ports[i])
 	}
 	nodes := make([]*testcaddy.Process, 3)
 	for i := range nodes {
@@ -165,7 +149,7 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 				}
 				res, err := testcaddy.Call("GET", lb.Base+"/v1/"+project+"/events?limit=1&count=none", key, nil)
 				if err != nil || res.Status != 200 {
-					failed("reader %d: %v %d %s", r, err, res.Status, res.Raw)
+					failed("reader %d at %s: %v %d %s", r, time.Now().Format("15:04:05.000"), err, res.Status, res.Raw)
 				}
 				reads.Add(1)
 				time.Sleep(50 * time.Millisecond)
@@ -182,19 +166,9 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 				return
 			default:
 			}
-			req, _ := http.NewRequest("POST", lb.Base+"/v1/"+project+"/events", strings.NewReader(fmt.Sprintf(`{"n": %d}`, n)))
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Idempotency-Key", fmt.Sprintf("rolling-%d", n))
-			res, err := client.Do(req)
-			if err != nil {
-				failed("create %d: %v", n, err)
-				continue
-			}
-			body, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if res.StatusCode != 201 {
-				failed("create %d: %d %s", n, res.StatusCode, body)
+			status, body, err := createEvent(client, lb.Base, project, key, n, fmt.Sprintf("rolling-%d", n))
+			if err != nil || status != 201 {
+				failed("create %d at %s: %v %d %s", n, time.Now().Format("15:04:05.000"), err, status, body)
 				continue
 			}
 			written.Store(int64(n + 1))
@@ -236,8 +210,39 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 		nodes[i] = start(i)
 		settle(i)
 	}
+	// A crash with writes in flight: six bulk creates of 1,000 rows (a few
+	// hundred milliseconds each under -race) go out at once, about two to
+	// each node, and node 1 is killed while they run. One that reached it
+	// is sent again to another node (it carries an Idempotency-Key, and the
+	// balancer kept its body): each is answered 201 once and its rows
+	// exist once.
+	const bulks, perBulk = 6, 1000
+	bulkDone := make(chan error, bulks)
+	for b := range bulks {
+		go func() {
+			rows := make([]string, perBulk)
+			for j := range rows {
+				rows[j] = fmt.Sprintf(`{"n": %d}`, 1_000_000+b*perBulk+j)
+			}
+			status, body, err := postJSON(http.DefaultClient, lb.Base+"/v1/"+project+"/events/bulk", key,
+				"["+strings.Join(rows, ",")+"]", fmt.Sprintf("crash-bulk-%d", b))
+			if err == nil && status != 201 {
+				err = fmt.Errorf("%d %s", status, body)
+			}
+			if err != nil {
+				err = fmt.Errorf("bulk create %d at %s: %w", b, time.Now().Format("15:04:05.000"), err)
+			}
+			bulkDone <- err
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
 	nodes[1].Kill(t) // a crash
-	t.Logf("node 1 killed (%d writes so far)", written.Load())
+	for range bulks {
+		if err := <-bulkDone; err != nil {
+			failed("%v", err)
+		}
+	}
+	t.Logf("node 1 killed at %s (%d writes so far)", time.Now().Format("15:04:05.000"), written.Load())
 	nodes[1] = start(1)
 	settle(1)
 	close(stop)
@@ -264,10 +269,28 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 	}
 	close(stopStream)
 	<-streamDone
+	// Stopped together, not one by one in the cleanups (each serves on
+	// for its shutdown_delay).
+	for _, p := range append(nodes, lb) {
+		p.Terminate(t)
+	}
+	for _, p := range append(nodes, lb) {
+		p.Exited(time.Minute)
+	}
 
 	failMu.Lock()
 	if len(failures) > 0 {
 		t.Errorf("%d requests failed; the first: %s", len(failures), strings.Join(failures[:min(len(failures), 10)], "\n"))
+		// What the balancer saw of the nodes around the failures.
+		if out, err := os.ReadFile(lb.Log); err == nil {
+			var kept []string
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.Contains(line, "reverse_proxy") {
+					kept = append(kept, line)
+				}
+			}
+			t.Logf("the balancer's log of its upstreams:\n%s", strings.Join(kept[max(0, len(kept)-60):], "\n"))
+		}
 	}
 	failMu.Unlock()
 	db, err := sql.Open("postgres", dbURL)
@@ -280,8 +303,8 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	// n is unique: a create sent twice would have answered 409, not 201.
-	if rows < n || rows != distinct {
-		t.Errorf("%d rows (%d distinct) for %d acknowledged creates", rows, distinct, n)
+	if rows < n+bulks*perBulk || rows != distinct {
+		t.Errorf("%d rows (%d distinct) for %d acknowledged creates and %d bulk rows", rows, distinct, n, bulks*perBulk)
 	}
 	// The stream (opened again after each stop) saw every create once.
 	missing, twice := missingOrTwice()

@@ -34,6 +34,18 @@ pids=()
 stop() {
 	echo "cluster: stopping" >&2
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	# The nodes run on their own (scripts/cluster-node.sh), so that
+	# cluster-upgrade.sh can replace them: stop them by their pid files.
+	local node_pids=()
+	for f in "$base"/node?.pid; do
+		[ -f "$f" ] || continue
+		node_pids+=("$(cat "$f")")
+		rm -f "$f"
+	done
+	for p in "${node_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${node_pids[@]}"; do
+		for _ in $(seq 400); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
 	wait 2>/dev/null || true
 	pg pg_ctl -D "$base/replica" -m fast -w stop >/dev/null 2>&1 || true
 	pg pg_ctl -D "$base/primary" -m fast -w stop >/dev/null 2>&1 || true
@@ -85,6 +97,7 @@ TABLESMITH_DATA_ONE_URL=postgres://postgres@127.0.0.1:$primary_port/tablesmith?s
 TABLESMITH_DATA_ONE_REPLICA_URL=postgres://postgres@127.0.0.1:$replica_port/tablesmith?sslmode=disable
 TABLESMITH_DATA_TWO_URL=postgres://postgres@127.0.0.1:$two_port/tablesmith?sslmode=disable
 TABLESMITH_REDIS_URL=redis://127.0.0.1:$redis_port/0
+TABLESMITH_SECRET=$secret
 # Behind the balancer (health check every 2 s), a stopping node serves on
 # 5 s while /api/ready says 503 (docs/deployment.md, "Stopping a node").
 TABLESMITH_SHUTDOWN_DELAY=5s
@@ -93,12 +106,8 @@ set -a
 . "$base/env"
 set +a
 for n in 1 2 3; do
-	mkdir -p "$base/node$n"
-	TABLESMITH_ADDR="http://localhost:808$n" TABLESMITH_CADDY_ADMIN=off TABLESMITH_SECRET="$secret" \
-		TABLESMITH_DASHBOARD_DIR="$PWD/dashboard/dist" \
-		XDG_DATA_HOME="$base/node$n" XDG_CONFIG_HOME="$base/node$n" \
-		./caddy run --config "$base/Caddyfile.node" --adapter caddyfile >"$base/node$n.log" 2>&1 &
-	pids+=($!)
+	: >"$base/node$n.log"
+	scripts/cluster-node.sh "$n"
 done
 # The balancer is Caddyfile.balancer.example over the three nodes.
 TABLESMITH_BALANCER_ADDRESS=http://localhost:8080 TABLESMITH_NODES="localhost:8081 localhost:8082 localhost:8083" \
@@ -112,6 +121,7 @@ cluster: Tablesmith on http://localhost:8080 (load balancer) over nodes :8081 :8
   PostgreSQL primary :$primary_port and streaming replica :$replica_port (reads), second data
   server :$two_port, Redis :$redis_port. New projects alternate between data servers one and two;
   Move a project: (set -a; . $base/env; ./caddy tablesmith move-project --project ID --to two --config $base/Caddyfile.node)
-  Logs in $base/*.log. Ctrl-C stops everything.
+  Logs in $base/*.log. A rolling upgrade to this tree's code: scripts/cluster-upgrade.sh.
+  Ctrl-C stops everything.
 MSG
 wait

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,6 +108,7 @@ func Env(dir string, extra ...string) []string {
 // Process is a running `caddy run`.
 type Process struct {
 	Base   string // http://127.0.0.1:<port>
+	Log    string // the file its output goes to
 	cmd    *exec.Cmd
 	exited chan error
 }
@@ -128,7 +130,7 @@ func Start(t testing.TB, bin, config, base string, env []string) *Process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &Process{Base: base, cmd: cmd, exited: make(chan error, 1)}
+	p := &Process{Base: base, Log: logPath, cmd: cmd, exited: make(chan error, 1)}
 	go func() { p.exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -170,6 +172,18 @@ func Start(t testing.TB, bin, config, base string, env []string) *Process {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// StartNode runs one Tablesmith node from a Caddyfile that reads its
+// database from {env.TABLESMITH_DATABASE_URL} and its port from
+// {$NODE_PORT}, with Caddy's directories in home; port 0 takes a free one.
+func StartNode(t testing.TB, bin, config, home, databaseURL string, port int) *Process {
+	t.Helper()
+	if port == 0 {
+		port = FreePort(t)
+	}
+	env := Env(home, "TABLESMITH_DATABASE_URL="+databaseURL, "NODE_PORT="+strconv.Itoa(port))
+	return Start(t, bin, config, fmt.Sprintf("http://127.0.0.1:%d", port), env)
 }
 
 // Kill ends the process with SIGKILL, as a crash would: no shutdown work

@@ -87,13 +87,6 @@ func (c *countingReceiver) arrivals() []arrival {
 	return append([]arrival(nil), c.all...)
 }
 
-// startNode runs one Caddy node on the test's database.
-func startNode(t *testing.T, bin, dir, config, db string) *testcaddy.Process {
-	port := testcaddy.FreePort(t)
-	env := testcaddy.Env(dir, "TABLESMITH_DATABASE_URL="+db, "NODE_PORT="+strconv.Itoa(port))
-	return testcaddy.Start(t, bin, config, fmt.Sprintf("http://127.0.0.1:%d", port), env)
-}
-
 func TestKillingTheDeliveringNodeMidwayThroughTenThousandWritesLosesNoChange(t *testing.T) {
 	t.Parallel()
 	const batches, perBatch = 100, 100 // 10,000 writes
@@ -109,7 +102,7 @@ func TestKillingTheDeliveringNodeMidwayThroughTenThousandWritesLosesNoChange(t *
 	t.Cleanup(receiver.Close)
 
 	// Node a alone: it leases the webhook and delivers the first change.
-	a := startNode(t, bin, dir, config, dbURL)
+	a := testcaddy.StartNode(t, bin, config, dir, dbURL, 0)
 	_, token, project, key := testcaddy.Published(t, a.Base, `{"tables": [{"name": "events", "realtime": true,
 		"columns": [{"name": "n", "type": "integer"}]}]}`)
 	hook := testcaddy.MustCall(t, 201, "POST", a.Base+"/api/projects/"+project+"/webhooks", token,
@@ -135,7 +128,7 @@ func TestKillingTheDeliveringNodeMidwayThroughTenThousandWritesLosesNoChange(t *
 	}
 
 	// Node b joins; the writes go through b, so they go on after a dies.
-	b := startNode(t, bin, dir, config, dbURL)
+	b := testcaddy.StartNode(t, bin, config, dir, dbURL, 0)
 	written := make(chan error, 1)
 	go func() {
 		for i := range batches {
