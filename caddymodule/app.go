@@ -169,7 +169,16 @@ var runtimes = caddy.NewUsagePool()
 
 type pooled struct{ svc *service.Service }
 
-func (p pooled) Destruct() error { return p.svc.Close() }
+// Destruct closes the service once no config uses it. On a reload that
+// replaced it, the old server still finishes its requests, which Close
+// waits for; when the process exits the http app has already waited its
+// grace_period, and nothing more is waited for.
+func (p pooled) Destruct() error {
+	if caddy.Exiting() {
+		return p.svc.CloseAfter(0)
+	}
+	return p.svc.Close()
+}
 
 // Provision resolves placeholders and attaches to the shared service. It
 // does no network I/O, so `caddy validate` works without a database.

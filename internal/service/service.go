@@ -140,7 +140,11 @@ type Service struct {
 	trigram   atomic.Bool
 	log       *slog.Logger
 
-	api      *apihttp.Handler
+	api *apihttp.Handler
+	// served is api counting its requests in inflight, which Close waits
+	// for.
+	served   http.Handler
+	inflight atomic.Int64
 	platform atomic.Pointer[platformhttp.Handler]
 	// apiDeps and platformDeps are filled by New and the wire* hooks (one
 	// file per area) before the handlers are built.
@@ -267,6 +271,7 @@ func New(cfg Config) (*Service, error) {
 		s.apiDeps.Limiter, s.apiDeps.Recorder = nil, nil
 	}
 	s.api = apihttp.New(s.apiDeps)
+	s.served = s.counted(s.api)
 	return s, nil
 }
 
@@ -457,9 +462,25 @@ func (s *Service) handleEvent(payload string) {
 	s.events.Dispatch(e)
 }
 
-// Close stops workers and closes the pool; requests still running finish
-// or fail on a closed pool, so callers close only after draining.
-func (s *Service) Close() error {
+// Close waits for the requests still running (up to the longest a
+// request may take: the export deadline), then stops the workers and
+// closes the pools.
+func (s *Service) Close() error { return s.CloseAfter(s.longestRequest()) }
+
+// CloseAfter is Close waiting at most wait for the requests still
+// running; what runs after that fails on the closed pools. A reload that
+// replaces the service (a changed database_url, request_timeout, ...)
+// stops the old server without waiting for its requests, which still
+// run here: they finish, and the realtime streams end at once with a
+// reconnect event, so that their clients resume on the new service.
+func (s *Service) CloseAfter(wait time.Duration) error {
+	if s.Realtime != nil {
+		s.Realtime.Drain()
+	}
+	deadline := time.Now().Add(wait)
+	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if s.stop != nil {
 		s.stop()
 	}
@@ -506,12 +527,33 @@ func (c Config) dataPoolOptions() pgpool.Options {
 }
 
 // API is the generated-API handler (/v1).
-func (s *Service) API() http.Handler { return s.api }
+func (s *Service) API() http.Handler { return s.served }
+
+// counted serves with h, counting the request in inflight while it runs.
+func (s *Service) counted(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// longestRequest is the longest a request may run: the export deadline
+// (never shorter than the request deadline), and a second for its answer.
+func (s *Service) longestRequest() time.Duration {
+	d := s.cfg.ExportTimeout
+	if d <= 0 {
+		d = apihttp.DefaultExportTimeout
+	}
+	return max(d, s.cfg.RequestTimeout) + time.Second
+}
 
 // Platform is the platform-API handler (/api). Each request has the
 // request deadline, like the generated API's.
 func (s *Service) Platform() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
 		if s.serveHealth(w, r) {
 			return
 		}
