@@ -275,7 +275,9 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 		p.Terminate(t)
 	}
 	for _, p := range append(nodes, lb) {
-		p.Exited(time.Minute)
+		if ended, _ := p.Exited(time.Minute); !ended {
+			t.Errorf("%s did not exit within a minute of SIGTERM", p.Base)
+		}
 	}
 
 	failMu.Lock()
