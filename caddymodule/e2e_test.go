@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -326,53 +325,14 @@ func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 	before := activeService(t)
 
 	// Requests keep flowing while the config reloads.
-	var failures, served atomic.Int64
-	var firstFailure atomic.Pointer[string]
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			req, _ := http.NewRequest("GET", base+"/v1/"+project+"/users/1", nil)
-			req.Header.Set("Authorization", "Bearer "+key)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil || res.StatusCode != 200 {
-				failures.Add(1)
-				why := fmt.Sprint(err)
-				if res != nil {
-					why = res.Status
-				}
-				firstFailure.CompareAndSwap(nil, &why)
-			} else {
-				served.Add(1)
-			}
-			if res != nil {
-				_, _ = io.Copy(io.Discard, res.Body) // only the status counts here
-				res.Body.Close()
-			}
-		}
-	}()
+	reads := readsThroughout(base+"/v1/"+project+"/users/1", key)
 	time.Sleep(50 * time.Millisecond)
 	// The reload changes the pro plan's project limit.
 	loadExample(t, func(s string) string {
 		return strings.Replace(s, "rate 100000/hour\n\t\t\tprojects 20", "rate 100000/hour\n\t\t\tprojects 42", 1)
 	})
 	time.Sleep(50 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	if n := failures.Load(); n > 0 || served.Load() < 10 {
-		why := ""
-		if f := firstFailure.Load(); f != nil {
-			why = " (first: " + *f + ")"
-		}
-		t.Fatalf("%d requests failed%s and %d succeeded around the reload", n, why, served.Load())
-	}
+	reads.check(t, "the reload")
 	if after := activeService(t); after != before {
 		t.Fatal("the reload opened a new service (and database pool) instead of reusing it")
 	}
@@ -381,6 +341,62 @@ func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 	}
 	c.must(200, "GET", "/v1/"+project+"/users/1", key, nil)
 	c.must(200, "GET", "/api/projects/"+project, session, nil)
+}
+
+// reads sends GETs of one URL in a loop until check stops it.
+type reads struct {
+	stop             chan struct{}
+	done             chan struct{}
+	failures, served atomic.Int64
+	first            atomic.Pointer[string]
+}
+
+// readsThroughout starts reading url with key, one request after another.
+func readsThroughout(url, key string) *reads {
+	r := &reads{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		for {
+			select {
+			case <-r.stop:
+				return
+			default:
+			}
+			req, _ := http.NewRequest("GET", url, nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			res, err := http.DefaultClient.Do(req)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, res.Body) // only the status counts here
+				res.Body.Close()
+			}
+			if err != nil || res.StatusCode != 200 {
+				r.failures.Add(1)
+				why := fmt.Sprint(err)
+				if res != nil {
+					why = res.Status
+				}
+				r.first.CompareAndSwap(nil, &why)
+			} else {
+				r.served.Add(1)
+			}
+		}
+	}()
+	return r
+}
+
+// check stops the reads and fails the test if any failed, or if too few
+// were served around what (at least 10).
+func (r *reads) check(t *testing.T, what string) {
+	t.Helper()
+	close(r.stop)
+	<-r.done
+	if n := r.failures.Load(); n > 0 || r.served.Load() < 10 {
+		why := ""
+		if f := r.first.Load(); f != nil {
+			why = " (first: " + *f + ")"
+		}
+		t.Fatalf("%d requests failed%s and %d succeeded around %s", n, why, r.served.Load(), what)
+	}
 }
 
 func TestRestartKeepsRecordsKeysAndSessions(t *testing.T) {

@@ -3,12 +3,9 @@ package caddymodule
 import (
 	"bufio"
 	"database/sql"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,38 +79,7 @@ func TestAReloadThatReplacesTheServiceLosesNoRequest(t *testing.T) {
 		streamEnd <- string(all)
 	}()
 
-	var failures, served atomic.Int64
-	var firstFailure atomic.Pointer[string]
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			req, _ := http.NewRequest("GET", base+"/v1/"+project+"/notes/1", nil)
-			req.Header.Set("Authorization", "Bearer "+key)
-			res, err := http.DefaultClient.Do(req)
-			if err == nil {
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-			}
-			if err != nil || res.StatusCode != 200 {
-				failures.Add(1)
-				why := fmt.Sprint(err)
-				if res != nil {
-					why = res.Status
-				}
-				firstFailure.CompareAndSwap(nil, &why)
-			} else {
-				served.Add(1)
-			}
-		}
-	}()
+	reads := readsThroughout(base+"/v1/"+project+"/notes/1", key)
 	time.Sleep(50 * time.Millisecond)
 	reloaded := make(chan struct{})
 	go func() { // the reload returns once the old service has closed
@@ -152,15 +118,7 @@ func TestAReloadThatReplacesTheServiceLosesNoRequest(t *testing.T) {
 	}
 	<-reloaded
 	time.Sleep(50 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	if n := failures.Load(); n > 0 || served.Load() < 10 {
-		why := ""
-		if f := firstFailure.Load(); f != nil {
-			why = " (first: " + *f + ")"
-		}
-		t.Fatalf("%d reads failed%s and %d succeeded around the reload", n, why, served.Load())
-	}
+	reads.check(t, "the reload")
 	if activeService(t) == before {
 		t.Fatal("the reload kept the service: request_timeout should have opened a new one")
 	}
