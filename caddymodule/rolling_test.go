@@ -2,11 +2,12 @@ package caddymodule_test
 
 // Nodes come and go behind the real balancer (issue 43, item 4): three
 // Caddy nodes on one database behind Caddyfile.balancer.example, under
-// reads, creates with an Idempotency-Key and a realtime stream, while
+// reads, creates with an Idempotency-Key and two realtime streams, while
+// one node's config is reloaded with a setting that replaces its service,
 // each node in turn is stopped with SIGTERM and replaced by a new process
 // (a rolling replacement), and then one is killed with SIGKILL and
 // started again. No read or write may fail, no write may happen twice,
-// and the stream, resuming by Last-Event-ID, must miss nothing.
+// and the streams, resuming by Last-Event-ID, must miss nothing.
 
 import (
 	"database/sql"
@@ -14,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -107,13 +109,24 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 	bin := testcaddy.Binary(t)
 	dbURL := testpg.NewDatabase(t)
 	dir := t.TempDir()
-	config := filepath.Join(dir, "Caddyfile")
-	if err := os.WriteFile(config, []byte(drainCaddyfile), 0o600); err != nil {
-		t.Fatal(err)
+	// The nodes have an admin endpoint, for the reload below; the reloaded
+	// config changes request_timeout, which the service is built with, so
+	// the reload replaces the node's service under the load.
+	withAdmin := strings.Replace(drainCaddyfile, "admin off", "admin 127.0.0.1:{$ADMIN_PORT}", 1)
+	config, reloaded := filepath.Join(dir, "Caddyfile"), filepath.Join(dir, "Caddyfile.reloaded")
+	for path, text := range map[string]string{config: withAdmin,
+		reloaded: strings.Replace(withAdmin, "\t\tdefault_plan unlimited\n", "\t\tdefault_plan unlimited\n\t\trequest_timeout 25s\n", 1)} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ports := []int{testcaddy.FreePort(t), testcaddy.FreePort(t), testcaddy.FreePort(t)}
+	adminPorts := []int{testcaddy.FreePort(t), testcaddy.FreePort(t), testcaddy.FreePort(t)}
+	nodeEnv := func(i int) []string {
+		return []string{"NODE_PORT=" + strconv.Itoa(ports[i]), "ADMIN_PORT=" + strconv.Itoa(adminPorts[i])}
+	}
 	start := func(i int) *testcaddy.Process {
-		return testcaddy.StartNode(t, bin, config, filepath.Join(dir, strconv.Itoa(i)), dbURL, ports[i])
+		return testcaddy.StartNode(t, bin, config, filepath.Join(dir, strconv.Itoa(i)), dbURL, ports[i], nodeEnv(i)...)
 	}
 	nodes := make([]*testcaddy.Process, 3)
 	for i := range nodes {
@@ -132,17 +145,24 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 	_, _, project, key := testcaddy.Published(t, lb.Base, `{"tables": [{"name": "events", "realtime": true,
 		"columns": [{"name": "n", "type": "integer", "unique": true}]}]}`)
 
-	stream := &resumingStream{seen: map[int]int{}, lastID: -1, connected: make(chan struct{})}
+	// Two streams, most likely on two nodes (round robin).
+	streams := []*resumingStream{
+		{seen: map[int]int{}, lastID: -1, connected: make(chan struct{})},
+		{seen: map[int]int{}, lastID: -1, connected: make(chan struct{})},
+	}
 	stopStream := make(chan struct{})
-	streamDone := make(chan struct{})
-	go func() {
-		defer close(streamDone)
-		stream.run(lb.Base, project, key, stopStream)
-	}()
-	select {
-	case <-stream.connected:
-	case <-time.After(time.Minute):
-		t.Fatal("the stream did not open within a minute")
+	var streamsDone sync.WaitGroup
+	for _, st := range streams {
+		streamsDone.Add(1)
+		go func() {
+			defer streamsDone.Done()
+			st.run(lb.Base, project, key, stopStream)
+		}()
+		select {
+		case <-st.connected:
+		case <-time.After(time.Minute):
+			t.Fatal("a stream did not open within a minute")
+		}
 	}
 
 	stop := make(chan struct{})
@@ -211,6 +231,16 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 		time.Sleep(11 * time.Second)
 	}
 	time.Sleep(2 * time.Second)
+	// A reload of node 0 that replaces its service: `caddy reload`, as an
+	// operator runs it, against the node's admin endpoint.
+	reload := exec.Command(bin, "reload", "--config", reloaded, "--adapter", "caddyfile",
+		"--address", "127.0.0.1:"+strconv.Itoa(adminPorts[0]))
+	reload.Env = testcaddy.Env(filepath.Join(dir, "reload"), nodeEnv(0)...)
+	if out, err := reload.CombinedOutput(); err != nil {
+		t.Fatalf("caddy reload: %v\n%s", err, out)
+	}
+	t.Logf("node 0 reloaded with a new service (%d writes so far)", written.Load())
+	time.Sleep(2 * time.Second)
 	for i := range nodes { // a rolling replacement
 		nodes[i].Terminate(t)
 		if ended, err := nodes[i].Exited(time.Minute); !ended || err != nil {
@@ -260,18 +290,20 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 	n := int(written.Load())
 	var missed []int
 	missingOrTwice := func() (missing, twice int) {
-		stream.mu.Lock()
-		defer stream.mu.Unlock()
 		missed = missed[:0]
-		for i := range n {
-			switch stream.seen[i] {
-			case 0:
-				missing++
-				missed = append(missed, i)
-			case 1:
-			default:
-				twice++
+		for _, st := range streams {
+			st.mu.Lock()
+			for i := range n {
+				switch st.seen[i] {
+				case 0:
+					missing++
+					missed = append(missed, i)
+				case 1:
+				default:
+					twice++
+				}
 			}
+			st.mu.Unlock()
 		}
 		return missing, twice
 	}
@@ -281,7 +313,7 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	close(stopStream)
-	<-streamDone
+	streamsDone.Wait()
 	// Stopped together, not one by one in the cleanups (each serves on
 	// for its shutdown_delay).
 	for _, p := range append(nodes, lb) {
@@ -321,12 +353,19 @@ func TestThroughTheBalancerNodesComeAndGoWithoutAFailedRequest(t *testing.T) {
 	if rows < n+bulks*perBulk || rows != distinct {
 		t.Errorf("%d rows (%d distinct) for %d acknowledged creates and %d bulk rows", rows, distinct, n, bulks*perBulk)
 	}
-	// The stream (opened again after each stop) saw every create once.
+	// Each stream (opened again after each stop) saw every create once.
 	missing, twice := missingOrTwice()
-	stream.mu.Lock()
-	defer stream.mu.Unlock()
-	if missing > 0 || twice > 0 {
-		t.Errorf("the stream missed %d of %d creates (%v) and saw %d twice (%d opens; refused: %v)", missing, n, missed[:min(len(missed), 10)], twice, stream.opens, stream.refused)
+	opens := 0
+	for _, st := range streams {
+		st.mu.Lock()
+		opens += st.opens
+		if len(st.refused) > 0 {
+			t.Errorf("a stream's reopening was refused: %v", st.refused)
+		}
+		st.mu.Unlock()
 	}
-	t.Logf("%d reads, %d creates, %d stream opens, 0 failed", reads.Load(), n, stream.opens)
+	if missing > 0 || twice > 0 {
+		t.Errorf("the two streams missed %d of 2 x %d creates (%v) and saw %d twice (%d opens)", missing, n, missed[:min(len(missed), 10)], twice, opens)
+	}
+	t.Logf("%d reads, %d creates, %d stream opens in two streams, 0 failed", reads.Load(), n, opens)
 }

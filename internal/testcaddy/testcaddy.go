@@ -176,13 +176,14 @@ func Start(t testing.TB, bin, config, base string, env []string) *Process {
 
 // StartNode runs one Tablesmith node from a Caddyfile that reads its
 // database from {env.TABLESMITH_DATABASE_URL} and its port from
-// {$NODE_PORT}, with Caddy's directories in home; port 0 takes a free one.
-func StartNode(t testing.TB, bin, config, home, databaseURL string, port int) *Process {
+// {$NODE_PORT}, with Caddy's directories in home and extra variables;
+// port 0 takes a free one.
+func StartNode(t testing.TB, bin, config, home, databaseURL string, port int, extra ...string) *Process {
 	t.Helper()
 	if port == 0 {
 		port = FreePort(t)
 	}
-	env := Env(home, "TABLESMITH_DATABASE_URL="+databaseURL, "NODE_PORT="+strconv.Itoa(port))
+	env := Env(home, append([]string{"TABLESMITH_DATABASE_URL=" + databaseURL, "NODE_PORT=" + strconv.Itoa(port)}, extra...)...)
 	return Start(t, bin, config, fmt.Sprintf("http://127.0.0.1:%d", port), env)
 }
 
