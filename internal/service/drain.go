@@ -24,6 +24,12 @@ func (s *Service) Drain(ctx context.Context) {
 	s.Realtime.Drain()
 	if s.stopBuilds != nil {
 		s.stopBuilds()
+		// The build lock goes with the builder's connection: the others
+		// are told only once it has.
+		select {
+		case <-s.buildsDone:
+		case <-ctx.Done():
+		}
 	}
 	s.Webhooks.Handoff(ctx)
 	if err := events.Notify(ctx, s.DB, events.NodeLeaving{Node: s.node}); err != nil {

@@ -102,8 +102,11 @@ type Config struct {
 	// ProjectQueueWait is how long a statement waits for its project's
 	// turn before a 503 (0: fairshare.DefaultWait, 2 s).
 	ProjectQueueWait time.Duration
-	// IndexBuilds bound the background index builds (wire_indexes.go).
+	// IndexBuilds bound the background index builds (wire_indexes.go);
+	// IndexPoll is how often the builder looks for builds nobody holds
+	// (default 10 s; kicks start it at once).
 	IndexBuilds store.BuildOptions
+	IndexPoll   time.Duration
 	// RealtimeRetention is how long a project's change log keeps a change
 	// for streams that resume (default realtime.DefaultRetention, 15 min).
 	RealtimeRetention time.Duration
@@ -164,6 +167,7 @@ type Service struct {
 	// stopBuilds ends its run (Drain).
 	Indexes    *publish.Builder
 	stopBuilds context.CancelFunc
+	buildsDone chan struct{}
 	// node names this node in leases and in its NodeLeaving event;
 	// draining is set by Drain (drain.go).
 	node     string

@@ -72,6 +72,9 @@ func emptyIndexStatus() *IndexStatus {
 // them when versions is empty), by version. A version without a row in
 // the result had nothing to build.
 func (s *Store) IndexStatuses(ctx context.Context, projectID string, versions ...int) (map[int]*IndexStatus, error) {
+	if versions == nil {
+		versions = []int{} // pq.Array(nil) is NULL, whose cardinality is NULL: no row
+	}
 	rows, err := s.DB.QueryContext(ctx, `SELECT version, name, table_name, column_name, state, attempts, error, updated_at
 		FROM tablesmith.index_builds WHERE project_id = $1 AND (cardinality($2::int[]) = 0 OR version = ANY ($2))
 		ORDER BY version, table_name, column_name, name`, projectID, pq.Array(versions))
