@@ -1,12 +1,14 @@
 package openapi
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/tablesmith/tablesmith/schema"
 )
@@ -106,4 +108,43 @@ func revalidated(get *v3.Operation) {
 	get.Parameters = append(params, &v3.Parameter{Name: "If-None-Match", In: "header",
 		Description: "ETags of answers the client holds; when one is current the answer is 304 without a body.",
 		Schema:      base.CreateSchemaProxy(&base.Schema{Type: types("string")})})
+}
+
+// methodRank orders a path item's operations as the document lists them:
+// the reads, then the writes from create to delete. libopenapi writes its
+// own field order (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH), and a
+// collection runner follows the document (openapi-to-postmanv2 keeps
+// each path's operations in their order), so a record was deleted before
+// the runner read it with HEAD or changed it with PATCH.
+var methodRank = map[string]int{"get": 1, "head": 2, "post": 3, "put": 4, "patch": 5, "delete": 6, "options": 7, "trace": 8}
+
+// orderMethods puts the operations of every path item of the rendered
+// document in methodRank's order, after the path item's other fields.
+func orderMethods(root *yaml.Node) {
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	var paths *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "paths" {
+			paths = root.Content[i+1]
+		}
+	}
+	if paths == nil {
+		return
+	}
+	for i := 1; i < len(paths.Content); i += 2 {
+		item := paths.Content[i]
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		pairs := make([][2]*yaml.Node, 0, len(item.Content)/2)
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			pairs = append(pairs, [2]*yaml.Node{item.Content[j], item.Content[j+1]})
+		}
+		sort.SliceStable(pairs, func(a, b int) bool { return methodRank[pairs[a][0].Value] < methodRank[pairs[b][0].Value] })
+		for j, p := range pairs {
+			item.Content[2*j], item.Content[2*j+1] = p[0], p[1]
+		}
+	}
 }

@@ -266,6 +266,7 @@ func renderAs(doc *v3.Document, sp *splicer, f Format) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("libopenapi rendered %T, not a YAML node", tree)
 	}
+	orderMethods(node)
 	if f.V30 {
 		to30(sp, node)
 	}
