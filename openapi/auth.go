@@ -105,7 +105,7 @@ func authPaths(paths *orderedmap.Map[string, *v3.PathItem], auth *schema.CTable,
 		Summary: "Register an end user",
 		Description: "Creates a record in " + auth.Name + " from the body, validated like a create of that table, and signs the user in. " +
 			"A user who is not active yet gets no tokens. A taken e-mail is 409 CONFLICT.",
-		RequestBody: jsonBody("The new user: the "+auth.Name+" table's fields.", n.Create), Security: anonymous(),
+		RequestBody: jsonBodyWith("The new user: the "+auth.Name+" table's fields.", n.Create, registerExample(auth)), Security: anonymous(),
 		Responses: register}})
 
 	login := responses("200", sessionOK("The user and fresh tokens."), respBadBody)
@@ -122,7 +122,7 @@ func authPaths(paths *orderedmap.Map[string, *v3.PathItem], auth *schema.CTable,
 	paths.Set("/auth/login", &v3.PathItem{Post: &v3.Operation{Tags: tags, OperationId: opLogin,
 		Summary:     "Sign an end user in",
 		Description: "A wrong e-mail or password is 401 INVALID_CREDENTIALS; repeated failures are throttled (429 TOO_MANY_ATTEMPTS with Retry-After).",
-		RequestBody: jsonBody("The user's e-mail and password.", schemaLogin), Security: anonymous(),
+		RequestBody: jsonBodyWith("The user's e-mail and password.", schemaLogin, loginExample(auth)), Security: anonymous(),
 		Responses: login}})
 
 	refresh := responses("200", sessionOK("The user and a new pair of tokens."), respBadBody, respUnauthorized, respForbidden)

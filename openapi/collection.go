@@ -211,9 +211,11 @@ func collectionOperations(sp *splicer, paths *orderedmap.Map[string, *v3.PathIte
 // on_conflict upserted) in one statement, all or nothing.
 func bulkPath(t *schema.CTable, n tableNames, onConflict *v3.Parameter, unique []string, maxBulk int) *v3.PathItem {
 	content := orderedmap.New[string, *v3.MediaType]()
+	// Its item is record 2 of the examples: unique values the create
+	// example took are not repeated.
 	content.Set(jsonMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{Type: types("array"), MinItems: ptr(int64(1)),
 		MaxItems: ptr(int64(maxBulk)), Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxyRef(schemaRef(n.Create))}}),
-		Example: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{bodyExample(t, false)}}})
+		Example: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{recordExample(t, false, 1)}}})
 	body := &v3.RequestBody{Description: fmt.Sprintf("1 to %d new records.", maxBulk), Required: ptr(true), Content: content}
 	codes := orderedmap.New[string, *v3.Response]()
 	codes.Set("201", successResponse("The records in the items' order, with meta (created, updated and, with on_conflict, results).",

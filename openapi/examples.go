@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -27,16 +28,75 @@ import (
 // upsert.
 
 // columnExample is a value of column c the server accepts, or false.
-func columnExample(c *schema.CColumn) (any, bool) {
+func columnExample(c *schema.CColumn) (any, bool) { return columnVariant(c, 0, false) }
+
+// columnVariant is columnExample for the nth of several records: the
+// value of a unique column (unique) differs for each n (the create
+// example is n 0, the bulk example's item 1, the register example 2), so
+// that the examples sent in a row on a fresh project do not collide.
+func columnVariant(c *schema.CColumn, n int, unique bool) (any, bool) {
 	for _, v := range exampleCandidates(c) {
 		if v == nil {
 			continue
 		}
-		if _, msg := schema.CheckValue(&c.Column, v); msg == "" {
-			return v, true
+		tries := []any{v}
+		if n > 0 && unique {
+			tries = variants(c, v, n)
+		}
+		for _, v := range tries {
+			if _, msg := schema.CheckValue(&c.Column, v); msg == "" {
+				return v, true
+			}
 		}
 	}
 	return nil, false
+}
+
+// variants are the values columnVariant tries for the nth record of a
+// unique column whose first record's example is v, in order; the server's
+// rule (schema.CheckValue) picks the first it takes.
+func variants(c *schema.CColumn, v any, n int) []any {
+	k := strconv.Itoa(n + 1)
+	switch v := v.(type) {
+	case bool:
+		return []any{!v}
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return []any{json.Number(strconv.FormatInt(i+int64(n), 10))}
+		}
+		if f, err := v.Float64(); err == nil {
+			return []any{json.Number(strconv.FormatFloat(f+float64(n), 'g', -1, 64))}
+		}
+	case string:
+		var out []any
+		if n < len(c.Values) {
+			out = append(out, c.Values[n])
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil && c.Type == schema.TypeDecimal {
+			out = append(out, strconv.FormatFloat(f+float64(n), 'f', -1, 64))
+		}
+		if at := strings.LastIndex(v, "@"); at > 0 {
+			out = append(out, v[:at]+k+v[at:]) // user2@example.com
+		}
+		for _, sep := range []string{" ", "-", ""} {
+			out = append(out, suffixed(v, sep+k, c))
+		}
+		if len(v) > len(k) { // a uuid's last digits
+			out = append(out, v[:len(v)-len(k)]+k)
+		}
+		return out
+	}
+	return nil
+}
+
+// suffixed is s with suffix, s cut so that the two fit the column's
+// maximum length.
+func suffixed(s, suffix string, c *schema.CColumn) string {
+	r := []rune(s)
+	if c.MaxLength != nil && len(r)+len([]rune(suffix)) > *c.MaxLength {
+		r = r[:max(0, *c.MaxLength-len([]rune(suffix)))]
+	}
+	return string(r) + suffix
 }
 
 // exampleCandidates are the values columnExample tries, in order: the
@@ -115,10 +175,19 @@ func fitted(s string, c *schema.CColumn) string {
 // bodyExample is an example body of table t: every writable column with
 // an example under its input name (required or not), or for a partial
 // update (one) the first of them alone.
-func bodyExample(t *schema.CTable, one bool) *yaml.Node {
+func bodyExample(t *schema.CTable, one bool) *yaml.Node { return recordExample(t, one, 0) }
+
+// recordExample is bodyExample for the nth record (columnVariant). An
+// optional reference to t itself is left out: the first record of a
+// fresh table has no record 1 to name.
+func recordExample(t *schema.CTable, one bool, n int) *yaml.Node {
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for _, c := range t.Writable {
-		v, ok := columnExample(c)
+		if c.References != nil && c.References.Table == t.Name && !c.Required {
+			continue
+		}
+		// An auth table's e-mail is unique whether or not the schema says so.
+		v, ok := columnVariant(c, n, c.Unique || t.Doc.Auth && c.Name == "email")
 		if !ok {
 			continue
 		}
@@ -128,4 +197,31 @@ func bodyExample(t *schema.CTable, one bool) *yaml.Node {
 		}
 	}
 	return m
+}
+
+// registerExample is the register body: the auth table's record 2 (the
+// create example made 0 and the bulk example 1, whose e-mails it must
+// not repeat).
+func registerExample(auth *schema.CTable) *yaml.Node { return recordExample(auth, false, 2) }
+
+// loginExample signs in the user registerExample registers, or is nil
+// when that example lacks the e-mail or the password.
+func loginExample(auth *schema.CTable) *yaml.Node {
+	email, _ := auth.Column("email")
+	var password *schema.CColumn
+	for _, c := range auth.Writable {
+		if c.Type == schema.TypePassword {
+			password = c
+			break
+		}
+	}
+	if email == nil || password == nil {
+		return nil
+	}
+	e, ok1 := columnVariant(email, 2, true)
+	p, ok2 := columnVariant(password, 2, password.Unique)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return mapping("email", valueNode(e), "password", valueNode(p))
 }

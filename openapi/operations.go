@@ -243,6 +243,21 @@ func idParameter(t *schema.CTable) *v3.Parameter {
 		Schema:      base.CreateSchemaProxy(s)}
 }
 
+// deleteIDParameter is the record id of DELETE when its example differs
+// from the path's: on a managed integer key, 2, the record the bulk
+// example creates on a fresh project after the create example made 1. A
+// runner that sends the examples in the document's order then deletes
+// that one and keeps record 1, which the other tables' reference
+// examples name.
+func deleteIDParameter(t *schema.CTable) []*v3.Parameter {
+	p := idParameter(t)
+	if p.Example.Tag != "!!int" || t.Doc.External != nil {
+		return nil
+	}
+	p.Example = intNode(2)
+	return []*v3.Parameter{p}
+}
+
 // security is the requirement for an operation governed by level: public
 // operations take a credential optionally.
 func security(level string) []*base.SecurityRequirement {
@@ -382,7 +397,7 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 		Delete: &v3.Operation{Tags: tags, OperationId: n.DeleteOp, Summary: "Delete a record from " + t.Name,
 			Description: joinSentences("Answers with the deleted record (message: \"Record deleted successfully\").",
 				levelText(deleteLevel, true)),
-			Security: security(deleteLevel),
+			Parameters: deleteIDParameter(t), Security: security(deleteLevel),
 			Responses: responses("200", successResponse("The deleted record.", n.Response, rateHeaders()),
 				deleteErrors(c, t)...)},
 	}
