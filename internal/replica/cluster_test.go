@@ -168,11 +168,20 @@ func TestEndUserReadsTheirOwnWritesOnAnotherNode(t *testing.T) {
 // TestATableTheReplicaHasNotReplayedIsReadOnThePrimary: right after a
 // generate, a replica within the lag bound may not hold the new table
 // yet; the read runs on the primary instead of failing.
+//
+// The replica applies commits 5 s late and the node tolerates 30 s of
+// lag, so the replica stays fit while the generate and the read below
+// run, however slow the machine: with a 400 ms delay a loaded machine
+// took longer than that to generate, and the replica had the table.
 func TestATableTheReplicaHasNotReplayedIsReadOnThePrimary(t *testing.T) {
 	c := testcluster.Get(t)
-	setApplyDelay(t, c, "400ms")
-	s := node(t, c, "")
-	waitFit(t, s, true, 3*time.Second)
+	setApplyDelay(t, c, "5s")
+	s := testserver.New(t, testserver.WithConfig(func(cfg *service.Config) {
+		cfg.DatabaseURL = c.PrimaryURL(testcluster.Database)
+		cfg.ReplicaURLs = []string{c.ReplicaURL(testcluster.Database)}
+		cfg.MaxReplicaLag = 30 * time.Second
+	}))
+	waitFit(t, s, true, 10*time.Second)
 	p := s.NewProject(notesSchema)
 	_, before := s.Svc.ReplicaStats()
 	s.API(p, "GET", "/notes", nil).Must(t, 200)
