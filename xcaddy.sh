@@ -5,7 +5,8 @@
 #   ./xcaddy.sh               Caddy with Tablesmith
 #   ./xcaddy.sh --with-cache  also Caddy's cache-handler (at the version
 #                             go.mod pins), which Tablesmith purges on
-#                             writes: an edge node (Caddyfile.edge.example)
+#                             writes (Caddyfile.cachehandler.example; every
+#                             build has the module's own tablesmith_cache)
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -110,6 +110,9 @@ type App struct {
 	ctx     caddy.Context
 	// edge is the purger of this config's edge cache, if it has one.
 	edge edgecache.Purger
+	// edgeStores are the stores of this config's tablesmith_cache
+	// handlers, which add themselves as they are provisioned.
+	edgeStores edgecache.Fanout
 	// unwatch ends watchExit when this config stops for a reload.
 	unwatch chan struct{}
 }
@@ -313,6 +316,12 @@ func (a *App) Start() error {
 	if err != nil {
 		return fmt.Errorf("tablesmith: edge cache: %w", err)
 	}
+	if len(a.edgeStores) > 0 {
+		if edge != nil {
+			a.edgeStores = append(a.edgeStores, edge)
+		}
+		edge = &a.edgeStores
+	}
 	if edge != nil {
 		a.edge = edge
 		a.svc.EdgeCache.Set(edge)
@@ -414,3 +423,7 @@ func (a *App) dataServers(repl *caddy.Replacer) ([]service.DataServer, string, e
 	}
 	return out, key.String(), nil
 }
+
+// addEdgeStore makes a tablesmith_cache handler's store one that this
+// config purges.
+func (a *App) addEdgeStore(s *edgecache.Store) { a.edgeStores = append(a.edgeStores, s) }

@@ -367,3 +367,29 @@ func TestDataServersResolvePlaceholdersAndAreCheckedAtProvision(t *testing.T) {
 		}
 	}
 }
+
+func TestTheCacheDirectiveReadsItsBoundsAndRefusesBadOnes(t *testing.T) {
+	var h CacheHandler
+	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser("tablesmith_cache {\n\tmax_size 32MiB\n\tmax_answer 512KiB\n}")); err != nil {
+		t.Fatal(err)
+	}
+	if h.MaxSize != 32<<20 || h.MaxAnswer != 512<<10 || h.Validate() != nil {
+		t.Fatalf("parsed %+v, validate %v", h, h.Validate())
+	}
+	for src, want := range map[string]string{
+		"tablesmith_cache 5":                                        "wrong argument count",
+		"tablesmith_cache {\n\tmax_ttl 5\n}":                        `unknown subdirective "max_ttl"`,
+		"tablesmith_cache {\n\tmax_size\n}":                         "max_size",
+		"tablesmith_cache {\n\tmax_size 1KiB\n}":                    "at least 1MiB",
+		"tablesmith_cache {\n\tmax_size 2MiB\n\tmax_answer 4MiB\n}": "larger than max_size",
+	} {
+		var h CacheHandler
+		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(src))
+		if err == nil {
+			err = h.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error saying %q", src, err, want)
+		}
+	}
+}

@@ -16,8 +16,13 @@ import (
 func init() {
 	caddy.RegisterModule(&APIHandler{})
 	caddy.RegisterModule(&PlatformHandler{})
+	caddy.RegisterModule(&CacheHandler{})
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_api", parseAPIHandler)
 	httpcaddyfile.RegisterHandlerDirective("tablesmith_platform", parsePlatformHandler)
+	httpcaddyfile.RegisterHandlerDirective("tablesmith_cache", parseCacheHandler)
+	// The edge cache answers before the API it keeps answers of; each
+	// order is inserted just before handle, so the cache's goes first.
+	httpcaddyfile.RegisterDirectiveOrder("tablesmith_cache", httpcaddyfile.Before, "handle")
 	// Before handle: `tablesmith_api /v1/*` at the top of a site answers
 	// the generated APIs ahead of the site's handle blocks, without the
 	// subroute a handle block adds to every request (Caddyfile.example).

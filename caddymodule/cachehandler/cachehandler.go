@@ -63,7 +63,7 @@ const againAfter = 400 * time.Millisecond
 // (bench/RESULTS.md, "Edge cache"), none with the sweep. A write thus
 // purges every answer of its project, whatever tables it changed; the
 // Surrogate-Key headers stay for caches in front (a CDN) that purge by
-// key. Caddyfile.edge.example turns the index off.
+// key. Caddyfile.cachehandler.example turns the index off.
 type souinPurger struct {
 	storers []types.Storer
 

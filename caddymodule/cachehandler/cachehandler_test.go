@@ -24,10 +24,25 @@ import (
 
 func TestMain(m *testing.M) { testpg.Main(m, "cachehandler") }
 
-// startEdge runs Caddyfile.edge.example in this process (node B, with
-// cache-handler in front of the generated API) on the package's test
-// database, and returns its base URL.
-func startEdge(t *testing.T) string {
+// edgeConfigs are the two edge nodes the repository ships: the module's
+// own cache (tablesmith_cache) and Caddy's cache-handler. Every test of
+// what an edge cache must do runs on both.
+var edgeConfigs = []string{"Caddyfile.edge.example", "Caddyfile.cachehandler.example"}
+
+// onEveryEdge runs test once per edge config, one after the other (each
+// loads its Caddy config into this process).
+func onEveryEdge(t *testing.T, test func(t *testing.T, edge string)) {
+	for _, file := range edgeConfigs {
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(file, "Caddyfile."), ".example"), func(t *testing.T) {
+			test(t, startEdge(t, file))
+		})
+	}
+}
+
+// startEdge runs an edge Caddyfile in this process (node B, with a cache
+// in front of the generated API) on the package's test database, and
+// returns its base URL.
+func startEdge(t *testing.T, file string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -43,11 +58,11 @@ func startEdge(t *testing.T) string {
 	t.Setenv("TABLESMITH_SECRET", "edge-secret")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	raw, err := os.ReadFile("../../Caddyfile.edge.example")
+	raw, err := os.ReadFile("../../" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(raw, map[string]any{"filename": "Caddyfile.edge.example"})
+	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(raw, map[string]any{"filename": file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +161,10 @@ const edgeDoc = `{"tables": [
   {"name": "drafts", "permissions": {"read": "public"}, "columns": [{"name": "title", "type": "text"}]}]}`
 
 func TestTheEdgeCacheServesPublicReadsAndEveryNodesWritesPurgeIt(t *testing.T) {
-	edge := startEdge(t)
+	onEveryEdge(t, theEdgeCacheServesPublicReadsAndEveryNodesWritesPurgeIt)
+}
+
+func theEdgeCacheServesPublicReadsAndEveryNodesWritesPurgeIt(t *testing.T, edge string) {
 	// Node A: another Tablesmith on the same database, without a cache.
 	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
 	p := a.NewProject(edgeDoc)
@@ -215,7 +233,10 @@ func TestTheEdgeCacheServesPublicReadsAndEveryNodesWritesPurgeIt(t *testing.T) {
 // The module compresses answers of 1 KiB or more as each client accepts
 // (Vary: Accept-Encoding): the cache must keep the variants apart.
 func TestTheEdgeCacheKeepsCompressedAndPlainAnswersApart(t *testing.T) {
-	edge := startEdge(t)
+	onEveryEdge(t, theEdgeCacheKeepsCompressedAndPlainAnswersApart)
+}
+
+func theEdgeCacheKeepsCompressedAndPlainAnswersApart(t *testing.T, edge string) {
 	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
 	p := a.NewProject(edgeDoc)
 	var rows []map[string]any
@@ -267,5 +288,72 @@ func TestTheEdgeCacheKeepsCompressedAndPlainAnswersApart(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+	}
+}
+
+// The module's own cache purges by table: a write leaves the answers
+// that did not read the written table, which cache-handler drops too
+// (it purges a whole project).
+func TestTheModulesCacheKeepsAnswersThatDidNotReadTheWrittenTable(t *testing.T) {
+	edge := startEdge(t, "Caddyfile.edge.example")
+	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
+	p := a.NewProject(edgeDoc)
+	a.API(p, "POST", "/authors", map[string]any{"name": "Ann"}).Must(t, 201)
+	a.API(p, "POST", "/books", map[string]any{"title": "First", "author_id": 1}).Must(t, 201)
+	books := edge + "/v1/" + p.ID + "/books"
+	embedded := books + "?include=author"
+	get(t, books, "")
+	get(t, embedded, "")
+	untilHit(t, "books", books)
+	untilHit(t, "books with their authors", embedded)
+
+	// drafts is read by neither; authors only by the embedding list.
+	a.API(p, "POST", "/drafts", map[string]any{"title": "Sketch"}).Must(t, 201)
+	a.API(p, "PATCH", "/authors/1", map[string]any{"name": "Bea"}).Must(t, 200)
+	eventually(t, "the embedding list after authors changed", embedded, `"Bea"`)
+	if b := get(t, books, ""); !b.hit() {
+		t.Errorf("books alone after writes to drafts and authors: Cache-Status %q, want a hit", b.header.Get("Cache-Status"))
+	}
+}
+
+// A hit answers If-None-Match with 304, and HEAD from the stored GET.
+func TestTheModulesCacheRevalidatesAndAnswersHeadFromWhatItHolds(t *testing.T) {
+	edge := startEdge(t, "Caddyfile.edge.example")
+	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
+	p := a.NewProject(edgeDoc)
+	a.API(p, "POST", "/books", map[string]any{"title": "First"}).Must(t, 201)
+	books := edge + "/v1/" + p.ID + "/books/1"
+	get(t, books, "")
+	hit, _ := untilHit(t, "the record", books)
+	etag := hit.header.Get("ETag")
+	if etag == "" || hit.header.Get("Age") == "" {
+		t.Fatalf("a hit without ETag or Age: %v", hit.header)
+	}
+	send := func(method string, header map[string]string) *http.Response {
+		req, _ := http.NewRequest(method, books, nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := send("GET", map[string]string{"If-None-Match": etag}); res.StatusCode != 304 || !strings.Contains(res.Header.Get("Cache-Status"), "; hit") {
+		t.Errorf("If-None-Match with the stored ETag: %d, Cache-Status %q, want a 304 hit", res.StatusCode, res.Header.Get("Cache-Status"))
+	}
+	if res := send("GET", map[string]string{"If-None-Match": `"other"`}); res.StatusCode != 200 {
+		t.Errorf("If-None-Match with another ETag: %d, want 200", res.StatusCode)
+	}
+	// Go's client asks GET for gzip itself; HEAD must ask the same to be
+	// the same variant.
+	if res := send("HEAD", map[string]string{"Accept-Encoding": "gzip"}); res.StatusCode != 200 || !strings.Contains(res.Header.Get("Cache-Status"), "; hit") || res.Header.Get("ETag") != etag {
+		t.Errorf("HEAD: %d, Cache-Status %q, ETag %q", res.StatusCode, res.Header.Get("Cache-Status"), res.Header.Get("ETag"))
+	}
+	// A request that asks for a fresh answer goes to the module.
+	if res := send("GET", map[string]string{"Cache-Control": "no-cache"}); strings.Contains(res.Header.Get("Cache-Status"), "; hit") {
+		t.Errorf("Cache-Control: no-cache was answered from the cache")
 	}
 }

@@ -16,6 +16,7 @@ import (
 func exampleCaddyfiles(t *testing.T, root string) []string {
 	t.Helper()
 	files := []string{filepath.Join(root, "Caddyfile.example"), filepath.Join(root, "Caddyfile.edge.example"),
+		filepath.Join(root, "Caddyfile.cachehandler.example"),
 		filepath.Join(root, "Caddyfile.balancer.example")}
 	for _, dir := range []string{"docs", "scripts"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {

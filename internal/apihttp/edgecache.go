@@ -70,7 +70,8 @@ const announceTimeout = 2 * time.Second
 // is announced to every node's edge cache: by the time the client can
 // read again, the purge is on its way (on this node it arrives within
 // milliseconds, see docs/edge-cache.md). The tables are the written one
-// and those its deletes cascade to, computed at publish. Projects without
+// and, for a delete, those it reaches through cascades and set null,
+// computed at publish. Projects without
 // a cached table announce nothing: no answer of theirs is shared.
 func (h *Handler) announceWrites(sw *statusWriter, r *http.Request, rt *Route) {
 	if h.d.CacheChanges == nil {
@@ -97,8 +98,12 @@ func (h *Handler) announceWrites(sw *statusWriter, r *http.Request, rt *Route) {
 		if !ok {
 			return
 		}
+		changed := ts.Changes
+		if r.Method != http.MethodDelete {
+			changed = changed[:1] // only deletes reach other tables (cascade, set null)
+		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), announceTimeout)
 		defer cancel()
-		h.d.CacheChanges.Changed(ctx, rt.ProjectID, ts.Changes)
+		h.d.CacheChanges.Changed(ctx, rt.ProjectID, changed)
 	}
 }
