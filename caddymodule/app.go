@@ -7,6 +7,7 @@ package caddymodule
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -94,6 +95,11 @@ type App struct {
 	// RequestLog turns the request log (the dashboard's Logs page) on or
 	// off for every project; default on. Caddyfile: request_log on|off.
 	RequestLog *bool `json:"request_log,omitempty"`
+	// PurgeURLs are HTTP caches in front of the nodes (Varnish with
+	// xkey, a CDN's purge endpoint): the node that makes a write sends
+	// each a PURGE with the surrogate keys it made stale
+	// (docs/edge-cache.md). Caddyfile: purge_url, once per cache.
+	PurgeURLs []string `json:"purge_urls,omitempty"`
 	// WebhookAllowPrivate lets webhooks reach loopback, private,
 	// link-local and metadata addresses, refused by default
 	// (docs/webhooks.md). Caddyfile: webhook_allow_private on|off.
@@ -201,6 +207,15 @@ func (a *App) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("tablesmith: replica_url %d is empty (an unset environment variable?)", i+1)
 		}
 	}
+	for i, u := range a.PurgeURLs {
+		a.PurgeURLs[i] = repl.ReplaceKnown(u, "")
+		if a.PurgeURLs[i] == "" {
+			return fmt.Errorf("tablesmith: purge_url %d is empty (an unset environment variable?)", i+1)
+		}
+		if pu, err := url.Parse(a.PurgeURLs[i]); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return fmt.Errorf("tablesmith: purge_url %q is not an http or https URL", a.PurgeURLs[i])
+		}
+	}
 	servers, serversKey, err := a.dataServers(repl)
 	if err != nil {
 		return err
@@ -218,7 +233,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.poolKey = a.DatabaseURL + "\x00" + a.RedisURL + "\x00" + time.Duration(a.RequestTimeout).String() + "\x00" + time.Duration(a.ExportTimeout).String() +
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
 		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey +
-		"\x00" + strconv.FormatBool(a.requestLogOn()) + "\x00" + strconv.FormatBool(a.webhookAllowPrivate())
+		"\x00" + strconv.FormatBool(a.requestLogOn()) + "\x00" + strconv.FormatBool(a.webhookAllowPrivate()) +
+		"\x00" + strings.Join(a.PurgeURLs, "\x00")
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -230,7 +246,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			WebhookAllowPrivate: a.webhookAllowPrivate(),
 			ProjectConcurrency:  a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
-			DataServers: servers,
+			DataServers: servers, PurgeURLs: a.PurgeURLs,
 		})
 		if err != nil {
 			return nil, err

@@ -50,6 +50,7 @@ var options = []option{
 	duration("max_replica_lag", func(a *App) *caddy.Duration { return &a.MaxReplicaLag }, 100*time.Millisecond),
 	onOff("request_log", func(a *App) **bool { return &a.RequestLog }),
 	onOff("webhook_allow_private", func(a *App) **bool { return &a.WebhookAllowPrivate }),
+	repeated("purge_url", "URL (repeat the line for more caches)", func(a *App) *[]string { return &a.PurgeURLs }),
 }
 
 func optionNamed(name string) (option, bool) {

@@ -89,6 +89,9 @@ type Config struct {
 	// WithoutRequestLog keeps no request log (Caddyfile request_log off):
 	// the Logs API then answers 404.
 	WithoutRequestLog bool
+	// PurgeURLs are HTTP caches in front of the nodes that take a PURGE
+	// with a Surrogate-Key header (docs/edge-cache.md).
+	PurgeURLs []string
 	// WebhookAllowPrivate lets webhooks reach loopback, private,
 	// link-local and metadata addresses (Caddyfile webhook_allow_private).
 	WebhookAllowPrivate bool
@@ -179,6 +182,8 @@ type Service struct {
 	Webhooks      *webhooks.Deliverer
 	webhooks      *webhooks.Store
 	webhookSecret atomic.Pointer[[]byte]
+	// remotePurge tells the HTTP caches in front (purge_url), or is nil.
+	remotePurge *edgecache.Remote
 	// EdgeCache holds the purger of the edge cache running in this
 	// process, set by the Caddy adapter (wire_edgecache.go).
 	EdgeCache edgecache.Slot

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/events"
 )
 
@@ -13,10 +14,26 @@ import (
 // the changed tables (the cache-handler adapter drops all of the
 // project's). Without a cache in the process the purges do nothing; the
 // announcements are sent anyway, for the nodes that have one.
+//
+// HTTP caches in front of the nodes (purge_url) are told by the node that
+// made a write; a publish or a project's deletion, announced from several
+// places, by every node that hears it (the purges are idempotent).
 func (s *Service) wireEdgeCache() error {
 	s.apiDeps.CacheChanges = edgeAnnouncer{s}
+	s.remotePurge = edgecache.NewRemote(s.cfg.PurgeURLs, s.log)
+	if s.remotePurge != nil {
+		s.starters = append(s.starters, func(ctx context.Context) error {
+			go s.remotePurge.Run(ctx)
+			return nil
+		})
+	}
 	events.On(&s.events, func(e events.CacheChanged) { s.purgeEdge(e.ProjectID, e.Tables) })
-	events.On(&s.events, func(e events.ProjectChanged) { s.purgeEdge(e.ProjectID, nil) })
+	events.On(&s.events, func(e events.ProjectChanged) {
+		s.purgeEdge(e.ProjectID, nil)
+		if s.remotePurge != nil {
+			s.remotePurge.Purge(e.ProjectID, nil)
+		}
+	})
 	s.onReconnect = append(s.onReconnect, func() {
 		if p := s.EdgeCache.Get(); p != nil {
 			p.PurgeAll()
@@ -41,6 +58,9 @@ type edgeAnnouncer struct{ s *Service }
 // the write committed.
 func (a edgeAnnouncer) Changed(ctx context.Context, projectID string, tables []string) {
 	a.s.purgeEdge(projectID, tables)
+	if a.s.remotePurge != nil {
+		a.s.remotePurge.Purge(projectID, tables)
+	}
 	if err := events.Notify(ctx, a.s.DB, events.CacheChanged{ProjectID: projectID, Tables: tables}); err != nil {
 		// Other nodes' caches keep the answers until their max-age.
 		a.s.log.Warn("announce a write to the edge caches", "project", projectID, "err", err)
