@@ -357,3 +357,54 @@ func TestTheModulesCacheRevalidatesAndAnswersHeadFromWhatItHolds(t *testing.T) {
 		t.Errorf("Cache-Control: no-cache was answered from the cache")
 	}
 }
+
+// tablesmith_cache stands before the whole of /v1/ without a matcher: a
+// realtime stream and the API description pass through it, unstored.
+func TestTheModulesCacheLetsStreamsAndTheDescriptionThrough(t *testing.T) {
+	edge := startEdge(t, "Caddyfile.edge.example")
+	a := testserver.New(t, testserver.WithPlans(plans.Defaults(), "pro"))
+	p := a.NewProject(`{"tables": [{"name": "books", "realtime": true, "permissions": {"read": "public"}, "cache": {"max_age": 3600},
+		"columns": [{"name": "title", "type": "text"}]}]}`)
+	for range 2 {
+		res, err := http.Get(edge + "/v1/" + p.ID + "/openapi.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 || strings.Contains(res.Header.Get("Cache-Status"), "; hit") {
+			t.Fatalf("openapi.json: %d, Cache-Status %q", res.StatusCode, res.Header.Get("Cache-Status"))
+		}
+	}
+	// An anonymous stream of a public table, through the cache.
+	res, err := http.Get(edge + "/v1/" + p.ID + "/realtime?tables=books")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 0, 4096)
+		chunk := make([]byte, 1024)
+		for {
+			n, err := res.Body.Read(chunk)
+			buf = append(buf, chunk[:n]...)
+			if strings.Contains(string(buf), `"Streamed"`) || err != nil {
+				got <- string(buf)
+				return
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // a stream starts at the present
+	a.API(p, "POST", "/books", map[string]any{"title": "Streamed"}).Must(t, 201)
+	select {
+	case body := <-got:
+		if !strings.Contains(body, `"Streamed"`) {
+			t.Fatalf("the stream ended without the create: %q", body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event through the cache within 10 s: the stream was held back")
+	}
+}
