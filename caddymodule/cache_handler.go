@@ -173,7 +173,7 @@ func serveStored(w http.ResponseWriter, r *http.Request, a *edgecache.Answer, no
 // etagOf is an answer's ETag: Tablesmith sets the header under its
 // conventional spelling, which is not Go's canonical one.
 func etagOf(h http.Header) string {
-	if v := h["ETag"]; len(v) > 0 {
+	if v := h["ETag"]; len(v) > 0 { //nolint:staticcheck // the spelling apihttp writes it under
 		return v[0]
 	}
 	return h.Get("ETag")
@@ -220,7 +220,7 @@ func (rec *recorder) WriteHeader(status int) {
 		return
 	}
 	rec.wroteHeader, rec.status = true, status
-	hd := rec.ResponseWriter.Header()
+	hd := rec.Header()
 	if rec.ttl = edgecache.Shareable(status, hd); rec.ttl > 0 {
 		rec.stored = hd.Clone()
 	}

@@ -27,11 +27,8 @@ import (
 // make the second try a 422, on_conflict would turn a create into an
 // upsert.
 
-// columnExample is a value of column c the server accepts, or false.
-func columnExample(c *schema.CColumn) (any, bool) { return columnVariant(c, 0, false) }
-
-// columnVariant is columnExample for the nth of several records: the
-// value of a unique column (unique) differs for each n (the create
+// columnVariant is a value of column c the server accepts (or false),
+// for the nth of several records: the value of a unique column (unique) differs for each n (the create
 // example is n 0, the bulk example's item 1, the register example 2), so
 // that the examples sent in a row on a fresh project do not collide.
 func columnVariant(c *schema.CColumn, n int, unique bool) (any, bool) {
@@ -99,7 +96,7 @@ func suffixed(s, suffix string, c *schema.CColumn) string {
 	return string(r) + suffix
 }
 
-// exampleCandidates are the values columnExample tries, in order: the
+// exampleCandidates are the values columnVariant tries, in order: the
 // column's default (not for a unique column, whose default would
 // collide), its first enum value, a number within its bounds, its type's
 // example fitted to its lengths.
