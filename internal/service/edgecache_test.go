@@ -69,8 +69,9 @@ func TestWritesOnOneNodePurgeTheEdgeCacheOfEveryNode(t *testing.T) {
 	cacheB.waitFor(t, "publish", "ts_"+p.ID)
 	key := func(t string) string { return "ts_" + p.ID + "_" + t }
 
+	// A write that deletes nothing changes its own table only.
 	a.API(p, "POST", "/authors", map[string]any{"name": "Ann"}).Must(t, 201)
-	cacheB.waitFor(t, "create an author", key("authors"), key("books"))
+	cacheB.waitFor(t, "create an author", key("authors"))
 	a.API(p, "POST", "/books", []map[string]any{{"title": "One", "author_id": 1}, {"title": "Two", "author_id": 1}}).Must(t, 201)
 	cacheB.waitFor(t, "bulk create books", key("books"))
 	a.API(p, "PATCH", "/books?filter[title]=One", map[string]any{"title": "Uno"}).Must(t, 200)
@@ -90,7 +91,7 @@ func TestWritesOnOneNodePurgeTheEdgeCacheOfEveryNode(t *testing.T) {
 	a.API(p, "POST", "/books", map[string]any{"title": "x", "author_id": 99}).Must(t, 400)
 	a.API(p, "GET", "/books", nil).Must(t, 200)
 	a.API(p, "POST", "/authors", map[string]any{"name": "Bo"}).Must(t, 201)
-	if before := cacheB.waitFor(t, "the next good write", key("authors"), key("books")); len(before) != 0 {
+	if before := cacheB.waitFor(t, "the next good write", key("authors")); len(before) != 0 {
 		t.Errorf("a failed write or a read purged %q", before)
 	}
 }
