@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -26,8 +25,6 @@ type Remote struct {
 	mu      sync.Mutex
 	pending map[string]bool
 	wake    chan struct{}
-
-	sent, failed atomic.Uint64
 }
 
 // Bounds of a purge request: the keys of one request, how long each
@@ -61,9 +58,6 @@ func (r *Remote) Purge(projectID string, tables []string) {
 	}
 }
 
-// Counts reports purge requests answered 2xx and those that failed.
-func (r *Remote) Counts() (sent, failed uint64) { return r.sent.Load(), r.failed.Load() }
-
 // Run sends what is pending until ctx ends.
 func (r *Remote) Run(ctx context.Context) {
 	for {
@@ -96,12 +90,9 @@ func (r *Remote) send(ctx context.Context, keys string) {
 			err = r.try(ctx, u, keys)
 		}
 		if err != nil {
-			r.failed.Add(1)
 			// The cache keeps those answers until their max-age.
 			r.log.Warn("purge an HTTP cache in front", "url", u, "keys", keys, "err", err)
-			continue
 		}
-		r.sent.Add(1)
 	}
 }
 

@@ -198,9 +198,6 @@ func (s *Store) PurgeAll() {
 	s.answers.InvalidateAll()
 }
 
-// Len is the number of answers held, stale ones included (tests).
-func (s *Store) Len() int { return s.answers.EstimatedSize() }
-
 // Fanout is the Purger of several stores (one per tablesmith_cache
 // handler of a config).
 type Fanout []Purger
