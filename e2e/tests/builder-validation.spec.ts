@@ -40,7 +40,7 @@ test('the builder shows validation problems at the field as you type', async ({ 
   await expect(page.getByText(/problems? to fix/)).toHaveCount(0);
 
   // Clean on the client: the server is asked and has the final word.
-  await expect(page.getByText('The server accepts this schema.')).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByText('The server accepts this schema.')).toBeVisible({ timeout: 30_000 });
 
   await page.getByRole('switch', { name: /Auth table/ }).check();
   await expect(page.getByRole('switch', { name: /Auth table/ })).toHaveAccessibleDescription(/needs a column named email of type email/);
@@ -61,7 +61,7 @@ test('the builder offers an edge cache lifetime only on a publicly readable tabl
   await expectFieldProblem(cache, /whole number of seconds from 1 to 86400/);
   await cache.fill('30');
   await expect(cache).not.toHaveAttribute('aria-invalid', 'true');
-  await expect(page.getByText('The server accepts this schema.')).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByText('The server accepts this schema.')).toBeVisible({ timeout: 30_000 });
   await checkPage(page, 'validation-edge-cache');
 
   // Back to authenticated reads: the lifetime stays, flagged, until it is cleared.
