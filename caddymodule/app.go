@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +101,13 @@ type App struct {
 	// each a PURGE with the surrogate keys it made stale
 	// (docs/edge-cache.md). Caddyfile: purge_url, once per cache.
 	PurgeURLs []string `json:"purge_urls,omitempty"`
+	// FilesDir is where the files of file columns are kept on this node
+	// (docs/files.md). Default: tablesmith/files under Caddy's data
+	// directory. Caddyfile: files_dir.
+	FilesDir string `json:"files_dir,omitempty"`
+	// MaxFileSize bounds one uploaded file whatever its column allows.
+	// Default 50 MiB. Caddyfile: max_file_size (a size such as 10MiB).
+	MaxFileSize int64 `json:"max_file_size,omitempty"`
 	// WebhookAllowPrivate lets webhooks reach loopback, private,
 	// link-local and metadata addresses, refused by default
 	// (docs/webhooks.md). Caddyfile: webhook_allow_private on|off.
@@ -216,6 +224,10 @@ func (a *App) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("tablesmith: purge_url %q is not an http or https URL", a.PurgeURLs[i])
 		}
 	}
+	a.FilesDir = repl.ReplaceKnown(a.FilesDir, "")
+	if a.FilesDir == "" {
+		a.FilesDir = filepath.Join(caddy.AppDataDir(), "tablesmith", "files")
+	}
 	servers, serversKey, err := a.dataServers(repl)
 	if err != nil {
 		return err
@@ -234,7 +246,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
 		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey +
 		"\x00" + strconv.FormatBool(a.requestLogOn()) + "\x00" + strconv.FormatBool(a.webhookAllowPrivate()) +
-		"\x00" + strings.Join(a.PurgeURLs, "\x00")
+		"\x00" + strings.Join(a.PurgeURLs, "\x00") + "\x00" + a.FilesDir + "\x00" + strconv.FormatInt(a.MaxFileSize, 10)
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -246,7 +258,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			WebhookAllowPrivate: a.webhookAllowPrivate(),
 			ProjectConcurrency:  a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
-			DataServers: servers, PurgeURLs: a.PurgeURLs,
+			DataServers: servers, PurgeURLs: a.PurgeURLs, FilesDir: a.FilesDir, MaxFileSize: a.MaxFileSize,
 		})
 		if err != nil {
 			return nil, err

@@ -45,6 +45,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    realtime_retention <duration>       # how long changes stay resumable by realtime streams, at least 1m (15m)
 //	    replica_url     <postgres URL>      # optional, repeatable; a streaming replica that serves reads
 //	    max_replica_lag <duration>          # how stale a replica may be for other clients' reads, at least 100ms (1s)
+//	    files_dir       <path>              # where file columns' files are kept ({data dir}/tablesmith/files)
+//	    max_file_size   <size>              # one uploaded file at most, whatever its column allows (50MiB)
 //	    data_server <name> {                # optional, repeatable; a server for new projects' tables
 //	        url         <postgres URL>
 //	        replica_url <postgres URL>      # optional, repeatable

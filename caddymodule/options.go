@@ -50,6 +50,8 @@ var options = []option{
 	duration("max_replica_lag", func(a *App) *caddy.Duration { return &a.MaxReplicaLag }, 100*time.Millisecond),
 	onOff("request_log", func(a *App) **bool { return &a.RequestLog }),
 	onOff("webhook_allow_private", func(a *App) **bool { return &a.WebhookAllowPrivate }),
+	text("files_dir", func(a *App) *string { return &a.FilesDir }),
+	size("max_file_size", func(a *App) *int64 { return &a.MaxFileSize }),
 	repeated("purge_url", "URL (repeat the line for more caches)", func(a *App) *[]string { return &a.PurgeURLs }),
 }
 

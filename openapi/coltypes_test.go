@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"os"
@@ -94,6 +96,10 @@ func newTypeWalk(t *testing.T, s *testserver.Server, ct *schema.ColumnType) *typ
 // server agree it may be, and writes what the record shows back.
 func (w *typeWalk) validates() {
 	t := w.t
+	if w.ct.Traits.Upload {
+		w.uploads()
+		return
+	}
 	body := map[string]any{"v": w.ct.Example}
 	raw, _ := json.Marshal(body)
 	req, _ := http.NewRequest("POST", w.s.URL+"/v1/"+w.p.ID+"/things", bytes.NewReader(raw))
@@ -116,6 +122,40 @@ func (w *typeWalk) validates() {
 	}
 	// A unique column takes its own value again on the same record.
 	w.s.API(w.p, "PATCH", "/things/"+w.id, map[string]any{"v": shown, "d": rec["d"]}).Must(t, 200)
+}
+
+// uploads creates a record with a file in v (a multipart body, as the
+// document describes it beside the JSON one), and the document accepts
+// the record the server answers.
+func (w *typeWalk) uploads() {
+	t := w.t
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	for _, name := range []string{"a.txt", "b.txt"} {
+		fw, err := mw.CreateFormFile("v", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(fw, "the file %s", name)
+		if !w.ct.Traits.Many {
+			break
+		}
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := "/v1/" + w.p.ID + "/things"
+	res := w.s.Do("POST", path, w.p.Key, b.Bytes(), "Content-Type", mw.FormDataContentType()).Must(t, 201)
+	w.id = fmt.Sprint(res.Data()["id"])
+	req, _ := http.NewRequest("POST", w.s.URL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+w.p.Key)
+	answer := &http.Response{StatusCode: 201, Header: res.Header, Body: io.NopCloser(bytes.NewReader(res.Raw)), Request: req}
+	if ok, errs := w.v.ValidateHttpResponse(req, answer); !ok {
+		t.Errorf("the document refuses the record with a %s: %s\n%s", w.ct.Name, describe(errs), res.Raw)
+	}
+	if !strings.Contains(string(res.Raw), `"url": "/v1/`+w.p.ID+`/things/`+w.id+`/files/v/`) {
+		t.Errorf("the record does not link its file: %s", res.Raw)
+	}
 }
 
 // queries runs the query language on v: what the type's traits allow

@@ -80,6 +80,11 @@ func baseSchema(v schema.ValueSchema) *base.Schema {
 		}
 	}
 	switch {
+	case v.Ref != "" && nullable:
+		// A shared schema (a file): the reference, or null.
+		s.AnyOf = []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(v.Ref)), base.CreateSchemaProxy(nullSchema())}
+	case v.Ref != "":
+		s.AllOf = []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(v.Ref))}
 	case len(typed) == 0:
 		// Any value, null included (a nullable json column): no type.
 	case isAnyButNull(typed) && !nullable:
@@ -134,6 +139,14 @@ func constrain(s *base.Schema, v schema.ValueSchema, t string) {
 		s.MinLength, s.MaxLength = v.MinLength, v.MaxLength
 		for _, p := range v.Patterns {
 			addPattern(s, p)
+		}
+	case "array":
+		if v.Items != nil {
+			items := base.CreateSchemaProxy(baseSchema(*v.Items))
+			if v.Items.Ref != "" {
+				items = base.CreateSchemaProxyRef(schemaRef(v.Items.Ref))
+			}
+			s.Items = &base.DynamicValue[*base.SchemaProxy, bool]{A: items}
 		}
 	case "integer", "number":
 		s.Minimum, s.Maximum = v.Minimum, v.Maximum
@@ -276,6 +289,16 @@ func bodySchema(sp *splicer, t *schema.CTable) *base.Schema {
 // requiredBody is the POST (create) or PUT (replace) body: the PATCH
 // body's fields, with those the mode requires.
 func requiredBody(t *schema.CTable, n tableNames, mode string) *base.Schema {
+	desc := "The new " + t.Name + " record. Required fields without a default must be present; absent optional fields take their default or null."
+	if mode == modeReplace {
+		desc = "The whole " + t.Name + " record: every required field must be present; absent optional fields go back to their default or null."
+	}
+	return &base.Schema{Type: types("object"), Description: desc,
+		AllOf: []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(n.Update))}, Required: requiredFields(t, mode)}
+}
+
+// requiredFields are the fields a create or a replace must give.
+func requiredFields(t *schema.CTable, mode string) []string {
 	var required []string
 	for _, c := range t.Writable {
 		// The owner column is filled in by the server for an end user's
@@ -287,12 +310,7 @@ func requiredBody(t *schema.CTable, n tableNames, mode string) *base.Schema {
 			required = append(required, c.Input)
 		}
 	}
-	desc := "The new " + t.Name + " record. Required fields without a default must be present; absent optional fields take their default or null."
-	if mode == modeReplace {
-		desc = "The whole " + t.Name + " record: every required field must be present; absent optional fields go back to their default or null."
-	}
-	return &base.Schema{Type: types("object"), Description: desc,
-		AllOf: []*base.SchemaProxy{base.CreateSchemaProxyRef(schemaRef(n.Update))}, Required: required}
+	return required
 }
 
 // addPattern adds a pattern; a second one goes into allOf, since a schema

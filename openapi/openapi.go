@@ -5,6 +5,7 @@
 package openapi
 
 import (
+	"slices"
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
@@ -76,6 +77,9 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 	schemas.Set(schemaMeta, base.CreateSchemaProxy(metaSchema()))
 	filterSchemas(schemas)
 	collectionSchemas(schemas)
+	if slices.ContainsFunc(c.Tables, (*schema.CTable).HasFiles) {
+		schemas.Set(schema.FileSchemaName, base.CreateSchemaProxy(fileSchema()))
+	}
 	paths := orderedmap.New[string, *v3.PathItem]()
 	var tags []*base.Tag
 	for _, t := range c.Tables {

@@ -130,6 +130,10 @@ func (c converter30) schema(n *yaml.Node) {
 			deleteKey(n, "examples")
 		}
 	}
+	if v := mapValue(n, "contentMediaType"); v != nil && v.Value == "application/octet-stream" {
+		// A file's bytes in a multipart body: 3.0 says format: binary.
+		replaceKey(n, "contentMediaType", "format", str("binary"))
+	}
 	if v := mapValue(n, "const"); v != nil {
 		replaceKey(n, "const", "enum", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{v}})
 	}

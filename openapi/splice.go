@@ -147,16 +147,19 @@ func schemaNode(s *base.Schema) *yaml.Node {
 	if len(s.AllOf) > 0 {
 		seq := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, p := range s.AllOf {
-			seq.Content = append(seq.Content, schemaNode(p.Schema()))
+			seq.Content = append(seq.Content, proxyNode(p))
 		}
 		add("allOf", seq)
 	}
 	if len(s.AnyOf) > 0 {
 		seq := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, p := range s.AnyOf {
-			seq.Content = append(seq.Content, schemaNode(p.Schema()))
+			seq.Content = append(seq.Content, proxyNode(p))
 		}
 		add("anyOf", seq)
+	}
+	if s.Items != nil && s.Items.A != nil {
+		add("items", proxyNode(s.Items.A))
 	}
 	if s.Not != nil {
 		add("not", schemaNode(s.Not.Schema()))
@@ -195,6 +198,14 @@ func schemaNode(s *base.Schema) *yaml.Node {
 		add("examples", &yaml.Node{Kind: yaml.SequenceNode, Content: s.Examples})
 	}
 	return mapping(kv...)
+}
+
+// proxyNode is a reference, or the schema schemaNode writes.
+func proxyNode(p *base.SchemaProxy) *yaml.Node {
+	if p.IsReference() {
+		return mapping("$ref", str(p.GetReference()))
+	}
+	return schemaNode(p.Schema())
 }
 
 // mapping makes a mapping node from alternating keys and nodes.

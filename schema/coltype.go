@@ -64,6 +64,10 @@ type ColumnType struct {
 	// output renders a stored value the way records show it (ref is a
 	// column reference); nil shows it as stored.
 	output func(ref string) string
+	// recordOutput renders column c of the record at alias the way
+	// records show it, when that needs more of the record than the
+	// column (a file's URL holds the record's id); it wins over output.
+	recordOutput func(c *CColumn, alias string) string
 	// asText renders a value as text the way the API shows it, for a
 	// change to a text-like type; nil casts it (::text).
 	asText func(col string) string
@@ -131,6 +135,11 @@ type Traits struct {
 	Float bool `json:"float"`
 	// ReadOnly columns are never written through the API (passthrough).
 	ReadOnly bool `json:"read_only"`
+	// Upload values are files the server stored from an upload (file,
+	// files): never filtered, sorted, unique, indexed or given a default.
+	Upload bool `json:"upload"`
+	// Many values are lists (files).
+	Many bool `json:"many"`
 }
 
 // Literal is the kind of filter-expression literal a type's values are
@@ -166,6 +175,10 @@ type ValueSchema struct {
 	WriteOnly   bool
 	Description string
 	Examples    []string
+	// Ref names a shared schema of the document (components) that an
+	// object value is; Items is what an array's items are.
+	Ref   string
+	Items *ValueSchema
 }
 
 // sqlFormat is a format check in SQL: cond is true when the text value v
@@ -179,7 +192,7 @@ type sqlFormat struct {
 // passthrough comes last and is not offered.
 var columnTypes = []*ColumnType{
 	textType, integerType, numberType, decimalType, booleanType, timestampType, dateType,
-	emailType, urlType, uuidType, enumType, jsonType, passwordType, passthroughType,
+	emailType, urlType, uuidType, enumType, jsonType, passwordType, fileType, filesType, passthroughType,
 }
 
 // typesByName indexes columnTypes. It is filled in init because the
@@ -299,6 +312,15 @@ func (t *ColumnType) Output(ref string) (string, bool) {
 		return ref, false
 	}
 	return t.output(ref), true
+}
+
+// OutputIn renders column c of the record at alias the way a record
+// shows its value, and reports whether that differs from the stored value.
+func (t *ColumnType) OutputIn(c *CColumn, alias string) (string, bool) {
+	if t.recordOutput != nil {
+		return t.recordOutput(c, alias), true
+	}
+	return t.Output(alias + "." + c.Ident)
 }
 
 // QueryString is the shared schema of filter values written as text.

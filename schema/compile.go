@@ -53,6 +53,10 @@ type CColumn struct {
 	Hidden bool
 	// Input is the field name a request body uses for this column.
 	Input string
+	// FileURL is a file column's URL path up to the record's id
+	// ("<table>/", prefixed by SetAPIBase), and FilePK the column whose
+	// value the id is: a record shows each file with its download URL.
+	FileURL, FilePK string
 }
 
 // Relation connects two tables for include: rows of To whose ToCol equals
@@ -77,6 +81,16 @@ type Relation struct {
 func (c *Compiled) Table(name string) (*CTable, bool) {
 	t, ok := c.byName[name]
 	return t, ok
+}
+
+// HasFiles reports whether the table has a file or files column.
+func (t *CTable) HasFiles() bool {
+	for _, c := range t.Columns {
+		if c.Kind.Traits.Upload {
+			return true
+		}
+	}
+	return false
 }
 
 // Column returns the compiled column of a name.
@@ -144,8 +158,25 @@ func Compile(d Document) (*Compiled, error) {
 		if t.Doc.OwnerColumn != "" {
 			t.Owner = t.byName[t.Doc.OwnerColumn]
 		}
+		for _, col := range t.Columns {
+			if col.Kind.Traits.Upload && t.PK != nil {
+				col.FileURL, col.FilePK = t.Name+"/", t.PK.Ident
+			}
+		}
 	}
 	return c, nil
+}
+
+// SetAPIBase prefixes the download URLs of every file column with the
+// project's API path ("/v1/<project>"), once, before the SQL is prepared.
+func (c *Compiled) SetAPIBase(base string) {
+	for _, t := range c.Tables {
+		for _, col := range t.Columns {
+			if col.FileURL != "" {
+				col.FileURL = base + "/" + col.FileURL
+			}
+		}
+	}
 }
 
 func compileTable(doc Table) *CTable {

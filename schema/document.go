@@ -102,6 +102,15 @@ type Column struct {
 	HTML            bool            `json:"html,omitempty"`
 	Relation        string          `json:"relation,omitempty"`
 	ReverseRelation string          `json:"reverse_relation,omitempty"`
+	// MaxSize, MimeTypes and Thumbnails are a file column's limits (file
+	// and files; docs/files.md): the most bytes per file, the media types
+	// it takes as sniffed from the content ("image/png", "image/*"), and
+	// whether images are served as thumbnails. MaxFiles bounds a files
+	// column's list (DefaultMaxFiles when unset).
+	MaxSize    *int64   `json:"max_size,omitempty"`
+	MimeTypes  []string `json:"mime_types,omitempty"`
+	Thumbnails bool     `json:"thumbnails,omitempty"`
+	MaxFiles   *int     `json:"max_files,omitempty"`
 	// PGType is the database type of a passthrough column (type
 	// "passthrough", only on fronted databases): read-only, never altered.
 	PGType string `json:"pg_type,omitempty"`

@@ -189,6 +189,7 @@ func validateColumn(p Problems, cp string, t *Table, c *Column, tables map[strin
 	checkPattern(p, cp, c)
 	checkEnumValues(p, cp, c)
 	checkTypeFlags(p, cp, c)
+	checkFileSettings(p, cp, c)
 	checkColumnDefault(p, cp, c)
 	checkReference(p, cp, t, c, tables)
 	checkRelationNameRules(p, cp, c)
@@ -293,24 +294,57 @@ func checkTypeFlags(p Problems, cp string, c *Column) {
 	}
 }
 
+// checkFileSettings: max_size, mime_types and thumbnails on file columns
+// only, max_files on files columns only, each within its bounds.
+func checkFileSettings(p Problems, cp string, c *Column) {
+	traits := typeOf(c.Type).Traits
+	if (c.MaxSize != nil || len(c.MimeTypes) > 0 || c.Thumbnails) && !traits.Upload {
+		p.add(cp+".max_size", "%s", msgFileSettings)
+	}
+	if c.MaxFiles != nil && !traits.Many {
+		p.add(cp+".max_files", "max_files applies to %s columns only", TypeFiles)
+	}
+	if c.MaxSize != nil && *c.MaxSize < 1 {
+		p.add(cp+".max_size", "must be at least 1 (bytes)")
+	}
+	if c.MaxFiles != nil && (*c.MaxFiles < 1 || *c.MaxFiles > MaxMaxFiles) {
+		p.add(cp+".max_files", "must be between 1 and %d", MaxMaxFiles)
+	}
+	for _, m := range c.MimeTypes {
+		if !mediaRangeRe.MatchString(m) {
+			p.add(cp+".mime_types", "%q is not a media type such as image/png or image/*", m)
+			break
+		}
+	}
+}
+
+// mediaRangeRe is a media type without parameters, or a type with any
+// subtype (image/*), in lower case as sniffing names them.
+var mediaRangeRe = regexp.MustCompile(`^[a-z0-9][a-z0-9!#$&^_.+-]{0,62}/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$`)
+
 // Messages that list the types a rule applies to, from the registry.
 var (
-	msgBoundsApply = "min and max apply to " + typeNames(func(t Traits) bool { return t.Numeric }) + " columns"
-	msgValuesApply = "values apply to " + typeNames(func(t Traits) bool { return t.Enumerated }) + " columns only"
-	msgSearchable  = "only " + typeNames(func(t Traits) bool { return t.Textual }) + " columns are searchable"
-	msgHTMLApplies = "html applies to " + typeNames(func(t Traits) bool { return t.Markup }) + " columns only"
+	msgBoundsApply  = "min and max apply to " + typeNames(func(t Traits) bool { return t.Numeric }) + " columns"
+	msgFileSettings = "max_size, mime_types and thumbnails apply to " + typeNames(func(t Traits) bool { return t.Upload }) + " columns only"
+	msgValuesApply  = "values apply to " + typeNames(func(t Traits) bool { return t.Enumerated }) + " columns only"
+	msgSearchable   = "only " + typeNames(func(t Traits) bool { return t.Textual }) + " columns are searchable"
+	msgHTMLApplies  = "html applies to " + typeNames(func(t Traits) bool { return t.Markup }) + " columns only"
 )
 
 // checkColumnDefault: a default or a backfill (other than null) is a
 // value the column accepts.
 func checkColumnDefault(p Problems, cp string, c *Column) {
-	if !isNullJSON(c.Default) {
+	if !isNullJSON(c.Default) && typeOf(c.Type).Traits.Upload {
+		p.add(cp+".default", "a %s column takes no default (its values are uploaded files)", c.Type)
+	} else if !isNullJSON(c.Default) {
 		if msg := checkDefault(c); msg != "" {
 			p.add(cp+".default", "%s", msg)
 		}
 	}
 	switch {
 	case isNullJSON(c.Backfill):
+	case typeOf(c.Type).Traits.Upload:
+		p.add(cp+".backfill", "a %s column takes no backfill (its values are uploaded files)", c.Type)
 	case typeOf(c.Type).Traits.Secret:
 		p.add(cp+".backfill", "a %s column takes no backfill (it holds only hashes)", c.Type)
 	default:

@@ -27,7 +27,7 @@ func TestValidateColumnReportsEveryRuleWithItsExactMessage(t *testing.T) {
 		{"passthrough on a fronted table", mustParse(t, `{"tables": [{"name": "a", "external": {"primary_key": "id"}, "columns": [
 			{"name": "id", "type": "integer"}, {"name": "doc", "type": "passthrough", "pg_type": "tsvector"}]}]}`), Problems{}},
 		{"passthrough on a managed table", docWithColumn(t, `{"name": "b", "type": "passthrough"}`), Problems{
-			col + ".type": `unknown type "passthrough" (one of text, integer, number, decimal, boolean, timestamp, date, email, url, uuid, enum, json, password)`}},
+			col + ".type": `unknown type "passthrough" (one of text, integer, number, decimal, boolean, timestamp, date, email, url, uuid, enum, json, password, file, files)`}},
 		{"bounds on text, min above max", docWithColumn(t, `{"name": "b", "type": "text", "min": 5, "max": 1}`), Problems{
 			col + ".min": "min and max apply to integer, number and decimal columns"}},
 		{"min above max", docWithColumn(t, `{"name": "b", "type": "integer", "min": 5, "max": 1}`), Problems{

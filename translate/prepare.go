@@ -117,18 +117,17 @@ func Projection(t *schema.CTable, alias string) string {
 
 // ColumnOutput renders one output column from alias.
 func ColumnOutput(c *schema.CColumn, alias string) string {
-	ref := alias + "." + c.Ident
-	if out, shown := c.Kind.Output(ref); shown {
+	if out, shown := c.Kind.OutputIn(c, alias); shown {
 		return out + " AS " + c.Ident
 	}
-	return ref
+	return alias + "." + c.Ident
 }
 
 // outputAsStored reports whether a record shows the column's value as
 // the table stores it; timestamps are written in the API's own format
 // (the type's entry says which).
 func outputAsStored(c *schema.CColumn) bool {
-	_, shown := c.Kind.Output("")
+	_, shown := c.Kind.OutputIn(c, "")
 	return !shown
 }
 

@@ -464,6 +464,11 @@ func (h *Handler) runFilterWrite(w http.ResponseWriter, r *http.Request, rt *Rou
 			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter max_affected: "+msg, map[string]string{translate.MaxAffectedParam: msg})
 		}
 		rt.rows = affected
+		if affected > 0 && c.t.HasFiles() && h.d.FilesOrphaned != nil {
+			// The rows' files are not read back one by one: the sweep
+			// removes those no row names now.
+			defer h.d.FilesOrphaned(rt.ProjectID)
+		}
 		envelope.Write(w, http.StatusOK, envelope.Success{Data: Affected{Affected: affected}, Message: records(int(affected)) + " " + verb})
 		return nil
 	}

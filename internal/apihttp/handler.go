@@ -27,6 +27,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/cors"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/fairshare"
+	"github.com/tablesmith/tablesmith/internal/files"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/requestlog"
@@ -83,6 +84,15 @@ type Deps struct {
 	// Replicas sends reads to read replicas and follows each credential's
 	// writes (replicas.go); nil: everything runs on the primary.
 	Replicas ReadRouter
+	// Files keeps the files of file columns (internal/files); nil: the
+	// server takes no uploads. MaxFileSize bounds one file whatever its
+	// column allows (0: the column's max_size alone).
+	Files       files.Store
+	MaxFileSize int64
+	// FilesOrphaned is told of a committed write that may have left
+	// stored files no row names (a write by filter on a table with file
+	// columns): it sweeps them (internal/files.Sweep); nil: nothing.
+	FilesOrphaned func(projectID string)
 	// CacheChanges announces each committed write to every node's edge
 	// cache (edgecache.go); nil: no announcements.
 	CacheChanges ChangeAnnouncer
@@ -232,7 +242,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		timeout = h.d.ExportTimeout
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	if h.d.LongLived != nil && h.d.LongLived(r) {
+	if h.d.LongLived != nil && h.d.LongLived(r) || isFileTransfer(r) {
 		cancel()
 		ctx, cancel = context.WithCancel(r.Context())
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/apirequest"
 	"github.com/tablesmith/tablesmith/internal/auth"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/files"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/validate"
@@ -58,6 +59,9 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 		return apierr.New(apierr.CodeNotFound, "Table %q not found", rt.Rest[0])
 	}
 	rt.Table = t.Name
+	if len(rt.Rest) > 2 && rt.Rest[2] == FilesSegment {
+		return h.serveFile(w, r, rt, t)
+	}
 	req, err := apirequest.Parse(r, rt.Rest, t)
 	if req != nil {
 		rt.Operation = req.Kind.Operation()
@@ -238,34 +242,69 @@ func (h *Handler) deleteRecord(w http.ResponseWriter, r *http.Request, rt *Route
 			return err
 		}
 	}
-	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
+	var deleted []byte
+	err := h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
 		data, err := recordOn(ctx, q, pgexec.JSON, c.ts.ByID(translate.DeleteRecord, c.id, c.owner))
 		if err != nil {
 			return pgexec.MapError(err, c.t, pgexec.OpDelete)
 		}
+		deleted = data
 		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record deleted successfully"})
 		return nil
 	})
+	if err == nil {
+		// Committed: the record's files are no one's now.
+		h.removeFiles(r.Context(), replacedFiles(c.t, rt.ProjectID, deleted, nil))
+	}
+	return err
 }
 
 // writeRecord answers an update of one record (PUT, PATCH): it reads and
 // validates the body, then writes.
 func (h *Handler) writeRecord(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
-	body, err := h.readBody(w, r)
+	body, stored, r, err := h.readWriteBody(w, r, rt, c)
 	if err != nil {
 		return err
 	}
+	// A PUT resets what it leaves out, files too.
+	touchesFiles := c.t.HasFiles() && (c.req.Kind == apirequest.Replace || setsFiles(c.t, body))
+	var replaced []string
+	err = h.writeOne(w, r, rt, c, body, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter, res validate.Result) error {
+		var before []byte
+		if touchesFiles {
+			// The files the record holds now: those the write replaces
+			// are removed once it commits.
+			b, err := recordOn(ctx, q, pgexec.JSON, c.ts.ByID(translate.GetRecord, c.id, c.owner))
+			if err != nil {
+				return pgexec.MapError(err, c.t, pgexec.OpWrite)
+			}
+			before = b
+		}
+		data, err := recordOn(ctx, q, pgexec.JSON, c.ts.UpdateRecord(res.Columns, res.Values, res.Reset, c.id, c.owner))
+		if err != nil {
+			return pgexec.MapError(err, c.t, pgexec.OpWrite)
+		}
+		replaced = replacedFiles(c.t, rt.ProjectID, before, data)
+		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record updated successfully"})
+		return nil
+	})
+	h.dropUploads(r.Context(), stored, err)
+	if err == nil {
+		h.removeFiles(r.Context(), replaced)
+	}
+	return err
+}
+
+// writeOne validates the body of a write of one record and runs write
+// with the checked values.
+func (h *Handler) writeOne(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall, body map[string]any,
+	write func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter, res validate.Result) error) error {
 	res, err := h.validBody(r, rt, c, body, writeMode(c.req.Kind))
 	if err != nil {
 		return err
 	}
 	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
-		data, err := recordOn(ctx, q, pgexec.JSON, c.ts.UpdateRecord(res.Columns, res.Values, res.Reset, c.id, c.owner))
-		if err != nil {
-			return pgexec.MapError(err, c.t, pgexec.OpWrite)
-		}
-		envelope.Write(w, http.StatusOK, envelope.Success{RawData: data, Message: "Record updated successfully"})
-		return nil
+		return write(ctx, q, w, res)
 	})
 }
 
@@ -273,6 +312,18 @@ func (h *Handler) writeRecord(w http.ResponseWriter, r *http.Request, rt *Route,
 // record; an array (bulk.go), or on_conflict, creates or upserts many in
 // one statement. POST /<table>/bulk takes only the array.
 func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) error {
+	if files.IsMultipart(r) {
+		if c.req.Bulk || c.req.Upsert {
+			return apierr.New(apierr.CodeUnsupportedMedia, "A multipart/form-data body creates one record: POST /%s without on_conflict", c.t.Name)
+		}
+		body, stored, r, err := h.readWriteBody(w, r, rt, c)
+		if err != nil {
+			return err
+		}
+		err = h.writeOne(w, r, rt, c, body, h.insertOne(r, c))
+		h.dropUploads(r.Context(), stored, err)
+		return err
+	}
 	object, items, err := jsonbody.ObjectOrItems(w, r, h.d.MaxBody)
 	if err != nil {
 		return err
@@ -288,11 +339,12 @@ func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 		}
 		return h.createMany(w, r, rt, c, items, single)
 	}
-	res, err := h.validBody(r, rt, c, object, validate.Create)
-	if err != nil {
-		return err
-	}
-	return h.writeOn(w, r, rt, c, func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter) error {
+	return h.writeOne(w, r, rt, c, object, h.insertOne(r, c))
+}
+
+// insertOne is the write of a create of one record.
+func (h *Handler) insertOne(r *http.Request, c *tableCall) func(context.Context, pgexec.Querier, http.ResponseWriter, validate.Result) error {
+	return func(ctx context.Context, q pgexec.Querier, w http.ResponseWriter, res validate.Result) error {
 		st := c.ts.InsertRecord(res.Columns, res.Values)
 		data, err := pgexec.JSON(ctx, q, st.SQL, st.Args...)
 		if err != nil {
@@ -303,7 +355,7 @@ func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 		}
 		envelope.Write(w, http.StatusCreated, envelope.Success{RawData: data, Message: "Record created successfully"})
 		return nil
-	})
+	}
 }
 
 // validBody binds the Idempotency-Key to the body as sent, applies the

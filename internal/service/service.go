@@ -92,6 +92,14 @@ type Config struct {
 	// PurgeURLs are HTTP caches in front of the nodes that take a PURGE
 	// with a Surrogate-Key header (docs/edge-cache.md).
 	PurgeURLs []string
+	// FilesDir is where the files of file columns are kept
+	// (docs/files.md); "" keeps none and refuses uploads. MaxFileSize
+	// bounds one file (default DefaultMaxFileSize).
+	FilesDir    string
+	MaxFileSize int64
+	// FilesGrace is how old a stored file no row names must be before a
+	// sweep removes it (default files.Grace; tests shorten it).
+	FilesGrace time.Duration
 	// WebhookAllowPrivate lets webhooks reach loopback, private,
 	// link-local and metadata addresses (Caddyfile webhook_allow_private).
 	WebhookAllowPrivate bool
@@ -190,6 +198,8 @@ type Service struct {
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
 	starters []func(ctx context.Context) error
+	// fileSweeper removes stored files no row names (wire_files.go).
+	fileSweeper *fileSweeper
 	// events hands cross-node events to the areas that registered for
 	// them (events.On in their wire hook).
 	events events.Dispatcher
@@ -269,7 +279,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
+	for _, wire := range []func() error{s.wireFiles, s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()
@@ -647,6 +657,7 @@ func (s *Service) loadProject(ctx context.Context, projectID string) (*registry.
 	if err != nil {
 		return nil, fmt.Errorf("project %s version %d: %w", projectID, v.Version, err)
 	}
+	c.SetAPIBase("/v1/" + projectID)
 	schemaName, tables, err := s.projectTables(ctx, p)
 	if err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func WithConfig(f func(*service.Config)) Option { return Option(f) }
 // plan is the default so tests are not rate limited unless they ask.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	cfg := service.Config{DefaultPlan: "unlimited", Secret: "test-secret", MaxOpenConns: 8}
+	cfg := service.Config{DefaultPlan: "unlimited", Secret: "test-secret", MaxOpenConns: 8, FilesDir: t.TempDir()}
 	for _, o := range opts {
 		o(&cfg)
 	}

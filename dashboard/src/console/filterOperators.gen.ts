@@ -140,6 +140,8 @@ export const operatorsByType: Readonly<Record<string, readonly string[]>> = {
     "in",
     "null"
   ],
+  "file": [],
+  "files": [],
   "integer": [
     "eq",
     "ne",

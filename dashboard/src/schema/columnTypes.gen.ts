@@ -26,7 +26,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -52,7 +54,9 @@ export const columnTypes = [
       "exact": false,
       "whole": true,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -78,7 +82,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": true,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -104,7 +110,9 @@ export const columnTypes = [
       "exact": true,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -130,7 +138,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -156,7 +166,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -182,7 +194,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -208,7 +222,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -234,7 +250,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -260,7 +278,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -286,7 +306,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -317,7 +339,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
     }
   },
   {
@@ -343,7 +367,65 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": false
+      "read_only": false,
+      "upload": false,
+      "many": false
+    }
+  },
+  {
+    "name": "file",
+    "label": "File",
+    "offered": true,
+    "pg": "jsonb",
+    "literal": "string",
+    "example": null,
+    "traits": {
+      "textual": false,
+      "ordered": false,
+      "numeric": false,
+      "min_max": false,
+      "comparable": false,
+      "unique": false,
+      "indexable": false,
+      "lengths": false,
+      "enumerated": false,
+      "secret": false,
+      "markup": false,
+      "key": false,
+      "exact": false,
+      "whole": false,
+      "float": false,
+      "read_only": false,
+      "upload": true,
+      "many": false
+    }
+  },
+  {
+    "name": "files",
+    "label": "Files",
+    "offered": true,
+    "pg": "jsonb",
+    "literal": "string",
+    "example": null,
+    "traits": {
+      "textual": false,
+      "ordered": false,
+      "numeric": false,
+      "min_max": false,
+      "comparable": false,
+      "unique": false,
+      "indexable": false,
+      "lengths": false,
+      "enumerated": false,
+      "secret": false,
+      "markup": false,
+      "key": false,
+      "exact": false,
+      "whole": false,
+      "float": false,
+      "read_only": false,
+      "upload": true,
+      "many": true
     }
   },
   {
@@ -369,7 +451,9 @@ export const columnTypes = [
       "exact": false,
       "whole": false,
       "float": false,
-      "read_only": true
+      "read_only": true,
+      "upload": false,
+      "many": false
     }
   }
 ] as const;

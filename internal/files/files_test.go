@@ -1,0 +1,131 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTheLocalStoreKeepsAnObjectWholeOrNotAtAll(t *testing.T) {
+	ctx := context.Background()
+	l, err := NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := l.Put(ctx, "p1/a.txt", strings.NewReader("hello"))
+	if err != nil || n != 5 {
+		t.Fatalf("put: %d %v", n, err)
+	}
+	o, err := l.Open(ctx, "p1/a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(o)
+	o.Close()
+	if string(got) != "hello" || o.Size() != 5 {
+		t.Fatalf("read %q, size %d", got, o.Size())
+	}
+
+	// A copy that fails half-way leaves nothing under the key, nor a
+	// temporary file a listing would show.
+	broken := io.MultiReader(strings.NewReader("half"), errReader{})
+	if _, err := l.Put(ctx, "p1/b.txt", broken); err == nil {
+		t.Fatal("a failed copy was stored")
+	}
+	if _, err := l.Open(ctx, "p1/b.txt"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("open of a failed put: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(l.Root, "p1"))
+	if len(entries) != 1 {
+		t.Fatalf("the directory holds %d entries, want a.txt alone", len(entries))
+	}
+
+	// Keys that would leave the root are nobody's.
+	for _, key := range []string{"../x", "p1/../../x", "/etc/passwd", `p1\x`, ""} {
+		if _, err := l.Open(ctx, key); !errors.Is(err, ErrNotFound) {
+			t.Errorf("open %q: %v", key, err)
+		}
+	}
+	var listed []string
+	if err := l.List(ctx, "p1/", func(i Info) error { listed = append(listed, i.Key); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1 || listed[0] != "p1/a.txt" {
+		t.Fatalf("listed %v", listed)
+	}
+	if err := l.Delete(ctx, "p1/a.txt", "p1/never.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Open(ctx, "p1/a.txt"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+func TestNamesAreSafeUniqueAndKeepTheClientsStem(t *testing.T) {
+	for _, tc := range []struct{ original, media, prefix, ext string }{
+		{"Holiday Photo.JPG", "image/jpeg", "holiday_photo_", ".jpg"},
+		{"../../etc/passwd", "text/plain", "passwd_", ""},
+		{`C:\Users\me\report (final).pdf`, "application/pdf", "report_final_", ".pdf"},
+		{"notes.md", "text/plain", "notes_", ".md"},
+		{"<script>.html", "text/html", "script_", ".html"},
+		{"", "application/octet-stream", "file_", ""},
+		{"ünïcode.png", "image/png", "n_code_", ".png"},
+	} {
+		got := NewName(tc.original, tc.media)
+		if !strings.HasPrefix(got, tc.prefix) || !strings.HasSuffix(got, tc.ext) || !ValidName(got) {
+			t.Errorf("NewName(%q, %s) = %q, want %s…%s and valid", tc.original, tc.media, got, tc.prefix, tc.ext)
+		}
+	}
+	if NewName("a.png", "image/png") == NewName("a.png", "image/png") {
+		t.Error("two uploads of one name got one stored name")
+	}
+	for _, bad := range []string{"", ".hidden", "a/b", "a%2fb", "A.png", "a b", strings.Repeat("a", 121)} {
+		if ValidName(bad) {
+			t.Errorf("ValidName(%q)", bad)
+		}
+	}
+}
+
+func TestASweepRemovesOnlyOldObjectsNoRowNames(t *testing.T) {
+	ctx := context.Background()
+	l, _ := NewLocal(t.TempDir())
+	for _, key := range []string{"p/kept.png", "p/orphan.png", "p/young.png", "q/other.png"} {
+		if _, err := l.Put(ctx, key, bytes.NewReader([]byte("x"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	for _, name := range []string{"kept.png", "orphan.png"} {
+		if err := os.Chtimes(filepath.Join(l.Root, "p", name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refs := func(context.Context) (map[string]bool, error) { return map[string]bool{"kept.png": true}, nil }
+	n, err := Sweep(ctx, l, "p", refs, time.Hour, time.Now())
+	if err != nil || n != 1 {
+		t.Fatalf("swept %d, %v", n, err)
+	}
+	var left []string
+	_ = l.List(ctx, "", func(i Info) error { left = append(left, i.Key); return nil })
+	if strings.Join(left, " ") != "p/kept.png p/young.png q/other.png" {
+		t.Fatalf("left %v", left)
+	}
+	// An error reading the references removes nothing.
+	if n, err := Sweep(ctx, l, "p", func(context.Context) (map[string]bool, error) { return nil, errors.New("down") }, 0, time.Now()); err == nil || n != 0 {
+		t.Fatalf("swept %d on an error", n)
+	}
+	// A project that is gone loses every object at once.
+	if n, err := Sweep(ctx, l, "p", nil, time.Hour, time.Now()); err != nil || n != 2 {
+		t.Fatalf("swept %d of a gone project, %v", n, err)
+	}
+}

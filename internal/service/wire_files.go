@@ -1,0 +1,174 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tablesmith/tablesmith/internal/events"
+	"github.com/tablesmith/tablesmith/internal/files"
+	"github.com/tablesmith/tablesmith/internal/registry"
+	"github.com/tablesmith/tablesmith/internal/store"
+)
+
+// DefaultMaxFileSize bounds one uploaded file when the configuration
+// sets no max_file_size: a column's max_size may only lower it.
+const DefaultMaxFileSize = 50 << 20
+
+// Sweep timing: a project's orphans are swept sweepDelay after a change
+// that may have left some (so that a burst of deletes is one sweep), and
+// again once the grace (files.Grace) has passed, when the youngest of them are old
+// enough; every node also sweeps every project it holds files of each
+// sweepPeriod, which catches a crash between an upload and its write.
+const (
+	sweepDelay  = 2 * time.Second
+	sweepPeriod = time.Hour
+)
+
+// wireFiles gives the generated API the store of file columns' files
+// (docs/files.md): a directory on this node, swept of the files no row
+// names any more.
+func (s *Service) wireFiles() error {
+	if s.cfg.FilesDir == "" {
+		return nil
+	}
+	local, err := files.NewLocal(s.cfg.FilesDir)
+	if err != nil {
+		return fmt.Errorf("files_dir: %w", err)
+	}
+	s.apiDeps.Files = local
+	s.apiDeps.MaxFileSize = s.cfg.MaxFileSize
+	if s.apiDeps.MaxFileSize <= 0 {
+		s.apiDeps.MaxFileSize = DefaultMaxFileSize
+	}
+	sw := &fileSweeper{s: s, store: local, grace: s.cfg.FilesGrace, soon: map[string]bool{}, late: map[string]bool{}}
+	if sw.grace <= 0 {
+		sw.grace = files.Grace
+	}
+	s.fileSweeper = sw
+	s.apiDeps.FilesOrphaned = sw.later
+	// A generate that dropped a file column or table, or a deleted
+	// project, leaves files no row names.
+	events.On(&s.events, func(e events.ProjectChanged) { sw.later(e.ProjectID) })
+	s.starters = append(s.starters, func(ctx context.Context) error {
+		sw.start(ctx)
+		s.tick(ctx, sweepPeriod, func() bool { sw.sweepAll(ctx); return false })
+		return nil
+	})
+	return nil
+}
+
+// fileSweeper removes the stored files that no row names.
+type fileSweeper struct {
+	s     *Service
+	store files.Store
+	grace time.Duration
+	mu    sync.Mutex
+	ctx   context.Context // the service's background context, once started
+	soon  map[string]bool // projects with a sweep due in sweepDelay
+	late  map[string]bool // projects with a sweep due after files.Grace
+}
+
+func (f *fileSweeper) start(ctx context.Context) {
+	f.mu.Lock()
+	f.ctx = ctx
+	f.mu.Unlock()
+}
+
+// later schedules the sweeps of project after a change that may have
+// orphaned some of its files.
+func (f *fileSweeper) later(project string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, due := range []struct {
+		pending map[string]bool
+		after   time.Duration
+	}{{f.soon, sweepDelay}, {f.late, f.grace + time.Minute}} {
+		if due.pending[project] {
+			continue
+		}
+		due.pending[project] = true
+		pending := due.pending
+		time.AfterFunc(due.after, func() {
+			f.mu.Lock()
+			delete(pending, project)
+			ctx := f.ctx
+			f.mu.Unlock()
+			if ctx != nil && ctx.Err() == nil {
+				f.sweep(ctx, project)
+			}
+		})
+	}
+}
+
+// sweepAll sweeps every project this node holds files of.
+func (f *fileSweeper) sweepAll(ctx context.Context) {
+	projects := map[string]bool{}
+	err := f.store.List(ctx, "", func(i files.Info) error {
+		if p, _, ok := strings.Cut(i.Key, "/"); ok {
+			projects[p] = true
+		}
+		return nil
+	})
+	if err != nil {
+		f.s.log.Warn("stored files not listed for the sweep", "err", err)
+		return
+	}
+	for p := range projects {
+		f.sweep(ctx, p)
+	}
+}
+
+// sweep removes project's files that no row names (all of them if the
+// project is gone). An error leaves everything in place.
+func (f *fileSweeper) sweep(ctx context.Context, project string) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	referenced := func(ctx context.Context) (map[string]bool, error) { return f.referenced(ctx, project) }
+	if _, err := f.s.Store.Project(ctx, project); errors.Is(err, store.ErrNotFound) {
+		referenced = nil
+	} else if err != nil {
+		f.s.log.Warn("file sweep skipped", "project", project, "err", err)
+		return
+	}
+	n, err := files.Sweep(ctx, f.store, project, referenced, f.grace, time.Now())
+	if err != nil {
+		f.s.log.Warn("file sweep failed", "project", project, "err", err)
+		return
+	}
+	if n > 0 {
+		f.s.log.Info("removed stored files no record names", "project", project, "files", n)
+	}
+}
+
+// referenced reads the names of every file the project's rows hold.
+func (f *fileSweeper) referenced(ctx context.Context, project string) (map[string]bool, error) {
+	names := map[string]bool{}
+	entry, err := f.s.Registry.Get(ctx, project)
+	if errors.Is(err, registry.ErrNotPublished) {
+		return names, nil // no tables, so no row names a file
+	}
+	if err != nil {
+		return nil, err
+	}
+	q := files.ReferencedSQL(entry.Published)
+	if q == "" {
+		return names, nil
+	}
+	var raw []byte
+	if err := entry.Tables.QueryRowContext(ctx, q).Scan(&raw); err != nil {
+		return nil, err
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, err
+	}
+	for _, n := range list {
+		names[n] = true
+	}
+	return names, nil
+}
