@@ -8,10 +8,11 @@ import (
 	"github.com/tablesmith/tablesmith/schema"
 )
 
-// formMedia is the media type of a write that carries files.
-const formMedia = "multipart/form-data"
-
-// fileSchema is a file as a record shows it (docs/files.md).
+// fileSchema is a file as a record shows it (docs/files.md). The writes'
+// multipart/form-data rendition is not described beside their JSON body:
+// with two media types on one operation, orval's default client sends the
+// JSON body without its Content-Type (415). Uploads are operations of
+// their own (uploadPaths), whose tokens the JSON bodies take.
 func fileSchema() *base.Schema {
 	props := orderedmap.New[string, *base.SchemaProxy]()
 	props.Set("name", base.CreateSchemaProxy(&base.Schema{Type: types("string"),
@@ -25,41 +26,48 @@ func fileSchema() *base.Schema {
 		Required: []string{"name", "size", "type", "url"}, AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{N: 1, B: false}}
 }
 
-// withForm is body with formBody's rendition added.
-func withForm(body *v3.RequestBody, t *schema.CTable, required []string) *v3.RequestBody {
-	formBody(body, t, required)
-	return body
-}
+// Names of the upload parts of the document.
+const (
+	schemaUpload     = "Upload"
+	schemaUploadResp = "UploadResponse"
+	uploadMedia      = "multipart/form-data"
+)
 
-// formBody adds, for a table with file columns, the multipart/form-data
-// rendition of a write's body beside its JSON one: a part per field, file
-// columns as the files themselves. required lists the fields a create or
-// replace must give.
-func formBody(body *v3.RequestBody, t *schema.CTable, required []string) {
-	if !t.HasFiles() {
-		return
-	}
+// uploadSchemas adds the answer of an upload.
+func uploadSchemas(schemas *orderedmap.Map[string, *base.SchemaProxy]) {
 	props := orderedmap.New[string, *base.SchemaProxy]()
-	for _, c := range t.Writable {
-		switch {
-		case c.Kind.Traits.Upload && c.Kind.Traits.Many:
-			props.Set(c.Input, base.CreateSchemaProxy(&base.Schema{Type: types("array"), Description: c.Description,
-				Items: &base.DynamicValue[*base.SchemaProxy, bool]{A: base.CreateSchemaProxy(binarySchema())}}))
-		case c.Kind.Traits.Upload:
-			s := binarySchema()
-			s.Description = c.Description
-			props.Set(c.Input, base.CreateSchemaProxy(s))
-		default:
-			props.Set(c.Input, base.CreateSchemaProxy(columnSchema(c, true)))
-		}
-	}
-	body.Content.Set(formMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{Type: types("object"),
-		Description: "The record as form fields, with the files of its file columns as parts (a file's own name is kept in its stored name).",
-		Properties:  props, Required: required})})
+	props.Set("token", base.CreateSchemaProxy(&base.Schema{Type: types("string"),
+		Description: "Give it as the column's value in a JSON create or update (a files column: in its list) within 30 minutes; each use stores a copy of its own."}))
+	props.Set("name", base.CreateSchemaProxy(&base.Schema{Type: types("string"), Description: "The upload's stored name."}))
+	props.Set("size", base.CreateSchemaProxy(&base.Schema{Type: types("integer"), Format: "int64", Description: "Its size in bytes."}))
+	props.Set("type", base.CreateSchemaProxy(&base.Schema{Type: types("string"), Description: "Its media type, sniffed from its content."}))
+	props.Set("expires_at", base.CreateSchemaProxy(&base.Schema{Type: types("string"), Format: "date-time", Description: "When the token stops working."}))
+	schemas.Set(schemaUpload, base.CreateSchemaProxy(&base.Schema{Type: types("object"), Description: "A stored upload and its token.",
+		Properties: props, Required: []string{"token", "name", "size", "type", "expires_at"}}))
+	schemas.Set(schemaUploadResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxyRef(schemaRef(schemaUpload)), false,
+		"An upload in the success envelope.")))
 }
 
-// binarySchema is a file's bytes in a multipart body (3.1's form; the
-// 3.0 rendition says format: binary).
-func binarySchema() *base.Schema {
-	return &base.Schema{Type: types("string"), ContentMediaType: "application/octet-stream"}
+// uploadPaths adds POST /<table>/files/<column> for each file column of
+// t: one media type (multipart/form-data with one part, file), so that
+// every generator's default client sends it as described.
+func uploadPaths(paths *orderedmap.Map[string, *v3.PathItem], t *schema.CTable, n tableNames, errs []string) {
+	createLevel := t.Level("create")
+	for _, c := range t.Writable {
+		if !c.Kind.Traits.Upload {
+			continue
+		}
+		part := orderedmap.New[string, *base.SchemaProxy]()
+		part.Set("file", base.CreateSchemaProxy(&base.Schema{Type: types("string"), ContentMediaType: "application/octet-stream",
+			Description: "The file; its part's file name names it."}))
+		content := orderedmap.New[string, *v3.MediaType]()
+		content.Set(uploadMedia, &v3.MediaType{Schema: base.CreateSchemaProxy(&base.Schema{Type: types("object"), Properties: part, Required: []string{"file"}})})
+		paths.Set("/"+t.Name+"/files/"+c.Name, &v3.PathItem{Post: &v3.Operation{Tags: []string{t.Name},
+			OperationId: "upload" + n.Record + "_" + c.Name, Summary: "Upload a file for " + t.Name + "." + c.Name,
+			Description: joinSentences("Stores one file for the column, checked as a write checks it (its type sniffed from its content, its size), "+
+				"and answers a token that a JSON create or update gives as the column's value. The body may also be the file itself "+
+				"(any other Content-Type, named by ?name=). Needs the table's create or update permission.", levelText(createLevel, true)),
+			RequestBody: &v3.RequestBody{Required: ptr(true), Content: content}, Security: security(createLevel),
+			Responses: responses("201", successResponse("The stored upload and its token.", schemaUploadResp, rateHeaders()), errs...)}})
+	}
 }

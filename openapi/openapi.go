@@ -5,7 +5,6 @@
 package openapi
 
 import (
-	"slices"
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
@@ -14,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +79,7 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 	collectionSchemas(schemas)
 	if slices.ContainsFunc(c.Tables, (*schema.CTable).HasFiles) {
 		schemas.Set(schema.FileSchemaName, base.CreateSchemaProxy(fileSchema()))
+		uploadSchemas(schemas)
 	}
 	paths := orderedmap.New[string, *v3.PathItem]()
 	var tags []*base.Tag

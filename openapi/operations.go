@@ -373,11 +373,12 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 		Post: &v3.Operation{Tags: tags, OperationId: n.CreateOp, Summary: "Create a record in " + t.Name,
 			Description: joinSentences("Creates a record and answers 201 with it (id, created_at and updated_at included) and its Location.",
 				levelText(createLevel, true)),
-			RequestBody: withForm(jsonBodyWith("The new record.", n.Create, bodyExample(t, false)), t, requiredFields(t, modeCreate)), Security: security(createLevel),
+			RequestBody: jsonBodyWith("The new record.", n.Create, bodyExample(t, false)), Security: security(createLevel),
 			Responses: responses("201", successResponse("The created record.", n.Response, withLocation), writeErrors(unique)...)},
 	}
 	paths.Set("/"+t.Name, collection)
 	collectionOperations(sp, paths, c, t, n, collection, o.maxBulkRows())
+	uploadPaths(paths, t, n, writeErrors(false))
 
 	item := &v3.PathItem{
 		Parameters: []*v3.Parameter{idParameter(t)},
@@ -388,11 +389,11 @@ func tablePaths(sp *splicer, paths *orderedmap.Map[string, *v3.PathItem], c *sch
 		Put: &v3.Operation{Tags: tags, OperationId: n.ReplaceOp, Summary: "Replace a record in " + t.Name,
 			Description: joinSentences("Every required field must be present; absent optional fields go back to their default or null.",
 				levelText(updateLevel, true)),
-			RequestBody: withForm(jsonBodyWith("The whole record.", n.Replace, bodyExample(t, false)), t, requiredFields(t, modeReplace)), Security: security(updateLevel),
+			RequestBody: jsonBodyWith("The whole record.", n.Replace, bodyExample(t, false)), Security: security(updateLevel),
 			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
 		Patch: &v3.Operation{Tags: tags, OperationId: n.UpdateOp, Summary: "Update fields of a record in " + t.Name,
 			Description: joinSentences("Only the fields given change.", levelText(updateLevel, true)),
-			RequestBody: withForm(jsonBodyWith("The fields to change.", n.Update, bodyExample(t, true)), t, nil), Security: security(updateLevel),
+			RequestBody: jsonBodyWith("The fields to change.", n.Update, bodyExample(t, true)), Security: security(updateLevel),
 			Responses: responses("200", successResponse("The updated record.", n.Response, rateHeaders()), writeErrors(unique)...)},
 		Delete: &v3.Operation{Tags: tags, OperationId: n.DeleteOp, Summary: "Delete a record from " + t.Name,
 			Description: joinSentences("Answers with the deleted record (message: \"Record deleted successfully\").",

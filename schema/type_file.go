@@ -36,10 +36,9 @@ type StoredFile struct {
 	Type string `json:"type"`
 }
 
-// FileUpload is what a JSON body may give for a file column: the token
-// an upload answered (POST /<table>/files/<column>). The server reads it
-// into a StoredFile before the record is checked; a token the server did
-// not read is refused.
+// FileUpload is the text a multipart body gives for a file column: an
+// upload token, which the server reads into a StoredFile (files.Claim)
+// before the record is checked; one it did not read is refused.
 type FileUpload string
 
 // fileType holds one uploaded file.
@@ -101,12 +100,14 @@ func filesOutput(c *CColumn, alias string) string {
 		fileURL(c, alias, "_f.v") + ") ORDER BY _f.n) FROM jsonb_array_elements(" + ref + ") WITH ORDINALITY AS _f(v, n)), '[]'::jsonb) END"
 }
 
-// FileSchemaName is the document's shared schema of a file in a record.
-const FileSchemaName = "File"
+// FileSchemaName is the document's shared schema of a file in a record:
+// not "File", which typed TypeScript clients would declare over the
+// browser's own File (orval's upload functions take a File).
+const FileSchemaName = "RecordFile"
 
-// uploadNote says how a JSON body sets a file column.
+// uploadNote says how a write sets a file column.
 func uploadNote(c *Column) string {
-	note := "An upload token (POST /{table}/files/" + c.Name + " answers one), or the file itself as a part of a multipart/form-data body."
+	note := "The token of an upload (POST /{table}/files/" + c.Name + "), or the file as a part of a multipart/form-data write (docs/files.md); null removes it."
 	if c.MaxSize != nil {
 		note += " At most " + strconv.FormatInt(*c.MaxSize, 10) + " bytes per file."
 	}

@@ -7,7 +7,8 @@
 // parameters only where they apply (openapi).
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { baseURL } from '../playwright.config';
@@ -187,6 +188,20 @@ test('issue 37, the rest of the list', async ({ page, playwright }) => {
     await checkPage(page, 'rough37-08-projects-390');
   });
   await request.dispose();
+});
+
+test("README's walkthrough runs whole as written, the file of step 8 included", () => {
+  const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'README.md'), 'utf8');
+  const walkthrough = /## Walkthrough with curl[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(walkthrough, 'the walkthrough block').toBeTruthy();
+  const script = walkthrough!
+    .replace('B=http://localhost:8080', `B=${baseURL}`)
+    .replace('you@example.com', `readme.whole.${Date.now()}@example.com`);
+  // In a directory of its own: step 8 writes resume.txt.
+  const out = execFileSync('bash', ['-c', script], { encoding: 'utf8', cwd: mkdtempSync(join(tmpdir(), 'readme-')) });
+  expect(out).toContain('"code":"VALIDATION_ERROR"');
+  expect(out, 'the file step 8 attached comes back').toContain('John Doe: ten years of curl');
+  expect(out).toContain('"message":"Record deleted successfully"');
 });
 
 test("README's step 6 runs in a second terminal that has none of the walkthrough's variables", async ({ request }) => {

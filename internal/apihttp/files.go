@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tablesmith/tablesmith/access"
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/apirequest"
+	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/files"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/schema"
@@ -28,11 +32,16 @@ const FilesSegment = "files"
 // statements (fileWriteContext), and the transfer runs while the client
 // keeps it going.
 func isFileTransfer(r *http.Request) bool {
+	// /v1/<project>/<table>/files/<column> (an upload) and
+	// /v1/<project>/<table>/<id>/files/<column>/<name> (a download).
+	segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	switch r.Method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch:
+	case http.MethodPost:
+		return files.IsMultipart(r) || len(segs) == 5 && segs[3] == FilesSegment
+	case http.MethodPut, http.MethodPatch:
 		return files.IsMultipart(r)
 	case http.MethodGet, http.MethodHead:
-		return strings.Contains(r.URL.Path, "/"+FilesSegment+"/")
+		return len(segs) == 7 && segs[4] == FilesSegment
 	}
 	return false
 }
@@ -45,7 +54,11 @@ func isFileTransfer(r *http.Request) bool {
 func (h *Handler) readWriteBody(w http.ResponseWriter, r *http.Request, rt *Route, c *tableCall) (map[string]any, []string, *http.Request, error) {
 	if !files.IsMultipart(r) {
 		body, err := h.readBody(w, r)
-		return body, nil, r, err
+		if err != nil {
+			return nil, nil, r, err
+		}
+		claimed, err := h.claimUploads(r, rt, c.t, body)
+		return body, claimed, r, err
 	}
 	if h.d.Files == nil {
 		return nil, nil, r, apierr.New(apierr.CodeUnavailable, "This server keeps no files: a multipart/form-data write needs its file storage (docs/files.md)")
@@ -58,9 +71,121 @@ func (h *Handler) readWriteBody(w http.ResponseWriter, r *http.Request, rt *Rout
 	if err != nil {
 		return nil, nil, r, err
 	}
+	claimed, err := h.claimUploads(r, rt, c.t, in.Body)
+	in.Stored = append(in.Stored, claimed...)
+	if err != nil {
+		h.dropUploads(r.Context(), in.Stored, err)
+		return nil, nil, r, err
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.d.Timeout)
 	context.AfterFunc(r.Context(), cancel)
 	return in.Body, in.Stored, r.WithContext(ctx), nil
+}
+
+// claimUploads turns the upload tokens of a write's body into the files
+// the row will hold (files.Claim); a body without tokens costs nothing.
+func (h *Handler) claimUploads(r *http.Request, rt *Route, t *schema.CTable, body map[string]any) ([]string, error) {
+	if !t.HasFiles() || !setsFiles(t, body) || h.d.Files == nil || h.d.FileTokenKey == nil {
+		return nil, nil
+	}
+	key := h.d.FileTokenKey()
+	if len(key) == 0 {
+		return nil, apierr.New(apierr.CodeUnavailable, "Uploads are not ready yet")
+	}
+	claimed, problems, err := files.Claim(r.Context(), h.d.Files, key, rt.ProjectID, t, body, h.d.Now())
+	if err == nil && problems != nil {
+		err = apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
+	}
+	if err != nil {
+		h.dropUploads(r.Context(), claimed, apierr.New(apierr.CodeValidation, "refused"))
+		return nil, err
+	}
+	return claimed, nil
+}
+
+// uploadFile answers POST /<table>/files/<column>: it stores one file for
+// the column, checked as a write would check it, and answers the upload
+// token a later JSON write gives for the column (within
+// files.TokenLifetime). The body is the file itself (its media type is
+// sniffed, ?name= names it) or multipart/form-data with one file part.
+// The caller needs the table's create or update permission.
+func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable) error {
+	rt.Operation = apirequest.OpCreate
+	if r.Method != http.MethodPost {
+		e := apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on an upload; use POST", r.Method)
+		e.Allow = "POST"
+		return e
+	}
+	col, ok := t.Column(rt.Rest[2])
+	if !ok || !col.Kind.Traits.Upload || col.ReadOnly {
+		return apierr.New(apierr.CodeNotFound, "%s has no file column %q", t.Name, rt.Rest[2])
+	}
+	if _, err := h.Admit(w, r, rt, Admission{Credential: true}); err != nil {
+		return err
+	}
+	if _, err := Decide(rt.Principal, t, access.Create); err != nil {
+		if _, err2 := Decide(rt.Principal, t, access.Update); err2 != nil {
+			return err
+		}
+	}
+	if h.d.Files == nil || h.d.FileTokenKey == nil || len(h.d.FileTokenKey()) == 0 {
+		return apierr.New(apierr.CodeUnavailable, "This server keeps no files (docs/files.md)")
+	}
+	body, filename, err := uploadedFile(r)
+	if err != nil {
+		return err
+	}
+	f, key, problem, err := files.StoreOne(r.Context(), h.d.Files, body, filename, rt.ProjectID, col, h.d.MaxFileSize)
+	if problem != "" {
+		err = apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{col.Input: problem})
+	}
+	if err != nil {
+		if key != "" {
+			h.removeFiles(r.Context(), []string{key})
+		}
+		return err
+	}
+	expires := h.d.Now().Add(files.TokenLifetime).UTC().Truncate(time.Second)
+	token := files.Sign(h.d.FileTokenKey(), files.Upload{Project: rt.ProjectID, Table: t.Name, Column: col.Name, File: f, Expires: expires.Unix()})
+	envelope.Write(w, http.StatusCreated, envelope.Success{Data: UploadAnswer{Token: token, Name: f.Name, Size: f.Size, Type: f.Type,
+		ExpiresAt: expires.Format(time.RFC3339)}, Message: "File uploaded: give its token for " + col.Name + " in a create or update"})
+	return nil
+}
+
+// UploadAnswer is the data of an upload's answer.
+type UploadAnswer struct {
+	Token     string `json:"token"`
+	Name      string `json:"name"`
+	Size      int64  `json:"size"`
+	Type      string `json:"type"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+// uploadedFile is an upload's file: the body itself (named by ?name=),
+// or the one file part of a multipart body.
+func uploadedFile(r *http.Request) (io.Reader, string, error) {
+	q := r.URL.Query()
+	for k := range q {
+		if k != "name" && k != "_" {
+			return nil, "", apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+k, map[string]string{k: "is not a parameter of an upload (name is)"})
+		}
+	}
+	if !files.IsMultipart(r) {
+		return r.Body, q.Get("name"), nil
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, "", apierr.New(apierr.CodeValidation, "The multipart/form-data body could not be read: %v", err)
+	}
+	part, err := mr.NextPart()
+	if err != nil {
+		return nil, "", apierr.New(apierr.CodeValidation, "The multipart/form-data body has no file part")
+	}
+	if part.FileName() == "" {
+		return nil, "", apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{part.FormName(): "an upload takes one file part and nothing else"})
+	}
+	// The first part is the file; what may follow it is not read.
+	return part, part.FileName(), nil
 }
 
 // dropUploads removes the files a write stored when the write was
@@ -179,6 +304,10 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 	if !ok || !files.ValidName(name) {
 		return apierr.New(apierr.CodeNotFound, "File not found")
 	}
+	thumbW, thumbH, err := thumbQuery(r, col)
+	if err != nil {
+		return err
+	}
 	grant, err := h.Admit(w, r, rt, Admission{Credential: true, Table: t, Action: access.Read})
 	if err != nil {
 		return err
@@ -205,7 +334,23 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 	if h.d.Files == nil {
 		return apierr.New(apierr.CodeUnavailable, "This server keeps no files (docs/files.md)")
 	}
-	obj, err := h.d.Files.Open(context.WithoutCancel(r.Context()), files.Key(rt.ProjectID, name))
+	var obj files.Object
+	tag := name
+	if thumbW > 0 {
+		if !files.ThumbTypes[f.Type] {
+			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: "+f.Type+" has no thumbnails",
+				map[string]string{"thumb": "applies to PNG, JPEG, GIF and WebP images"})
+		}
+		obj, f.Type, err = files.Thumbnail(context.WithoutCancel(r.Context()), h.d.Files, files.Key(rt.ProjectID, name),
+			files.ThumbKey(rt.ProjectID, name, thumbW, thumbH), f.Type, thumbW, thumbH)
+		if errors.Is(err, files.ErrNotAnImage) {
+			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: the file does not decode as an image, or has more than 50 megapixels",
+				map[string]string{"thumb": "applies to images the server can decode"})
+		}
+		tag = name + "@" + strconv.Itoa(thumbW) + "x" + strconv.Itoa(thumbH)
+	} else {
+		obj, err = h.d.Files.Open(context.WithoutCancel(r.Context()), files.Key(rt.ProjectID, name))
+	}
 	if errors.Is(err, files.ErrNotFound) {
 		return apierr.New(apierr.CodeNotFound, "File not found")
 	}
@@ -221,7 +366,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 	// as an attachment and sandboxed all the same: it runs no script on
 	// the API's origin.
 	hdr.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'")
-	hdr.Set("ETag", `"`+name+`"`)
+	hdr.Set("ETag", `"`+tag+`"`)
 	if ts.CacheMaxAge > 0 && grant.Rows.All() && rt.Principal.Kind == access.Anonymous {
 		hdr["Cache-Control"] = ts.CacheControl
 	} else {
@@ -230,6 +375,35 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 	rt.rows = 1
 	http.ServeContent(w, r, "", obj.ModTime(), obj)
 	return nil
+}
+
+// thumbQuery reads a download's query string: thumb=WxH (on a column
+// with thumbnails) and the cache buster _; anything else is refused.
+func thumbQuery(r *http.Request, col *schema.CColumn) (w, h int, err error) {
+	q, perr := url.ParseQuery(r.URL.RawQuery)
+	if perr != nil {
+		return 0, 0, apierr.New(apierr.CodeInvalidQuery, "The query string could not be read: %v", perr)
+	}
+	for k, vs := range q {
+		switch {
+		case k == "_":
+		case k != "thumb":
+			return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+k,
+				map[string]string{k: "is not a parameter of a download (thumb is)"})
+		case !col.Thumbnails:
+			return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: the column "+col.Name+" has no thumbnails",
+				map[string]string{"thumb": "applies to file columns with \"thumbnails\": true"})
+		case len(vs) != 1:
+			return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: given more than once", map[string]string{"thumb": "is given more than once"})
+		default:
+			var ok bool
+			if w, h, ok = files.ParseThumb(vs[0]); !ok {
+				return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: "+vs[0],
+					map[string]string{"thumb": "must be WxH, each side 1 to " + strconv.Itoa(files.MaxThumbSide) + " pixels"})
+			}
+		}
+	}
+	return w, h, nil
 }
 
 // heldFile finds the file called name among those the record's column holds.

@@ -2,8 +2,10 @@ package apihttp_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"io/fs"
 	"math/rand/v2"
@@ -25,7 +27,7 @@ import (
 const filesSchema = `{"tables": [{"name": "books", "permissions": {"read": "public", "create": "key", "update": "key", "delete": "key"}, "columns": [
 	{"name": "title", "type": "text", "required": true},
 	{"name": "pages", "type": "integer"},
-	{"name": "cover", "type": "file", "mime_types": ["image/*"], "max_size": 4096},
+	{"name": "cover", "type": "file", "mime_types": ["image/*"], "max_size": 4096, "thumbnails": true},
 	{"name": "scans", "type": "files", "max_files": 2}]}]}`
 
 // pngOf is a w×h PNG, its colour telling files apart; nil paints noise,
@@ -343,4 +345,119 @@ func TestTheSweepRemovesTheFilesOfWritesByFilterDroppedColumnsAndDeletedProjects
 	// Deleting the project removes the rest.
 	s.Do("DELETE", "/api/projects/"+p.ID, p.Session, nil).Must(t, 200)
 	waitForFiles(t, dir, 0, "deleting the project")
+}
+
+func TestAnUploadTokenSetsAFileFromAJSONBodyOnceForEachUse(t *testing.T) {
+	t.Parallel()
+	s, dir := fileServer(t)
+	p := s.NewProject(filesSchema)
+	other := s.NewProject(filesSchema)
+	upload := func(p *testserver.Project, column string, body []byte, headers ...string) *testserver.Response {
+		return s.Do("POST", "/v1/"+p.ID+"/books/files/"+column+"?name=Front+Cover.png", p.Key, body, headers...)
+	}
+	cover := pngOf(t, 6, 6, color.Black)
+	up := upload(p, "cover", cover, "Content-Type", "application/octet-stream").Must(t, 201).Data()
+	token, _ := up["token"].(string)
+	if token == "" || !strings.HasPrefix(up["name"].(string), "front_cover_") || up["type"] != "image/png" || up["size"] != float64(len(cover)) || up["expires_at"] == nil {
+		t.Fatalf("upload answer: %v", up)
+	}
+
+	// Two records made with one token each hold a file of their own.
+	first := s.API(p, "POST", "/books", map[string]any{"title": "One", "cover": token}).Must(t, 201).Data()["cover"].(map[string]any)
+	second := s.API(p, "POST", "/books", map[string]any{"title": "Two", "cover": token}).Must(t, 201).Data()["cover"].(map[string]any)
+	if first["name"] == second["name"] || first["name"] == up["name"] || first["size"] != float64(len(cover)) {
+		t.Fatalf("covers %v and %v from upload %v", first, second, up["name"])
+	}
+	s.API(p, "DELETE", "/books/1", nil).Must(t, 200)
+	if dl := s.Do("GET", second["url"].(string), "", nil).Must(t, 200); !bytes.Equal(dl.Raw, cover) {
+		t.Fatal("deleting one record took the other's file")
+	}
+
+	// A multipart upload; a files column takes a list of tokens.
+	body, ct := multipartBody(t, part{name: "file", file: "notes.txt", content: []byte("notes")})
+	notes := upload(p, "scans", body, "Content-Type", ct).Must(t, 201).Data()["token"].(string)
+	rec := s.API(p, "PATCH", "/books/2", map[string]any{"scans": []any{notes, notes}}).Must(t, 200).Data()
+	if scans := rec["scans"].([]any); len(scans) != 2 || scans[0].(map[string]any)["type"] != "text/plain" {
+		t.Fatalf("scans %v", rec["scans"])
+	}
+
+	// Refused: a token for another column, table or project, a changed
+	// token, an image column given text, a made-up value.
+	for _, tc := range []struct {
+		body map[string]any
+		says string
+	}{
+		{map[string]any{"title": "x", "cover": notes}, "another column (books.scans)"},
+		{map[string]any{"title": "x", "cover": token[:len(token)-2] + "xx"}, "not an upload token"},
+		{map[string]any{"title": "x", "cover": "front_cover.png"}, "not an upload token"},
+		{map[string]any{"title": "x", "scans": []any{notes, 7}}, "list of files"},
+	} {
+		res := s.API(p, "POST", "/books", tc.body).Must(t, 400)
+		if msg := fmt.Sprint(res.Details()); !strings.Contains(msg, tc.says) {
+			t.Errorf("%v: %s, want …%s…", tc.body, res.Raw, tc.says)
+		}
+	}
+	if res := s.API(other, "POST", "/books", map[string]any{"title": "x", "cover": token}).Must(t, 400); !strings.Contains(fmt.Sprint(res.Details()), "of another project") {
+		t.Errorf("another project's token: %s", res.Raw)
+	}
+	res := upload(p, "cover", []byte("plain text"), "Content-Type", "text/plain").Must(t, 400)
+	if msg, _ := res.Details()["cover"].(string); !strings.Contains(msg, "text/plain") {
+		t.Fatalf("a text upload for an image column: %s", res.Raw)
+	}
+	s.Do("POST", "/v1/"+p.ID+"/books/files/title", p.Key, []byte("x")).Must(t, 404)
+	s.Do("POST", "/v1/"+p.ID+"/books/files/cover", "", cover).Must(t, 401)
+	s.Do("POST", "/v1/"+p.ID+"/books/files/cover?colour=red", p.Key, cover).Must(t, 400)
+	// The uploads and the two records' files: the refused upload left nothing.
+	if got := storedFiles(t, dir); len(got) != 5 {
+		t.Fatalf("stored %v, want the two uploads, the kept cover and two scans", got)
+	}
+}
+
+func TestAThumbnailFitsTheAskedBoxAndIsMadeOnce(t *testing.T) {
+	t.Parallel()
+	s, dir := fileServer(t)
+	p := s.NewProject(filesSchema)
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, image.NewRGBA(image.Rect(0, 0, 40, 20)), nil); err != nil {
+		t.Fatal(err)
+	}
+	body, ct := multipartBody(t, part{name: "title", content: []byte("Thumbs")},
+		part{name: "cover", file: "wide.png", content: pngOf(t, 32, 16, nil)},
+		part{name: "scans", file: "s.txt", content: []byte("text")})
+	rec := s.Do("POST", "/v1/"+p.ID+"/books", p.Key, body, "Content-Type", ct).Must(t, 201).Data()
+	url := rec["cover"].(map[string]any)["url"].(string)
+
+	thumb := s.Do("GET", url+"?thumb=16x16", "", nil).Must(t, 200)
+	img, format, err := image.Decode(bytes.NewReader(thumb.Raw))
+	if err != nil || format != "png" || img.Bounds().Dx() != 16 || img.Bounds().Dy() != 8 || thumb.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("thumbnail: %v %s %v %v", err, format, img.Bounds(), thumb.Header)
+	}
+	if etag := thumb.Header.Get("ETag"); !strings.HasSuffix(etag, `@16x16"`) {
+		t.Fatalf("ETag %s", etag)
+	}
+	before := len(storedFiles(t, dir))
+	again := s.Do("GET", url+"?thumb=16x16", "", nil).Must(t, 200)
+	if !bytes.Equal(again.Raw, thumb.Raw) || len(storedFiles(t, dir)) != before {
+		t.Fatal("the second request made the thumbnail again")
+	}
+	// Never enlarged.
+	big := s.Do("GET", url+"?thumb=100x100", "", nil).Must(t, 200)
+	if img, _, err := image.Decode(bytes.NewReader(big.Raw)); err != nil || img.Bounds().Dx() != 32 {
+		t.Fatalf("a box larger than the image: %v %v", err, img.Bounds())
+	}
+
+	// A JPEG's thumbnail is a JPEG.
+	body, ct = multipartBody(t, part{name: "cover", file: "photo.jpg", content: jpg.Bytes()})
+	jurl := s.Do("PATCH", "/v1/"+p.ID+"/books/1", p.Key, body, "Content-Type", ct).Must(t, 200).Data()["cover"].(map[string]any)["url"].(string)
+	if j := s.Do("GET", jurl+"?thumb=10x10", "", nil).Must(t, 200); j.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("a JPEG's thumbnail: %v", j.Header)
+	}
+
+	scan := rec["scans"].([]any)[0].(map[string]any)["url"].(string)
+	for _, bad := range []string{jurl + "?thumb=0x10", jurl + "?thumb=2000x10", jurl + "?thumb=10", jurl + "?thumb=1x1&thumb=2x2",
+		jurl + "?size=10", scan + "?thumb=10x10"} {
+		if res := s.Do("GET", bad, "", nil); res.Status != 400 || res.ErrorCode() != "INVALID_QUERY" {
+			t.Errorf("%s: %d %s", bad, res.Status, res.Raw)
+		}
+	}
 }

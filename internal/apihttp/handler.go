@@ -93,6 +93,9 @@ type Deps struct {
 	// stored files no row names (a write by filter on a table with file
 	// columns): it sweeps them (internal/files.Sweep); nil: nothing.
 	FilesOrphaned func(projectID string)
+	// FileTokenKey signs and checks upload tokens (files.Sign); nil:
+	// uploads of their own are refused.
+	FileTokenKey func() []byte
 	// CacheChanges announces each committed write to every node's edge
 	// cache (edgecache.go); nil: no announcements.
 	CacheChanges ChangeAnnouncer

@@ -62,6 +62,9 @@ func (h *Handler) serveTable(w http.ResponseWriter, r *http.Request, rt *Route) 
 	if len(rt.Rest) > 2 && rt.Rest[2] == FilesSegment {
 		return h.serveFile(w, r, rt, t)
 	}
+	if len(rt.Rest) == 3 && rt.Rest[1] == FilesSegment {
+		return h.uploadFile(w, r, rt, t)
+	}
 	req, err := apirequest.Parse(r, rt.Rest, t)
 	if req != nil {
 		rt.Operation = req.Kind.Operation()
@@ -339,7 +342,13 @@ func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 		}
 		return h.createMany(w, r, rt, c, items, single)
 	}
-	return h.writeOne(w, r, rt, c, object, h.insertOne(r, c))
+	claimed, err := h.claimUploads(r, rt, c.t, object)
+	if err != nil {
+		return err
+	}
+	err = h.writeOne(w, r, rt, c, object, h.insertOne(r, c))
+	h.dropUploads(r.Context(), claimed, err)
+	return err
 }
 
 // insertOne is the write of a create of one record.

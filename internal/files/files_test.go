@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablesmith/tablesmith/schema"
 )
 
 func TestTheLocalStoreKeepsAnObjectWholeOrNotAtAll(t *testing.T) {
@@ -128,4 +130,38 @@ func TestASweepRemovesOnlyOldObjectsNoRowNames(t *testing.T) {
 	if n, err := Sweep(ctx, l, "p", nil, time.Hour, time.Now()); err != nil || n != 2 {
 		t.Fatalf("swept %d of a gone project, %v", n, err)
 	}
+}
+
+func TestAnUploadTokenIsTheServersForOneColumnUntilItExpires(t *testing.T) {
+	key := []byte("k")
+	now := time.Unix(1_800_000_000, 0)
+	u := Upload{Project: "p1", Table: "books", Column: "cover", File: schemaFile("cover_abc.png"), Expires: now.Add(TokenLifetime).Unix()}
+	token := Sign(key, u)
+	if got, msg, err := Verify(key, token, "p1", "books", "cover", now); err != nil || got.File != u.File {
+		t.Fatalf("verify: %v %s %v", got, msg, err)
+	}
+	for _, tc := range []struct {
+		key                          []byte
+		token, project, table, column string
+		at                           time.Time
+		says                         string
+	}{
+		{[]byte("other"), token, "p1", "books", "cover", now, "not an upload token"},
+		{key, token + "x", "p1", "books", "cover", now, "not an upload token"},
+		{key, "a.b", "p1", "books", "cover", now, "not an upload token"},
+		{key, token, "p2", "books", "cover", now, "another project"},
+		{key, token, "p1", "books", "back", now, "another column"},
+		{key, token, "p1", "books", "cover", now.Add(TokenLifetime + time.Second), "expired"},
+	} {
+		if _, msg, err := Verify(tc.key, tc.token, tc.project, tc.table, tc.column, tc.at); !errors.Is(err, ErrBadToken) || !strings.Contains(msg, tc.says) {
+			t.Errorf("%+v: %s %v", tc, msg, err)
+		}
+	}
+	if TokenLifetime >= Grace {
+		t.Fatal("a token outlives the grace: a sweep could take the upload it stands for")
+	}
+}
+
+func schemaFile(name string) schema.StoredFile {
+	return schema.StoredFile{Name: name, Size: 3, Type: "image/png"}
 }

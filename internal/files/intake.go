@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
@@ -88,7 +87,7 @@ func ReadWrite(ctx context.Context, store Store, r *http.Request, project string
 			if !col.Kind.Traits.Upload {
 				return w, apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{name: "is not a file column: send its value as a plain field"})
 			}
-			f, key, msg, err := storeUpload(ctx, store, part, project, col, limits.MaxFileSize)
+			f, key, msg, err := StoreOne(ctx, store, part, part.FileName(), project, col, limits.MaxFileSize)
 			if key != "" {
 				w.Stored = append(w.Stored, key)
 			}
@@ -157,12 +156,13 @@ func fieldValue(c *schema.CColumn, text string) (any, string) {
 	return v, ""
 }
 
-// storeUpload sniffs a file part's media type from its first bytes,
-// checks it and then its size against the column and the server's bound
-// while it streams into the store. A file the column does not take is a
-// problem message (nothing kept); key is set once an object may exist.
-func storeUpload(ctx context.Context, store Store, part *multipart.Part, project string, c *schema.CColumn, maxFile int64) (f schema.StoredFile, key, problem string, err error) {
-	br := bufio.NewReaderSize(part, sniffLength)
+// StoreOne sniffs a file's media type from its first bytes, checks it
+// and then its size against the column and the server's bound while it
+// streams into the store under a name made from filename (the client's).
+// A file the column does not take is a problem message (nothing kept);
+// key is set once an object may exist.
+func StoreOne(ctx context.Context, store Store, r io.Reader, filename, project string, c *schema.CColumn, maxFile int64) (f schema.StoredFile, key, problem string, err error) {
+	br := bufio.NewReaderSize(r, sniffLength)
 	head, err := br.Peek(sniffLength)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return f, "", "", apierr.New(apierr.CodeValidation, "The multipart/form-data body could not be read: %v", err)
@@ -178,7 +178,7 @@ func storeUpload(ctx context.Context, store Store, part *multipart.Part, project
 	if c.MaxSize != nil && (limit == 0 || *c.MaxSize < limit) {
 		limit = *c.MaxSize
 	}
-	name := NewName(part.FileName(), mediaType)
+	name := NewName(filename, mediaType)
 	key = Key(project, name)
 	var src io.Reader = br
 	if limit > 0 {
@@ -186,7 +186,7 @@ func storeUpload(ctx context.Context, store Store, part *multipart.Part, project
 	}
 	n, err := store.Put(ctx, key, src)
 	if err != nil {
-		return f, key, "", apierr.New(apierr.CodeUnavailable, "The file %q could not be stored", part.FileName())
+		return f, key, "", apierr.New(apierr.CodeUnavailable, "The file %q could not be stored", filename)
 	}
 	if limit > 0 && n > limit {
 		return f, key, "", apierr.Fields(apierr.CodePayloadTooLarge, "A file is too large",

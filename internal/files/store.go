@@ -41,6 +41,9 @@ type Store interface {
 	Put(ctx context.Context, key string, r io.Reader) (int64, error)
 	Open(ctx context.Context, key string) (Object, error)
 	Delete(ctx context.Context, keys ...string) error
+	// Copy makes to hold what from holds (an upload token's use: each
+	// row gets its own object).
+	Copy(ctx context.Context, from, to string) error
 	// List calls fn for every object whose key starts with prefix.
 	List(ctx context.Context, prefix string, fn func(Info) error) error
 }
@@ -150,6 +153,34 @@ type localObject struct {
 
 func (o localObject) Size() int64        { return o.info.Size() }
 func (o localObject) ModTime() time.Time { return o.info.ModTime() }
+
+// Copy links to to from's file (no bytes copied; both names are the
+// same file until one is removed), or copies it where links fail.
+func (l *Local) Copy(ctx context.Context, from, to string) error {
+	src, err := l.path(from)
+	if err != nil {
+		return err
+	}
+	dst, err := l.path(to)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return err
+	}
+	if err := os.Link(src, dst); err == nil {
+		return syncDir(filepath.Dir(dst))
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	o, err := l.Open(ctx, from)
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	_, err = l.Put(ctx, to, o)
+	return err
+}
 
 // Delete removes keys; one that is not there is no error.
 func (l *Local) Delete(_ context.Context, keys ...string) error {

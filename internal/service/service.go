@@ -198,8 +198,9 @@ type Service struct {
 	// starters run in Start after migrations, one per area that has
 	// background work; closers run in Close.
 	starters []func(ctx context.Context) error
-	// fileSweeper removes stored files no row names (wire_files.go).
-	fileSweeper *fileSweeper
+	// fileTokenKey signs upload tokens (wire_files.go), derived from
+	// the secret.
+	fileTokenKey atomic.Pointer[[]byte]
 	// events hands cross-node events to the areas that registered for
 	// them (events.On in their wire hook).
 	events events.Dispatcher
@@ -359,6 +360,8 @@ func (s *Service) applySecret(ctx context.Context) error {
 		}
 	}
 	s.setWebhookKey(secret)
+	fileKey := auth.DeriveKey(secret, "upload-token")
+	s.fileTokenKey.Store(&fileKey)
 	sess := &auth.Sessions{Key: auth.DeriveKey(secret, "platform-session"), TicketKey: auth.DeriveKey(secret, "stream-ticket"),
 		TTL: 7 * 24 * time.Hour, Now: s.cfg.Now}
 	s.sessions.Store(sess)

@@ -49,8 +49,13 @@ func (s *Service) wireFiles() error {
 	if sw.grace <= 0 {
 		sw.grace = files.Grace
 	}
-	s.fileSweeper = sw
 	s.apiDeps.FilesOrphaned = sw.later
+	s.apiDeps.FileTokenKey = func() []byte {
+		if k := s.fileTokenKey.Load(); k != nil {
+			return *k
+		}
+		return nil
+	}
 	// A generate that dropped a file column or table, or a deleted
 	// project, leaves files no row names.
 	events.On(&s.events, func(e events.ProjectChanged) { sw.later(e.ProjectID) })

@@ -10,8 +10,8 @@ export interface GeneratedRequest {
   /** Path below /v1/<project_id>, starting with a slash: `/users/3`. */
   path: string;
   query?: QueryPairs;
-  /** A JSON text (sent as is) or a value to encode. */
-  body?: string | unknown;
+  /** A JSON text (sent as is), multipart/form-data (FormData), or a value to encode as JSON. */
+  body?: string | FormData | unknown;
   credential?: string;
 }
 
@@ -45,8 +45,11 @@ function encodeQueryPart(part: string): string {
 export async function sendGenerated(projectId: string, request: GeneratedRequest): Promise<GeneratedResponse> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (request.credential) headers.Authorization = `Bearer ${request.credential}`;
-  let body: string | undefined;
-  if (request.body !== undefined && request.body !== '') {
+  let body: string | FormData | undefined;
+  if (request.body instanceof FormData) {
+    // The browser writes the Content-Type with the parts' boundary.
+    body = request.body;
+  } else if (request.body !== undefined && request.body !== '') {
     headers['Content-Type'] = 'application/json';
     body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
   }

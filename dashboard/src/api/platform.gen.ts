@@ -702,6 +702,14 @@ export interface components {
             relation?: string;
             reverse_relation?: string;
             pg_type?: string;
+            /** @description file and files columns: the most bytes of one file (docs/files.md). */
+            max_size?: number;
+            /** @description file and files columns: the media types they take (image/png, image/*), as sniffed from the content. */
+            mime_types?: string[];
+            /** @description file and files columns: images are served as thumbnails too (?thumb=WxH). */
+            thumbnails?: boolean;
+            /** @description files columns: the most files of the list (10). */
+            max_files?: number;
         };
         SchemaTable: {
             name: string;

@@ -12,7 +12,15 @@ export function constraintsFor(type: string, hasReference = false): Set<Constrai
   const traits = traitsOf(type);
   if (traits?.unique) keys.add('unique');
   if (traits?.indexable) keys.add('index');
-  if (!traits?.secret) keys.add('default');
+  // A password keeps only hashes, a file column only uploaded files: neither takes a default.
+  if (!traits?.secret && !traits?.upload) keys.add('default');
+  if (traits?.upload) {
+    keys.add('max_size');
+    keys.add('mime_types');
+    // Not offered yet (the server does not make thumbnails), but kept when the document has it.
+    keys.add('thumbnails');
+  }
+  if (traits?.many) keys.add('max_files');
   if (traits?.numeric) {
     keys.add('min');
     keys.add('max');

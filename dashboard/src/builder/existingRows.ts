@@ -4,7 +4,7 @@
 // and a new unique column with one gives them all the same value
 // (docs/schema-evolution.md). The server's plan check says the same once
 // the draft is saved.
-import type { SchemaColumn, SchemaDocument } from '../schema/document';
+import { isUploadColumn, type SchemaColumn, type SchemaDocument } from '../schema/document';
 import { findPublishedTable, publishedColumnOrigin, publishedTableOrigin } from './state';
 
 /** How many rows a published table holds; `estimated` above the API's exact-count threshold. */
@@ -24,6 +24,8 @@ export interface ColumnBlockedByRows {
   publishedTable: string;
   rows: RowCount;
   rule: ExistingRowsRule;
+  /** A file column: no default or backfill can give the rows a file. */
+  upload?: boolean;
 }
 
 function isSet(value: unknown): boolean {
@@ -49,6 +51,7 @@ interface AddedColumn {
   column: string;
   publishedTable: string;
   rule: ExistingRowsRule;
+  upload?: boolean;
 }
 
 /** The columns the draft adds to published tables that existing rows could block. */
@@ -61,7 +64,7 @@ function addedColumnsAtRisk(document: SchemaDocument, published: SchemaDocument 
     table.columns.forEach((column, columnIndex) => {
       if (publishedColumnOrigin(publishedTable, column)) return;
       const rule = ruleAtRisk(column);
-      if (rule) out.push({ tableIndex, columnIndex, table: table.name, column: column.name, publishedTable: origin, rule });
+      if (rule) out.push({ tableIndex, columnIndex, table: table.name, column: column.name, publishedTable: origin, rule, ...(isUploadColumn(column) ? { upload: true } : {}) });
     });
   });
   return out;
@@ -91,6 +94,9 @@ export function rowsInWords(rows: RowCount): string {
 /** Why generate would refuse the column, in one sentence. */
 export function describeBlockedColumn(blocked: ColumnBlockedByRows): string {
   const rows = rowsInWords(blocked.rows);
+  if (blocked.rule === 'needs-value' && blocked.upload) {
+    return `${blocked.table} has ${rows}: they would have no file for the new required column ${blocked.column}, and a file column takes no default. Make it optional, or add it while the table is empty.`;
+  }
   return blocked.rule === 'needs-value'
     ? `${blocked.table} has ${rows}: they would have no value for the new required column ${blocked.column}. Give it a default, or a value to fill the existing rows once.`
     : `${blocked.table} has ${rows}: they would all get the same value in the new unique column ${blocked.column}. Make it not unique, or add it while the table is empty.`;

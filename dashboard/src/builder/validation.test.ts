@@ -257,3 +257,57 @@ describe('cache', () => {
     }
   });
 });
+
+describe('file column settings, in the server words', () => {
+  const at = 'tables[0].columns[0]';
+  const problemsOf = (column: SchemaColumn) => validateDocument(doc(table('things', column)));
+
+  it('accepts file and files columns with their settings', () => {
+    expect(problemsOf({ name: 'cover', type: 'file', required: true, max_size: 5_242_880, mime_types: ['image/*', 'application/pdf'] })).toEqual({});
+    expect(problemsOf({ name: 'photos', type: 'files', max_size: 1, mime_types: ['image/png'], max_files: 100 })).toEqual({});
+    expect(problemsOf({ name: 'photos', type: 'files', max_files: 1 })).toEqual({});
+  });
+
+  it('keeps max_size, mime_types and thumbnails to file columns, reported at max_size', () => {
+    const message = 'max_size, mime_types and thumbnails apply to file, files columns only';
+    expect(problemsOf({ name: 'title', type: 'text', max_size: 10 })).toEqual({ [`${at}.max_size`]: message });
+    expect(problemsOf({ name: 'n', type: 'integer', mime_types: ['image/png'] })).toEqual({ [`${at}.max_size`]: message });
+    expect(problemsOf({ name: 'b', type: 'boolean', thumbnails: true })).toEqual({ [`${at}.max_size`]: message });
+    // The first rule's words win at a path, as on the server.
+    expect(problemsOf({ name: 'j', type: 'json', max_size: 0 })).toEqual({ [`${at}.max_size`]: message });
+    expect(problemsOf({ name: 'title', type: 'text', mime_types: [] })).toEqual({});
+  });
+
+  it('keeps max_files to files columns, between 1 and 100', () => {
+    expect(problemsOf({ name: 'cover', type: 'file', max_files: 2 })).toEqual({ [`${at}.max_files`]: 'max_files applies to files columns only' });
+    expect(problemsOf({ name: 'photos', type: 'files', max_files: 0 })).toEqual({ [`${at}.max_files`]: 'must be between 1 and 100' });
+    expect(problemsOf({ name: 'photos', type: 'files', max_files: 101 })).toEqual({ [`${at}.max_files`]: 'must be between 1 and 100' });
+  });
+
+  it('wants a max_size of at least one byte', () => {
+    expect(problemsOf({ name: 'cover', type: 'file', max_size: 0 })).toEqual({ [`${at}.max_size`]: 'must be at least 1 (bytes)' });
+    expect(problemsOf({ name: 'photos', type: 'files', max_size: -5 })).toEqual({ [`${at}.max_size`]: 'must be at least 1 (bytes)' });
+  });
+
+  it('names the first mime type that is no media type', () => {
+    expect(problemsOf({ name: 'cover', type: 'file', mime_types: ['image/png', 'Image/JPEG', 'nope'] })).toEqual({
+      [`${at}.mime_types`]: '"Image/JPEG" is not a media type such as image/png or image/*',
+    });
+  });
+
+  it('gives a file column no default and no backfill', () => {
+    expect(problemsOf({ name: 'cover', type: 'file', default: 'x.png', backfill: 'x.png' })).toEqual({
+      [`${at}.default`]: 'a file column takes no default (its values are uploaded files)',
+      [`${at}.backfill`]: 'a file column takes no backfill (its values are uploaded files)',
+    });
+    expect(problemsOf({ name: 'photos', type: 'files', default: [] })).toEqual({
+      [`${at}.default`]: 'a files column takes no default (its values are uploaded files)',
+    });
+    expect(problemsOf({ name: 'photos', type: 'files', default: null, backfill: null })).toEqual({});
+  });
+
+  it('lets no file column be unique or indexed', () => {
+    expect(problemsOf({ name: 'cover', type: 'file', unique: true })).toEqual({ [`${at}.unique`]: 'file columns cannot be unique' });
+    expect(problemsOf({ name: 'photos', type: 'files', index: true })).toEqual({ [`${at}.index`]: 'files columns cannot be indexed' });
+  });
+});

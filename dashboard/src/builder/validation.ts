@@ -11,6 +11,8 @@ import {
   NUMERIC_TYPES,
   SEARCHABLE_TYPES,
   TEXT_LIKE_TYPES,
+  UPLOAD_TYPES,
+  MANY_TYPES,
   traitsOf,
   ON_DELETE_ACTIONS,
   OPERATIONS,
@@ -25,6 +27,7 @@ import {
   type SchemaTable,
 } from '../schema/document';
 import { isEmail, normalizeEmail } from '../lib/email';
+import { MAX_MAX_FILES, mediaTypesProblem } from './fileSettings';
 import { bodyFieldName } from '../console/exampleRecord';
 
 export type SchemaProblems = Record<string, string>;
@@ -168,9 +171,15 @@ function columnProblems(
     problems[`${at}.unique`] = `${column.type} columns cannot be unique`;
   }
   if (column.index && !traits?.secret && !traits?.indexable) problems[`${at}.index`] = `${column.type} columns cannot be indexed`;
-  if (hasDefault && !traits?.secret) {
+  Object.assign(problems, fileSettingProblems(column, at));
+  if (hasDefault && traits?.upload) {
+    problems[`${at}.default`] = `a ${column.type} column takes no default (its values are uploaded files)`;
+  } else if (hasDefault && !traits?.secret) {
     const defaultIssue = defaultProblem(column);
     if (defaultIssue) problems[`${at}.default`] = defaultIssue;
+  }
+  if (column.backfill !== undefined && column.backfill !== null && traits?.upload) {
+    problems[`${at}.backfill`] = `a ${column.type} column takes no backfill (its values are uploaded files)`;
   }
 
   if (column.references) {
@@ -181,6 +190,33 @@ function columnProblems(
   for (const relation of [column.relation, column.reverse_relation]) {
     if (relation && nameProblem(relation)) problems[`${at}.relation`] ??= 'relation names follow the name rules';
   }
+  return problems;
+}
+
+/**
+ * The settings of file columns (schema.checkFileSettings): max_size,
+ * mime_types and thumbnails on file and files columns only, max_files on
+ * files columns only, each within its bounds. Where two rules meet at one
+ * path the first one's words are kept, as on the server.
+ */
+export function fileSettingProblems(column: SchemaColumn, at: string): SchemaProblems {
+  const problems: SchemaProblems = {};
+  const traits = traitsOf(column.type);
+  const mimeTypes = column.mime_types ?? [];
+  if ((column.max_size !== undefined || mimeTypes.length > 0 || column.thumbnails) && !traits?.upload) {
+    problems[`${at}.max_size`] = `max_size, mime_types and thumbnails apply to ${UPLOAD_TYPES.join(', ')} columns only`;
+  }
+  if (column.max_files !== undefined && !traits?.many) {
+    problems[`${at}.max_files`] = `max_files applies to ${MANY_TYPES.join(', ')} columns only`;
+  }
+  if (column.max_size !== undefined && (!Number.isInteger(column.max_size) || column.max_size < 1)) {
+    problems[`${at}.max_size`] ??= Number.isInteger(column.max_size) ? 'must be at least 1 (bytes)' : 'must be a whole number of bytes';
+  }
+  if (column.max_files !== undefined && (!Number.isInteger(column.max_files) || column.max_files < 1 || column.max_files > MAX_MAX_FILES)) {
+    problems[`${at}.max_files`] ??= `must be between 1 and ${MAX_MAX_FILES}`;
+  }
+  const mediaIssue = mediaTypesProblem(mimeTypes);
+  if (mediaIssue) problems[`${at}.mime_types`] = mediaIssue;
   return problems;
 }
 

@@ -154,3 +154,20 @@ describe('strings matching a pattern', () => {
     expect(stringMatching('^[a-z]+$', { minLength: 4, maxLength: 6 })).toMatch(/^[a-z]{4,6}$/);
   });
 });
+
+describe('file columns', () => {
+  const albums = {
+    name: 'albums',
+    columns: [
+      { name: 'title', type: 'text', required: true },
+      { name: 'cover', type: 'file', required: true },
+      { name: 'photos', type: 'files' },
+    ],
+  };
+
+  it('are uploaded, not written in JSON: a required one is a hint, an optional one is left out', () => {
+    const { record, hints } = exampleRecordWithHints(albums, {});
+    expect(record).toEqual({ title: 'Example title', cover: null });
+    expect(hints).toEqual([{ field: 'cover', hint: 'cover takes a file: send the request as multipart/form-data with a part named cover, or leave it out.' }]);
+  });
+});

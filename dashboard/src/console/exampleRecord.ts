@@ -1,7 +1,7 @@
 // Example request bodies built from the published schema's column rules
 // (the same rules the OpenAPI document publishes and the server checks),
 // so the Test console and Data forms start from values the API accepts.
-import type { SchemaColumn, SchemaDocument, SchemaTable } from '../schema/document';
+import { isUploadColumn, type SchemaColumn, type SchemaDocument, type SchemaTable } from '../schema/document';
 import { browserRegExp, stringMatching } from './patternExample';
 import { isEmail } from '../lib/email';
 import { emailRule } from '../schema/columnTypes.gen';
@@ -36,6 +36,10 @@ export function columnExample(column: SchemaColumn, options: ExampleOptions = {}
     const id = options.referenceIds?.[column.references.table];
     if (id !== undefined && id !== null) return { value: id };
     return { value: null, hint: `${column.references.table} has no records yet: create one first, then put its id here.` };
+  }
+  // A file is uploaded, never written in JSON: a body with a file is multipart/form-data.
+  if (isUploadColumn(column)) {
+    return { value: null, hint: `${column.name} takes ${column.type === 'files' ? 'files' : 'a file'}: send the request as multipart/form-data with a part named ${column.name}, or leave it out.` };
   }
   // A default passes the rules; a unique column's default would collide.
   if (column.default !== undefined && column.default !== null && !column.unique) return { value: column.default };
@@ -212,9 +216,9 @@ export function exampleRecordWithHints(table: SchemaTable, options: ExampleOptio
   for (const column of table.columns) {
     if (column.type === 'passthrough') continue;
     const example = columnExample(column, options);
-    // An optional reference with nothing to point at is left out: null is
-    // its value anyway, and the body stays valid.
-    if (example.hint !== undefined && column.references && !column.required) continue;
+    // An optional reference with nothing to point at, and an optional
+    // file, are left out: null is their value anyway, and the body stays valid.
+    if (example.hint !== undefined && (column.references || isUploadColumn(column)) && !column.required) continue;
     record[bodyFieldName(column)] = example.value;
     if (example.hint !== undefined) hints.push({ field: bodyFieldName(column), hint: example.hint });
   }

@@ -82,3 +82,27 @@ describe('decimal columns', () => {
     }
   });
 });
+
+describe('record form with file columns', () => {
+  const albums: SchemaTable = {
+    name: 'albums',
+    columns: [
+      { name: 'title', type: 'text', required: true },
+      { name: 'cover', type: 'file', required: true },
+      { name: 'photos', type: 'files' },
+    ],
+  };
+  const record = {
+    id: 1,
+    title: 'Blue',
+    cover: { name: 'c.png', size: 3, type: 'image/png', url: '/v1/p/albums/1/files/cover/c.png' },
+    photos: null,
+  };
+
+  it('never types a file: its field starts blank and stays out of the JSON body', () => {
+    expect(initialFormValues(albums, record)).toEqual({ title: 'Blue', cover: '', photos: '' });
+    expect(formToBody(albums, { title: 'Red', cover: '', photos: '' })).toEqual({ body: { title: 'Red' }, errors: {} });
+    const original = initialFormValues(albums, record);
+    expect(formToBody(albums, { ...original, title: 'Red' }, original)).toEqual({ body: { title: 'Red' }, errors: {} });
+  });
+});

@@ -1,6 +1,6 @@
 // The Data page's record form: column values as the strings inputs hold,
 // converted to the JSON body the generated API takes.
-import type { SchemaColumn, SchemaTable } from '../schema/document';
+import { isUploadColumn, type SchemaColumn, type SchemaTable } from '../schema/document';
 import { parseCell, type CellParse } from '../grid/cells';
 import { bodyFieldName } from './exampleRecord';
 
@@ -15,7 +15,8 @@ export function initialFormValues(table: SchemaTable, record?: Record<string, un
   for (const column of editableColumns(table)) {
     const field = bodyFieldName(column);
     const value = record ? record[column.name] : column.default;
-    if (column.type === 'password' || value === undefined || value === null) values[field] = '';
+    // A file is chosen in its own input (grid/files.ts), never typed.
+    if (column.type === 'password' || isUploadColumn(column) || value === undefined || value === null) values[field] = '';
     else if (column.type === 'json') values[field] = JSON.stringify(value, null, 2);
     else values[field] = String(value);
   }
@@ -35,6 +36,8 @@ export function formToBody(
   const body: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const column of editableColumns(table)) {
+    // Files go in the write's multipart parts (grid/files.ts recordWriteBody).
+    if (isUploadColumn(column)) continue;
     const field = bodyFieldName(column);
     const raw = values[field] ?? '';
     if (original && raw === (original[field] ?? '')) continue;

@@ -4,6 +4,7 @@
 // and the column's rules checked before the request, as the server will.
 import { maxLengthOf, type SchemaColumn } from '../schema/document';
 import { isEmail, normalizeEmail } from '../lib/email';
+import { filesText } from './files';
 
 const localTime = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
@@ -23,6 +24,10 @@ export interface CellText {
 
 export function cellText(value: unknown, type: string, format: Intl.DateTimeFormat = localTime): CellText {
   if (value === null || value === undefined) return { text: '—', title: 'null' };
+  if (type === 'file' || type === 'files') {
+    const text = filesText(value);
+    return { text, title: text };
+  }
   if (type === 'timestamp' && typeof value === 'string') {
     const date = new Date(value);
     return Number.isNaN(date.getTime()) ? { text: value } : { text: format.format(date), title: value };

@@ -28,9 +28,14 @@ export function gridColumns(table: SchemaTable): GridColumn[] {
   return out;
 }
 
-/** Whether a cell of this column can be changed in place. */
+/** Whether a cell of this column can be changed in place: files are chosen in the record form. */
 export function isEditable(column: GridColumn): boolean {
-  return !column.system && column.type !== 'passthrough';
+  return !column.system && column.type !== 'passthrough' && !traitsOf(column.type)?.upload;
+}
+
+/** Whether the list can be sorted by the column (a comparable type: not json, passwords or files). */
+export function isSortable(column: GridColumn): boolean {
+  return column.type !== 'json' && !traitsOf(column.type)?.upload;
 }
 
 /** Columns a record is found by in a picker: the text-like ones `search` matches. */

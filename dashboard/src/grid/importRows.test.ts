@@ -77,3 +77,22 @@ describe('import', () => {
     ]);
   });
 });
+
+describe('import into a table with file columns', () => {
+  const albums: SchemaTable = {
+    name: 'albums',
+    columns: [
+      { name: 'title', type: 'text', required: true },
+      { name: 'cover', type: 'file', required: true },
+      { name: 'photos', type: 'files' },
+    ],
+  };
+
+  it('maps nothing to a file column, and says a required one cannot be imported', () => {
+    const file = readImportText('a.csv', 'title,cover,photos\nBlue,x.png,y.png\n');
+    expect(suggestMapping(file.headers, albums)).toEqual({ title: 'title', cover: '', photos: '' });
+    expect(importBodies(file, suggestMapping(file.headers, albums), albums).problems).toEqual([
+      { row: -1, field: 'cover', message: 'is a required file column: records with files are created one at a time with New record' },
+    ]);
+  });
+});

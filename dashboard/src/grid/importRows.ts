@@ -3,7 +3,7 @@
 // named values, its columns are mapped to the table's fields, and the
 // server's per-row errors ("3.email") are turned back into file rows.
 import { parseExactJson } from '../lib/exactJson';
-import type { SchemaColumn, SchemaTable } from '../schema/document';
+import { isUploadColumn, type SchemaColumn, type SchemaTable } from '../schema/document';
 import { bodyFieldName } from '../console/exampleRecord';
 import { parseCell } from './cells';
 import { parseCsv } from './csv';
@@ -68,9 +68,17 @@ export type ImportMapping = Record<string, string>;
 
 const normalized = (name: string) => name.trim().toLowerCase().replace(/[\s-]+/g, '_');
 
+/**
+ * The fields an import may fill: not passthrough columns, and not file
+ * columns, whose files are uploaded one record at a time (multipart).
+ */
+export function importableFields(table: SchemaTable): string[] {
+  return table.columns.filter((c) => c.type !== 'passthrough' && !isUploadColumn(c)).map(bodyFieldName);
+}
+
 /** Maps each file column to the writable field of the same name (case and spaces aside); system columns are left out. */
 export function suggestMapping(headers: string[], table: SchemaTable): ImportMapping {
-  const fields = table.columns.filter((c) => c.type !== 'passthrough').map(bodyFieldName);
+  const fields = importableFields(table);
   const mapping: ImportMapping = {};
   for (const header of headers) {
     mapping[header] = fields.find((f) => normalized(f) === normalized(header)) ?? '';
@@ -104,7 +112,9 @@ export function importBodies(file: ImportFile, mapping: ImportMapping, table: Sc
   // is one line, not one per row after a round trip.
   for (const column of table.columns) {
     const field = bodyFieldName(column);
-    if (column.required && column.default === undefined && column.type !== 'passthrough' && !seen.has(field)) {
+    if (column.required && isUploadColumn(column)) {
+      problems.push({ row: -1, field, message: 'is a required file column: records with files are created one at a time with New record' });
+    } else if (column.required && column.default === undefined && column.type !== 'passthrough' && !seen.has(field)) {
       problems.push({ row: -1, field, message: 'is required; map a file column to it' });
     }
   }

@@ -76,6 +76,14 @@ export interface SchemaColumn {
   html?: boolean;
   relation?: string;
   reverse_relation?: string;
+  /** A file or files column's most bytes per file (docs/files.md). */
+  max_size?: number;
+  /** The media types a file or files column takes, as sniffed from the content: `image/png`, `image/*`. */
+  mime_types?: string[];
+  /** Images served as thumbnails (file and files): not offered by the builder yet, kept as the document says. */
+  thumbnails?: boolean;
+  /** The most files a files column holds (1..100, 10 when unset). */
+  max_files?: number;
   pg_type?: string;
 }
 
@@ -123,6 +131,15 @@ export const NUMERIC_TYPES = typesWith('numeric');
 export const TEXT_LIKE_TYPES = typesWith('lengths');
 /** Types whose values the list endpoint's `search` matches (CONTRACT 5.1). */
 export const SEARCHABLE_TYPES = typesWith('textual');
+/** Types whose values are uploaded files (file, files). */
+export const UPLOAD_TYPES = typesWith('upload');
+/** Types whose values are lists of files (files). */
+export const MANY_TYPES = typesWith('many');
+
+/** Whether a column holds uploaded files: its values are written as multipart/form-data parts, never as JSON. */
+export function isUploadColumn(column: Pick<SchemaColumn, 'type'>): boolean {
+  return Boolean(traitsOf(column.type)?.upload);
+}
 
 /**
  * The most characters of a value of a unique or indexed text, URL, e-mail or

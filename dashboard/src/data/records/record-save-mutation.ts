@@ -8,7 +8,8 @@ export interface RecordSaveVariables {
   table: string;
   /** Absent to create a record; present to change that record with PATCH. */
   id?: string | number;
-  values: Record<string, unknown>;
+  /** The JSON body, or multipart/form-data when files are uploaded (grid/files.ts recordWriteBody). */
+  values: Record<string, unknown> | FormData;
   credential: string;
 }
 

@@ -2,7 +2,7 @@ import { ActionIcon, Checkbox, Group, Table, Text, Tooltip, UnstyledButton } fro
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconPencil, IconTrash } from '@tabler/icons-react';
 import type { SortKey } from '../../../console/listQuery';
 import type { RecordRow } from '../../../data/records/records-query';
-import type { GridColumn } from '../../../grid/columns';
+import { isSortable, type GridColumn } from '../../../grid/columns';
 import { forwardRelationName, type SchemaDocument } from '../../../schema/document';
 import { tones } from '../../../tones';
 import classes from './DataGrid.module.css';
@@ -44,7 +44,7 @@ export function DataGrid({ projectId, tableName, schema, credential, columns, ro
             </Table.Th>
             {columns.map((column) => {
               const active = sort?.column === column.name;
-              const sortable = column.type !== 'json';
+              const sortable = isSortable(column);
               const direction = active ? (sort!.descending ? 'descending' : 'ascending') : 'none';
               return (
                 <Table.Th key={column.name} aria-sort={sortable ? direction : undefined}>

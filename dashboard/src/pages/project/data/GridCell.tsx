@@ -7,8 +7,9 @@ import { useRecordSaveMutation } from '../../../data/records/record-save-mutatio
 import type { RecordRow } from '../../../data/records/records-query';
 import { cellText, editorText, parseCell } from '../../../grid/cells';
 import { isEditable, labelColumns, recordLabel, type GridColumn } from '../../../grid/columns';
-import type { SchemaDocument } from '../../../schema/document';
+import { traitsOf, type SchemaDocument } from '../../../schema/document';
 import classes from './DataGrid.module.css';
+import { FileList } from './FilePreview';
 import { ReferencePicker } from './ReferencePicker';
 
 interface GridCellProps {
@@ -83,7 +84,10 @@ export function GridCell({ projectId, tableName, schema, credential, column, row
       {shown.text}
     </Text>
   );
-  if (column.references && value !== null && value !== undefined) {
+  if (traitsOf(column.type)?.upload && value !== null && value !== undefined) {
+    // Files are changed in the record form (Edit); the cell shows and downloads them.
+    content = <FileList projectId={projectId} credential={credential} value={value} size={28} limit={3} />;
+  } else if (column.references && value !== null && value !== undefined) {
     const label = referenced ? recordLabel(targetTable, referenced) : `#${String(value)}`;
     // The label is text, so a double-click edits the reference as in any
     // cell; following it is the arrow beside it (issue 37, item 5).

@@ -3,12 +3,12 @@ import { IconFileImport } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
 import { isApiError } from '../../../api/client';
 import { ErrorAlert } from '../../../components/ErrorAlert';
-import { bodyFieldName } from '../../../console/exampleRecord';
 import { useRecordsBulkCreateMutation } from '../../../data/records/records-bulk-create-mutation';
 import {
   ImportFileError,
   MAX_IMPORT_ROWS,
   importBodies,
+  importableFields,
   problemsFromDetails,
   readImportText,
   suggestMapping,
@@ -42,7 +42,7 @@ export function ImportModal({ projectId, table, credential, opened, onClose, onI
   const [mapping, setMapping] = useState<ImportMapping>({});
   const [problems, setProblems] = useState<RowProblem[]>([]);
   const create = useRecordsBulkCreateMutation();
-  const fields = useMemo(() => table.columns.filter((c) => c.type !== 'passthrough').map(bodyFieldName), [table]);
+  const fields = useMemo(() => importableFields(table), [table]);
 
   const reset = () => {
     setFile(null);

@@ -1,6 +1,8 @@
-import { Checkbox, Group, NativeSelect, NumberInput, SimpleGrid, Stack, TagsInput, TextInput } from '@mantine/core';
-import type { Dispatch } from 'react';
+import { Button, Checkbox, Group, NativeSelect, NumberInput, SimpleGrid, Stack, TagsInput, TextInput } from '@mantine/core';
+import { IconPhoto } from '@tabler/icons-react';
+import { useState, type Dispatch } from 'react';
 import { constraintsFor } from '../../../builder/columnRules';
+import { DEFAULT_MAX_FILES, IMAGES_ONLY, MAX_MAX_FILES, SIZE_UNITS, parseMediaTypes, sizeParts, toBytes, unitBytes, type SizeUnit } from '../../../builder/fileSettings';
 import type { BuilderAction, DraftColumn, DraftTable } from '../../../builder/state';
 import { problemAt, type SchemaProblems } from '../../../builder/validation';
 import { ON_DELETE_ACTIONS, forwardRelationName, type OnDeleteAction, type SchemaColumn } from '../../../schema/document';
@@ -19,6 +21,9 @@ export const CONSTRAINT_FIELDS = [
   'max_length',
   'pattern',
   'values',
+  'max_size',
+  'mime_types',
+  'max_files',
   'references',
   'relation',
   'reverse_relation',
@@ -108,6 +113,51 @@ export function ColumnConstraints({ column, table, tables, path, problems, dispa
         />
       )}
 
+      {allowed.has('max_size') && (
+        <SimpleGrid cols={{ base: 1, xs: 2 }}>
+          <MaxSizeInput name={name} bytes={column.max_size} onChange={(max_size) => patch({ max_size })} error={err('max_size')} />
+          {allowed.has('max_files') && (
+            <NumberInput
+              label="Max files"
+              description={`How many files one record holds, 1 to ${MAX_MAX_FILES}`}
+              value={column.max_files ?? ''}
+              onChange={(v) => patch({ max_files: typeof v === 'number' ? v : v === '' ? undefined : Number(v) })}
+              allowDecimal={false}
+              allowNegative={false}
+              placeholder={`${DEFAULT_MAX_FILES} (the default)`}
+              error={err('max_files')}
+            />
+          )}
+        </SimpleGrid>
+      )}
+
+      {allowed.has('mime_types') && (
+        <Stack gap={4}>
+          <TagsInput
+            label="Allowed types"
+            description="Media types such as image/png, or image/* for any image; the server tells a file's type from its content. None: any type."
+            placeholder={column.mime_types?.length ? undefined : 'Any type'}
+            value={column.mime_types ?? []}
+            onChange={(types) => patch({ mime_types: parseMediaTypes(types.join(',')) })}
+            error={err('mime_types')}
+            clearable
+            classNames={{ input: 'mono' }}
+          />
+          <Group gap="xs">
+            <Button
+              variant="light"
+              size="compact-sm"
+              leftSection={<IconPhoto size={14} aria-hidden />}
+              onClick={() => patch({ mime_types: [...IMAGES_ONLY] })}
+              aria-label={`Images only (${name})`}
+              disabled={column.mime_types?.length === 1 && column.mime_types[0] === IMAGES_ONLY[0]}
+            >
+              Images only
+            </Button>
+          </Group>
+        </Stack>
+      )}
+
       {allowed.has('default') && <DefaultValueInput column={column} onChange={(value) => patch({ default: value })} error={err('default')} />}
 
       {allowed.has('references') && (
@@ -189,6 +239,52 @@ function OptionalNumber({ label, value, onChange, error, integer }: OptionalNumb
       allowNegative={!integer}
       error={error}
       placeholder="none"
+    />
+  );
+}
+
+interface MaxSizeInputProps {
+  name: string;
+  bytes: number | undefined;
+  onChange: (bytes: number | undefined) => void;
+  error?: string;
+}
+
+/** A file column's max_size, typed as an amount and a unit and kept in bytes. */
+function MaxSizeInput({ name, bytes, onChange, error }: MaxSizeInputProps) {
+  // The unit is the field's own: 1.5 MB stays 1.5 MB, not 1,536 KB.
+  const [unit, setUnit] = useState<SizeUnit>(() => (bytes === undefined ? 'MB' : sizeParts(bytes).unit));
+  const amount = bytes === undefined ? '' : bytes / unitBytes(unit);
+  return (
+    <NumberInput
+      label="Max size per file"
+      description="The server's own limit still applies"
+      value={amount}
+      onChange={(v) => {
+        const n = typeof v === 'number' ? v : v === '' ? undefined : Number(v);
+        onChange(n === undefined || Number.isNaN(n) ? undefined : toBytes(n, unit));
+      }}
+      allowNegative={false}
+      decimalScale={unit === 'bytes' ? 0 : 3}
+      placeholder="no limit"
+      error={error}
+      rightSectionWidth={84}
+      rightSectionPointerEvents="all"
+      rightSection={
+        <NativeSelect
+          aria-label={`Max size unit (${name})`}
+          data={[...SIZE_UNITS]}
+          value={unit}
+          onChange={(e) => {
+            const next = e.currentTarget.value as SizeUnit;
+            setUnit(next);
+            // The amount stays as typed: 5 KB becomes 5 MB.
+            if (typeof amount === 'number') onChange(toBytes(amount, next));
+          }}
+          rightSectionWidth={24}
+          styles={{ input: { width: 84, marginRight: -2, borderTopLeftRadius: 0, borderBottomLeftRadius: 0, fontWeight: 500 } }}
+        />
+      }
     />
   );
 }

@@ -2,6 +2,7 @@ import { ActionIcon, Badge, Collapse, Group, List, NativeSelect, Paper, Text, Te
 import { IconArrowDown, IconArrowUp, IconChevronDown, IconChevronRight, IconKey, IconLock, IconTrash } from '@tabler/icons-react';
 import { useState, type Dispatch } from 'react';
 import { readOnlyReason, type BuilderAction, type DraftColumn, type DraftTable } from '../../../builder/state';
+import { formatBytes } from '../../../builder/fileSettings';
 import { problemAt, unclaimedProblems, type SchemaProblems } from '../../../builder/validation';
 import { COLUMN_TYPES, TYPE_LABELS } from '../../../schema/document';
 import { ColumnConstraints, CONSTRAINT_FIELDS } from './ColumnConstraints';
@@ -185,6 +186,9 @@ function ColumnSummary({ column }: { column: DraftColumn }) {
   if (column.index) tags.push('index');
   if (column.searchable) tags.push('searchable');
   if (column.values?.length) tags.push(`${column.values.length} values`);
+  if (column.max_size !== undefined && column.max_size > 0) tags.push(`≤ ${formatBytes(column.max_size)} each`);
+  if (column.mime_types?.length) tags.push(column.mime_types.join(', '));
+  if (column.max_files !== undefined) tags.push(`up to ${column.max_files} files`);
   if (column.renamed_from) tags.push(`was ${column.renamed_from}`);
   if (column.pg_type) tags.push(`database type ${column.pg_type}`);
   if (!tags.length) return null;

@@ -36,7 +36,7 @@ export function ExistingRowsPanel({ blocked, tables, dispatch, onSelectPath }: E
                 </Anchor>
                 : {describeBlockedColumn(b)}
               </Text>
-              {b.rule === 'needs-value' && (
+              {b.rule === 'needs-value' && !b.upload && (
                 <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" maw={640}>
                   <DefaultValueInput
                     column={column}
