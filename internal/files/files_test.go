@@ -141,10 +141,10 @@ func TestAnUploadTokenIsTheServersForOneColumnUntilItExpires(t *testing.T) {
 		t.Fatalf("verify: %v %s %v", got, msg, err)
 	}
 	for _, tc := range []struct {
-		key                          []byte
+		key                           []byte
 		token, project, table, column string
-		at                           time.Time
-		says                         string
+		at                            time.Time
+		says                          string
 	}{
 		{[]byte("other"), token, "p1", "books", "cover", now, "not an upload token"},
 		{key, token + "x", "p1", "books", "cover", now, "not an upload token"},
