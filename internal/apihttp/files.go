@@ -290,9 +290,9 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 		return apierr.New(apierr.CodeNotFound, "Not found")
 	}
 	rt.Operation = apirequest.OpGet
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		e := apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a file; use GET or HEAD", r.Method)
-		e.Allow = "GET, HEAD"
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
+		e := apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed on a file; use GET or HEAD, or POST for a signed URL", r.Method)
+		e.Allow = "GET, HEAD, POST"
 		return e
 	}
 	col, ok := t.Column(rest[3])
@@ -304,29 +304,44 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 	if !ok || !files.ValidName(name) {
 		return apierr.New(apierr.CodeNotFound, "File not found")
 	}
-	thumbW, thumbH, err := thumbQuery(r, col)
-	if err != nil {
-		return err
+	// The path a signed URL signs: the file, whatever the query says.
+	path := "/v1/" + rt.ProjectID + "/" + t.Name + "/" + rest[1] + "/" + FilesSegment + "/" + col.Name + "/" + name
+	if r.Method == http.MethodPost {
+		return h.signFileURL(w, r, rt, t, col, id, name, path)
 	}
-	grant, err := h.Admit(w, r, rt, Admission{Credential: true, Table: t, Action: access.Read})
+	dq, err := readDownloadQuery(r, col)
 	if err != nil {
 		return err
 	}
 	var owner any
-	if !grant.Rows.All() {
-		owner = grant.Rows.Value
+	shared := false
+	if dq.signature != "" {
+		// A signed URL opens this one file without a credential: the
+		// request is counted as the project's, and the record is read
+		// whoever owns it (the URL's maker could read it).
+		if _, err := h.Admit(w, r, rt, Admission{}); err != nil {
+			return err
+		}
+		key := h.fileKey()
+		if len(key) == 0 || !files.ValidURLSignature(key, path, dq.expires, dq.signature, h.d.Now()) {
+			return apierr.New(apierr.CodeForbidden, "The signed URL is not valid, or has expired: ask for a new one (POST to the file's URL)")
+		}
+	} else {
+		grant, err := h.Admit(w, r, rt, Admission{Credential: true, Table: t, Action: access.Read})
+		if err != nil {
+			return err
+		}
+		if !grant.Rows.All() {
+			owner = grant.Rows.Value
+		}
+		shared = grant.Rows.All() && rt.Principal.Kind == access.Anonymous
 	}
-	ts := rt.Entry.Published.Tables[t.Name]
-	var record []byte
-	err = h.statements(w, r, rt, func(ctx context.Context) error {
-		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
-			record, err = recordOn(ctx, q, pgexec.ReadJSON, ts.ByID(translate.GetRecord, id, owner))
-			return pgexec.MapError(err, t, pgexec.OpRead)
-		})
-	})
+	record, err := h.fileRecord(w, r, rt, t, id, owner)
 	if err != nil {
 		return err
 	}
+	thumbW, thumbH := dq.thumbW, dq.thumbH
+	ts := rt.Entry.Published.Tables[t.Name]
 	f, held := heldFile(col, record, name)
 	if !held {
 		return apierr.New(apierr.CodeNotFound, "File not found")
@@ -367,9 +382,13 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 	// the API's origin.
 	hdr.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'")
 	hdr.Set("ETag", `"`+tag+`"`)
-	if ts.CacheMaxAge > 0 && grant.Rows.All() && rt.Principal.Kind == access.Anonymous {
+	switch {
+	case ts.CacheMaxAge > 0 && shared:
 		hdr["Cache-Control"] = ts.CacheControl
-	} else {
+	case dq.signature != "":
+		// Until the URL expires, and no longer.
+		hdr.Set("Cache-Control", "private, max-age="+strconv.FormatInt(max(0, dq.expires-h.d.Now().Unix()), 10))
+	default:
 		hdr.Set("Cache-Control", "private, max-age=3600")
 	}
 	rt.rows = 1
@@ -377,33 +396,132 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, rt *Route, t
 	return nil
 }
 
-// thumbQuery reads a download's query string: thumb=WxH (on a column
-// with thumbnails) and the cache buster _; anything else is refused.
-func thumbQuery(r *http.Request, col *schema.CColumn) (w, h int, err error) {
-	q, perr := url.ParseQuery(r.URL.RawQuery)
-	if perr != nil {
-		return 0, 0, apierr.New(apierr.CodeInvalidQuery, "The query string could not be read: %v", perr)
+// downloadQuery is what a download's query string may say: a thumbnail's
+// box, and a signed URL's expiry and signature.
+type downloadQuery struct {
+	thumbW, thumbH int
+	expires        int64
+	signature      string
+}
+
+// readDownloadQuery reads a download's query string: thumb=WxH (on a
+// column with thumbnails), expires and signature (a signed URL, both or
+// neither) and the cache buster _; anything else is refused.
+func readDownloadQuery(r *http.Request, col *schema.CColumn) (downloadQuery, error) {
+	var dq downloadQuery
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return dq, apierr.New(apierr.CodeInvalidQuery, "The query string could not be read: %v", err)
+	}
+	invalid := func(k, why string) error {
+		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+k+": "+why, map[string]string{k: why})
 	}
 	for k, vs := range q {
-		switch {
-		case k == "_":
-		case k != "thumb":
-			return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+k,
-				map[string]string{k: "is not a parameter of a download (thumb is)"})
-		case !col.Thumbnails:
-			return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: the column "+col.Name+" has no thumbnails",
-				map[string]string{"thumb": "applies to file columns with \"thumbnails\": true"})
-		case len(vs) != 1:
-			return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: given more than once", map[string]string{"thumb": "is given more than once"})
-		default:
-			var ok bool
-			if w, h, ok = files.ParseThumb(vs[0]); !ok {
-				return 0, 0, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter thumb: "+vs[0],
-					map[string]string{"thumb": "must be WxH, each side 1 to " + strconv.Itoa(files.MaxThumbSide) + " pixels"})
+		if len(vs) != 1 {
+			return dq, invalid(k, "is given more than once")
+		}
+		v := vs[0]
+		switch k {
+		case "_":
+		case "thumb":
+			if !col.Thumbnails {
+				return dq, invalid(k, "applies to file columns with \"thumbnails\": true")
 			}
+			var ok bool
+			if dq.thumbW, dq.thumbH, ok = files.ParseThumb(v); !ok {
+				return dq, invalid(k, "must be WxH, each side 1 to "+strconv.Itoa(files.MaxThumbSide)+" pixels")
+			}
+		case "expires":
+			if dq.expires, err = strconv.ParseInt(v, 10, 64); err != nil {
+				return dq, invalid(k, "must be a Unix time in seconds")
+			}
+		case "signature":
+			if v == "" {
+				return dq, invalid(k, "must not be empty")
+			}
+			dq.signature = v
+		default:
+			return dq, apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+k,
+				map[string]string{k: "is not a parameter of a download (thumb, expires and signature are)"})
 		}
 	}
-	return w, h, nil
+	if (dq.signature == "") != !q.Has("expires") {
+		return dq, invalid("signature", "a signed URL has both expires and signature")
+	}
+	return dq, nil
+}
+
+// fileRecord reads the record whose file is asked for (owner: an end
+// user's owner-scoped read).
+func (h *Handler) fileRecord(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, id, owner any) ([]byte, error) {
+	ts := rt.Entry.Published.Tables[t.Name]
+	var record []byte
+	err := h.statements(w, r, rt, func(ctx context.Context) error {
+		return h.read(ctx, rt, func(ctx context.Context, q pgexec.Querier) error {
+			var err error
+			record, err = recordOn(ctx, q, pgexec.ReadJSON, ts.ByID(translate.GetRecord, id, owner))
+			return pgexec.MapError(err, t, pgexec.OpRead)
+		})
+	})
+	return record, err
+}
+
+// signFileURL answers POST on a file's URL: a signed URL that opens the
+// file without a credential until it expires (?expires_in=<seconds>,
+// default an hour, at most a week), for a caller who may read the record
+// now.
+func (h *Handler) signFileURL(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, col *schema.CColumn, id any, name, path string) error {
+	lifetime := files.DefaultURLLifetime
+	for k, vs := range r.URL.Query() {
+		n, err := strconv.Atoi(vs[0])
+		switch {
+		case k != "expires_in":
+			return apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+k, map[string]string{k: "is not a parameter of a signed URL (expires_in is)"})
+		case len(vs) != 1 || err != nil || n < 1 || time.Duration(n)*time.Second > files.MaxURLLifetime:
+			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter expires_in",
+				map[string]string{k: "must be a number of seconds from 1 to " + strconv.Itoa(int(files.MaxURLLifetime/time.Second))})
+		}
+		lifetime = time.Duration(n) * time.Second
+	}
+	grant, err := h.Admit(w, r, rt, Admission{Credential: true, Table: t, Action: access.Read})
+	if err != nil {
+		return err
+	}
+	var owner any
+	if !grant.Rows.All() {
+		owner = grant.Rows.Value
+	}
+	record, err := h.fileRecord(w, r, rt, t, id, owner)
+	if err != nil {
+		return err
+	}
+	if _, held := heldFile(col, record, name); !held {
+		return apierr.New(apierr.CodeNotFound, "File not found")
+	}
+	key := h.fileKey()
+	if len(key) == 0 {
+		return apierr.New(apierr.CodeUnavailable, "Signed URLs are not ready yet")
+	}
+	expires := h.d.Now().Add(lifetime).Unix()
+	signed := path + "?expires=" + strconv.FormatInt(expires, 10) + "&signature=" + files.URLSignature(key, path, expires)
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: SignedURL{URL: signed, ExpiresAt: time.Unix(expires, 0).UTC().Format(time.RFC3339)},
+		Message: "Signed URL created"})
+	return nil
+}
+
+// SignedURL is the data of a signed URL's answer.
+type SignedURL struct {
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+// fileKey is the key of upload tokens and signed URLs; nil before the
+// service has its secret.
+func (h *Handler) fileKey() []byte {
+	if h.d.FileTokenKey == nil {
+		return nil
+	}
+	return h.d.FileTokenKey()
 }
 
 // heldFile finds the file called name among those the record's column holds.

@@ -282,6 +282,29 @@ func TestAPrivateTablesFilesNeedTheCallerToReadTheRecord(t *testing.T) {
 	if res, err := http.Head(s.URL + url); err != nil || res.StatusCode != 401 {
 		t.Fatalf("HEAD without a key: %v %v", res, err)
 	}
+
+	// A signed URL opens the file without a credential until it expires.
+	signed := s.Do("POST", url, p.Key, nil).Must(t, 200).Data()
+	link, _ := signed["url"].(string)
+	if !strings.HasPrefix(link, url+"?expires=") || signed["expires_at"] == nil {
+		t.Fatalf("signed: %v", signed)
+	}
+	if got := s.Do("GET", link, "", nil).Must(t, 200); !bytes.Equal(got.Raw, dl.Raw) || !strings.HasPrefix(got.Header.Get("Cache-Control"), "private, max-age=") {
+		t.Fatalf("the signed URL: %v", got.Header)
+	}
+	s.Do("GET", link+"&thumb=2x2", "", nil).Must(t, 200)
+	s.Do("GET", strings.Replace(link, "signature=", "signature=x", 1), "", nil).Must(t, 403)
+	s.Do("GET", strings.Replace(link, "/books/1/", "/books/2/", 1), "", nil).Must(t, 403)
+	s.Do("GET", strings.Replace(link, "expires=", "expires=1", 1), "", nil).Must(t, 403)
+	s.Do("GET", url+"?signature=abc", "", nil).Must(t, 400)
+	s.Do("POST", url, other.Key, nil).Must(t, 401)
+	s.Do("POST", url+"?expires_in=0", p.Key, nil).Must(t, 400)
+	s.Do("POST", url+"?expires_in=999999999", p.Key, nil).Must(t, 400)
+	short := s.Do("POST", url+"?expires_in=1", p.Key, nil).Must(t, 200).Data()["url"].(string)
+	time.Sleep(2100 * time.Millisecond) // past its one second
+	if res := s.Do("GET", short, "", nil).Must(t, 403); !strings.Contains(res.Message(), "expired") {
+		t.Fatalf("an expired signed URL: %s", res.Raw)
+	}
 }
 
 func sorted(names ...string) []string {

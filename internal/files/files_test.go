@@ -88,7 +88,7 @@ func TestNamesAreSafeUniqueAndKeepTheClientsStem(t *testing.T) {
 			t.Errorf("NewName(%q, %s) = %q, want %s…%s and valid", tc.original, tc.media, got, tc.prefix, tc.ext)
 		}
 	}
-	if NewName("a.png", "image/png") == NewName("a.png", "image/png") {
+	if first, second := NewName("a.png", "image/png"), NewName("a.png", "image/png"); first == second {
 		t.Error("two uploads of one name got one stored name")
 	}
 	for _, bad := range []string{"", ".hidden", "a/b", "a%2fb", "A.png", "a b", strings.Repeat("a", 121)} {
