@@ -231,16 +231,7 @@ func fileNames(t *schema.CTable, record []byte) []string {
 		if !c.Kind.Traits.Upload || !ok {
 			continue
 		}
-		var list []schema.StoredFile
-		if c.Kind.Traits.Many {
-			_ = json.Unmarshal(raw, &list)
-		} else {
-			var f *schema.StoredFile
-			if json.Unmarshal(raw, &f) == nil && f != nil {
-				list = append(list, *f)
-			}
-		}
-		for _, f := range list {
+		for _, f := range filesIn(c, raw) {
 			names = append(names, f.Name)
 		}
 	}
@@ -524,23 +515,28 @@ func (h *Handler) fileKey() []byte {
 	return h.d.FileTokenKey()
 }
 
+// filesIn reads the files a record's value of column c holds: none for
+// null, one for a file column, the list for a files column.
+func filesIn(c *schema.CColumn, raw json.RawMessage) []schema.StoredFile {
+	var list []schema.StoredFile
+	if c.Kind.Traits.Many {
+		_ = json.Unmarshal(raw, &list)
+		return list
+	}
+	var f *schema.StoredFile
+	if json.Unmarshal(raw, &f) == nil && f != nil {
+		list = append(list, *f)
+	}
+	return list
+}
+
 // heldFile finds the file called name among those the record's column holds.
 func heldFile(col *schema.CColumn, record []byte, name string) (schema.StoredFile, bool) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(record, &fields) != nil {
 		return schema.StoredFile{}, false
 	}
-	raw := fields[col.Name]
-	var list []schema.StoredFile
-	if col.Kind.Traits.Many {
-		_ = json.Unmarshal(raw, &list)
-	} else {
-		var f *schema.StoredFile
-		if json.Unmarshal(raw, &f) == nil && f != nil {
-			list = append(list, *f)
-		}
-	}
-	for _, f := range list {
+	for _, f := range filesIn(col, fields[col.Name]) {
 		if f.Name == name {
 			return f, true
 		}
