@@ -172,6 +172,12 @@ type PlanConfig struct {
 	// webhook_deliveries (<n>/hour).
 	Webhooks          *int `json:"webhooks,omitempty"`
 	WebhookDeliveries *int `json:"webhook_deliveries,omitempty"`
+	// FileStorage bounds the bytes of a project's stored files and
+	// MaxFileSize one file; -1 is unlimited; unset: the built-in plan's
+	// of the same name, else 100 MiB and 10 MiB. Caddyfile: file_storage,
+	// max_file_size (a size, or unlimited).
+	FileStorage *int64 `json:"file_storage,omitempty"`
+	MaxFileSize *int64 `json:"max_file_size,omitempty"`
 }
 
 // CaddyModule returns the module information.
@@ -324,8 +330,19 @@ func (a *App) planSet() plans.Set {
 		if p.WebhookDeliveries != nil {
 			deliveries = *p.WebhookDeliveries
 		}
+		storage, maxFile := int64(plans.DefaultFileStorage), int64(plans.DefaultMaxFileSize)
+		if builtin, ok := set[name]; ok {
+			storage, maxFile = builtin.FileStorage, builtin.MaxFileSize
+		}
+		if p.FileStorage != nil {
+			storage = *p.FileStorage
+		}
+		if p.MaxFileSize != nil {
+			maxFile = *p.MaxFileSize
+		}
 		set[name] = plans.Plan{Name: name, RatePerHour: p.RatePerHour, Projects: p.Projects, StatementTimeout: timeout,
-			RealtimeStreams: streams, LogRetention: keepLog, Webhooks: hooks, WebhookDeliveries: deliveries}
+			RealtimeStreams: streams, LogRetention: keepLog, Webhooks: hooks, WebhookDeliveries: deliveries,
+			FileStorage: storage, MaxFileSize: maxFile}
 	}
 	return set
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/dustin/go-humanize"
+
+	"github.com/tablesmith/tablesmith/internal/plans"
 )
 
 func init() {
@@ -59,6 +61,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	        log_retention <duration>        # optional; how long the request log keeps requests, at least 1h (free 24h, pro 168h, unlimited 720h, else 24h)
 //	        webhooks <n> | unlimited        # optional; webhooks per project (free 2, pro 20, else 2)
 //	        webhook_deliveries <n>/hour | <n>/minute | unlimited # optional; webhook delivery attempts per project (free 1000/hour, pro 100000/hour, else 1000/hour)
+//	        file_storage <size> | unlimited # optional; bytes of a project's stored files (free 100MiB, pro 10GiB, else 100MiB)
+//	        max_file_size <size> | unlimited # optional; one uploaded file (free 10MiB, pro 1GiB, else 10MiB)
 //	    }
 //	}
 //
@@ -165,8 +169,16 @@ func (a *App) unmarshalPlan(d *caddyfile.Dispenser) error {
 			n, err = rateArg(d, "plan "+name+": webhook_deliveries")
 			deliveries := int(n)
 			p.WebhookDeliveries = &deliveries
+		case "file_storage":
+			var n int64
+			n, err = sizeOrUnlimitedArg(d, "plan "+name+": file_storage")
+			p.FileStorage = &n
+		case "max_file_size":
+			var n int64
+			n, err = sizeOrUnlimitedArg(d, "plan "+name+": max_file_size")
+			p.MaxFileSize = &n
 		default:
-			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams, log_retention, webhooks, webhook_deliveries)", name, key)
+			return d.Errf("plan %s: unknown option %q (known: rate, projects, statement_timeout, realtime_streams, log_retention, webhooks, webhook_deliveries, file_storage, max_file_size)", name, key)
 		}
 		if err != nil {
 			return err
@@ -202,6 +214,25 @@ func sizeArg(d *caddyfile.Dispenser, what string) (int64, error) {
 	n, err := humanize.ParseBytes(v)
 	if err != nil || n > 1<<62 {
 		return 0, d.Errf("%s: %q is not a size (e.g. 512KB, 1MiB)", what, v)
+	}
+	if n == 0 {
+		return 0, zeroErr(d, what)
+	}
+	return int64(n), nil
+}
+
+// sizeOrUnlimitedArg reads a size such as 100MiB, or unlimited (-1).
+func sizeOrUnlimitedArg(d *caddyfile.Dispenser, what string) (int64, error) {
+	v, err := oneArg(d, what, "size, e.g. 100MiB, or unlimited")
+	if err != nil {
+		return 0, err
+	}
+	if v == "unlimited" {
+		return plans.Unlimited, nil
+	}
+	n, err := humanize.ParseBytes(v)
+	if err != nil || n > 1<<62 {
+		return 0, d.Errf("%s: %q is not a size (e.g. 100MiB) or unlimited", what, v)
 	}
 	if n == 0 {
 		return 0, zeroErr(d, what)

@@ -236,6 +236,14 @@ func checkPlan(name string, p PlanConfig) error {
 	if p.WebhookDeliveries != nil && *p.WebhookDeliveries < plans.Unlimited {
 		errs = append(errs, fmt.Errorf("plan %s: webhook_deliveries %d/hour is not a number of at least 0 or unlimited (-1)", name, *p.WebhookDeliveries))
 	}
+	for _, size := range []struct {
+		what string
+		v    *int64
+	}{{"file_storage", p.FileStorage}, {"max_file_size", p.MaxFileSize}} {
+		if size.v != nil && *size.v < 1 && *size.v != plans.Unlimited {
+			errs = append(errs, fmt.Errorf("plan %s: %s %d is not a size of at least 1 byte or unlimited (-1)", name, size.what, *size.v))
+		}
+	}
 	return errors.Join(errs...)
 }
 

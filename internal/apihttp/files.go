@@ -67,7 +67,11 @@ func (h *Handler) readWriteBody(w http.ResponseWriter, r *http.Request, rt *Rout
 		return nil, nil, r, apierr.Fields(apierr.CodeValidation, "Validation failed",
 			map[string]string{headerIdempotencyKey: "is not taken with a multipart/form-data body: send the files first (POST /<table>/files/<column>) and the record as JSON"})
 	}
-	in, err := files.ReadWrite(r.Context(), h.d.Files, r, rt.ProjectID, c.t, files.Limits{MaxFileSize: h.d.MaxFileSize, MaxFields: h.d.MaxBody})
+	limits, err := h.fileLimits(r, rt)
+	if err != nil {
+		return nil, nil, r, err
+	}
+	in, err := files.ReadWrite(r.Context(), h.d.Files, r, rt.ProjectID, c.t, limits)
 	if err != nil {
 		return nil, nil, r, err
 	}
@@ -80,6 +84,24 @@ func (h *Handler) readWriteBody(w http.ResponseWriter, r *http.Request, rt *Rout
 	ctx, cancel := context.WithTimeout(r.Context(), h.d.Timeout)
 	context.AfterFunc(r.Context(), cancel)
 	return in.Body, in.Stored, r.WithContext(ctx), nil
+}
+
+// fileLimits bounds the files of a request: the server's max_file_size,
+// and the project's plan (one file, and what is left of its storage).
+func (h *Handler) fileLimits(r *http.Request, rt *Route) (files.Limits, error) {
+	limits := files.Limits{MaxFileSize: h.d.MaxFileSize, MaxFields: h.d.MaxBody, Remaining: -1}
+	if h.d.FileLimits == nil {
+		return limits, nil
+	}
+	plan, err := h.d.FileLimits(r.Context(), rt.ProjectID)
+	if err != nil {
+		return limits, err
+	}
+	if plan.MaxFileSize > 0 && (limits.MaxFileSize <= 0 || plan.MaxFileSize < limits.MaxFileSize) {
+		limits.MaxFileSize = plan.MaxFileSize
+	}
+	limits.Remaining, limits.Full, limits.Stored = plan.Remaining, plan.Full, plan.Stored
+	return limits, nil
 }
 
 // claimUploads turns the upload tokens of a write's body into the files
@@ -135,7 +157,11 @@ func (h *Handler) uploadFile(w http.ResponseWriter, r *http.Request, rt *Route, 
 	if err != nil {
 		return err
 	}
-	f, key, problem, err := files.StoreOne(r.Context(), h.d.Files, body, filename, rt.ProjectID, col, h.d.MaxFileSize)
+	limits, err := h.fileLimits(r, rt)
+	if err != nil {
+		return err
+	}
+	f, key, problem, err := files.StoreOne(r.Context(), h.d.Files, body, filename, rt.ProjectID, col, limits)
 	if problem != "" {
 		err = apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{col.Input: problem})
 	}

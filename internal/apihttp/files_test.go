@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
@@ -482,5 +483,35 @@ func TestAThumbnailFitsTheAskedBoxAndIsMadeOnce(t *testing.T) {
 		if res := s.Do("GET", bad, "", nil); res.Status != 400 || res.ErrorCode() != "INVALID_QUERY" {
 			t.Errorf("%s: %d %s", bad, res.Status, res.Raw)
 		}
+	}
+}
+
+func TestAPlansFileLimitsBoundOneFileAndTheProjectsStorage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tiny := plans.Defaults()["unlimited"]
+	tiny.Name, tiny.FileStorage, tiny.MaxFileSize = "tiny", 3000, 2000
+	s := testserver.New(t, testserver.WithPlans(plans.Set{"tiny": tiny}, "tiny"),
+		testserver.WithConfig(func(c *service.Config) { c.FilesDir = dir }))
+	p := s.NewProject(filesSchema)
+	write := func(n int) *testserver.Response {
+		body, ct := multipartBody(t, part{name: "title", content: []byte("x")},
+			part{name: "scans", file: "s.txt", content: bytes.Repeat([]byte("a"), n)})
+		return s.Do("POST", "/v1/"+p.ID+"/books", p.Key, body, "Content-Type", ct)
+	}
+	over := write(2500).Must(t, 413)
+	if msg, _ := over.Details()["scans"].(string); !strings.Contains(msg, "larger than 2000 bytes") {
+		t.Fatalf("a file over the plan's max_file_size: %s", over.Raw)
+	}
+	write(1500).Must(t, 201)
+	full := write(1600).Must(t, 403)
+	if full.ErrorCode() != "PLAN_LIMIT" || !strings.Contains(full.Message(), "of the tiny plan's") {
+		t.Fatalf("a file past the plan's storage: %s", full.Raw)
+	}
+	// An upload of its own meets the same bound; a file that fits is taken.
+	s.Do("POST", "/v1/"+p.ID+"/books/files/scans?name=n.txt", p.Key, bytes.Repeat([]byte("b"), 1600)).Must(t, 403)
+	s.Do("POST", "/v1/"+p.ID+"/books/files/scans?name=n.txt", p.Key, bytes.Repeat([]byte("b"), 1400)).Must(t, 201)
+	if got := storedFiles(t, dir); len(got) != 2 {
+		t.Fatalf("stored %v: the refused files were kept", got)
 	}
 }

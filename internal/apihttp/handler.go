@@ -96,6 +96,10 @@ type Deps struct {
 	// FileTokenKey signs and checks upload tokens (files.Sign); nil:
 	// uploads of their own are refused.
 	FileTokenKey func() []byte
+	// FileLimits says what a project's plan and its stored files leave
+	// for the files of a write (MaxFileSize, Remaining, Full); nil: only
+	// MaxFileSize bounds them.
+	FileLimits func(ctx context.Context, projectID string) (files.Limits, error)
 	// CacheChanges announces each committed write to every node's edge
 	// cache (edgecache.go); nil: no announcements.
 	CacheChanges ChangeAnnouncer

@@ -23,14 +23,24 @@ func IsMultipart(r *http.Request) bool {
 	return err == nil && mt == "multipart/form-data"
 }
 
-// Limits bound a multipart write.
+// Limits bound the files of a write or an upload.
 type Limits struct {
 	// MaxFileSize is the most bytes of one file whatever its column says
-	// (the plan's); 0 means no bound beyond the column's max_size.
+	// (the server's and the plan's bound); 0 means no bound beyond the
+	// column's max_size.
 	MaxFileSize int64
 	// MaxFields is the most bytes of all the parts that are not files
 	// together (the JSON body limit).
 	MaxFields int64
+	// Remaining is how many bytes the project may still store (its
+	// plan's file_storage less what it holds); <0 means no bound.
+	Remaining int64
+	// Full words the refusal of a file that would pass Remaining (the
+	// plan and what is used).
+	Full string
+	// Stored, when set, is told the size of each file stored (so that
+	// the project's usage counts it before its next listing).
+	Stored func(size int64)
 }
 
 // Write is a multipart write read whole: the body as a JSON write would
@@ -87,7 +97,7 @@ func ReadWrite(ctx context.Context, store Store, r *http.Request, project string
 			if !col.Kind.Traits.Upload {
 				return w, apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{name: "is not a file column: send its value as a plain field"})
 			}
-			f, key, msg, err := StoreOne(ctx, store, part, part.FileName(), project, col, limits.MaxFileSize)
+			f, key, msg, err := StoreOne(ctx, store, part, part.FileName(), project, col, limits)
 			if key != "" {
 				w.Stored = append(w.Stored, key)
 			}
@@ -97,6 +107,9 @@ func ReadWrite(ctx context.Context, store Store, r *http.Request, project string
 			if msg != "" {
 				problems[name] = msg
 				continue
+			}
+			if limits.Remaining >= 0 {
+				limits.Remaining = max(0, limits.Remaining-f.Size)
 			}
 			if col.Kind.Traits.Many {
 				list, _ := w.Body[name].([]schema.StoredFile)
@@ -157,11 +170,12 @@ func fieldValue(c *schema.CColumn, text string) (any, string) {
 }
 
 // StoreOne sniffs a file's media type from its first bytes, checks it
-// and then its size against the column and the server's bound while it
-// streams into the store under a name made from filename (the client's).
-// A file the column does not take is a problem message (nothing kept);
-// key is set once an object may exist.
-func StoreOne(ctx context.Context, store Store, r io.Reader, filename, project string, c *schema.CColumn, maxFile int64) (f schema.StoredFile, key, problem string, err error) {
+// and then its size against the column, the server's and plan's bound and
+// the project's remaining storage while it streams into the store under a
+// name made from filename (the client's). A file the column does not take
+// is a problem message (nothing kept); key is set once an object may
+// exist.
+func StoreOne(ctx context.Context, store Store, r io.Reader, filename, project string, c *schema.CColumn, limits Limits) (f schema.StoredFile, key, problem string, err error) {
 	br := bufio.NewReaderSize(r, sniffLength)
 	head, err := br.Peek(sniffLength)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -174,23 +188,38 @@ func StoreOne(ctx context.Context, store Store, r io.Reader, filename, project s
 	if len(c.MimeTypes) > 0 && !schema.MediaTypeAllowed(c.MimeTypes, mediaType) {
 		return f, "", schema.CheckFileFits(&c.Column, 0, mediaType), nil
 	}
-	limit := maxFile
-	if c.MaxSize != nil && (limit == 0 || *c.MaxSize < limit) {
+	limit := int64(-1) // the bound a file's size meets first; <0: none
+	if limits.MaxFileSize > 0 {
+		limit = limits.MaxFileSize
+	}
+	if c.MaxSize != nil && (limit < 0 || *c.MaxSize < limit) {
 		limit = *c.MaxSize
+	}
+	quota := limits.Remaining >= 0 && (limit < 0 || limits.Remaining < limit)
+	if quota {
+		limit = limits.Remaining
 	}
 	name := NewName(filename, mediaType)
 	key = Key(project, name)
 	var src io.Reader = br
-	if limit > 0 {
+	if limit >= 0 {
 		src = io.LimitReader(br, limit+1)
 	}
 	n, err := store.Put(ctx, key, src)
 	if err != nil {
 		return f, key, "", apierr.New(apierr.CodeUnavailable, "The file %q could not be stored", filename)
 	}
-	if limit > 0 && n > limit {
+	switch {
+	case limit < 0 || n <= limit:
+	case quota:
+		return f, key, "", apierr.Fields(apierr.CodePlanLimit, "The project's file storage is full: "+limits.Full,
+			map[string]string{c.Input: "does not fit in what is left of the project's file storage (" + strconv.FormatInt(limits.Remaining, 10) + " bytes)"})
+	default:
 		return f, key, "", apierr.Fields(apierr.CodePayloadTooLarge, "A file is too large",
 			map[string]string{c.Input: "is larger than " + strconv.FormatInt(limit, 10) + " bytes"})
+	}
+	if limits.Stored != nil {
+		limits.Stored(n)
 	}
 	return schema.StoredFile{Name: name, Size: n, Type: mediaType}, key, "", nil
 }

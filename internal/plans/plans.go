@@ -31,7 +31,17 @@ type Plan struct {
 	// (docs/webhooks.md): Unlimited for no cap.
 	Webhooks          int `json:"-"`
 	WebhookDeliveries int `json:"-"`
+	// FileStorage bounds the bytes of a project's stored files, and
+	// MaxFileSize one file (docs/files.md): Unlimited for no bound.
+	FileStorage int64 `json:"-"`
+	MaxFileSize int64 `json:"-"`
 }
+
+// The file limits of a plan that does not set them: the free plan's.
+const (
+	DefaultFileStorage = 100 << 20
+	DefaultMaxFileSize = 10 << 20
+)
 
 // The webhook limits of a plan that does not set them: the free plan's.
 const (
@@ -59,11 +69,13 @@ type Set map[string]Plan
 func Defaults() Set {
 	return Set{
 		"free": {Name: "free", RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: 5,
-			LogRetention: DefaultLogRetention, Webhooks: DefaultWebhooks, WebhookDeliveries: DefaultWebhookDeliveries},
+			LogRetention: DefaultLogRetention, Webhooks: DefaultWebhooks, WebhookDeliveries: DefaultWebhookDeliveries,
+			FileStorage: DefaultFileStorage, MaxFileSize: DefaultMaxFileSize},
 		"pro": {Name: "pro", RatePerHour: 100_000, Projects: 20, StatementTimeout: 15 * time.Second, RealtimeStreams: 1000,
-			LogRetention: 7 * 24 * time.Hour, Webhooks: 20, WebhookDeliveries: 100_000},
+			LogRetention: 7 * 24 * time.Hour, Webhooks: 20, WebhookDeliveries: 100_000, FileStorage: 10 << 30, MaxFileSize: 1 << 30},
 		"unlimited": {Name: "unlimited", RatePerHour: Unlimited, Projects: Unlimited, StatementTimeout: 30 * time.Second,
-			RealtimeStreams: Unlimited, LogRetention: 30 * 24 * time.Hour, Webhooks: Unlimited, WebhookDeliveries: Unlimited},
+			RealtimeStreams: Unlimited, LogRetention: 30 * 24 * time.Hour, Webhooks: Unlimited, WebhookDeliveries: Unlimited,
+			FileStorage: Unlimited, MaxFileSize: Unlimited},
 	}
 }
 
@@ -77,5 +89,6 @@ func (s Set) Get(name, fallback string) Plan {
 		return p
 	}
 	return Plan{Name: name, RatePerHour: 100, Projects: 1, StatementTimeout: 5 * time.Second, RealtimeStreams: DefaultRealtimeStreams,
-		LogRetention: DefaultLogRetention, Webhooks: DefaultWebhooks, WebhookDeliveries: DefaultWebhookDeliveries}
+		LogRetention: DefaultLogRetention, Webhooks: DefaultWebhooks, WebhookDeliveries: DefaultWebhookDeliveries,
+		FileStorage: DefaultFileStorage, MaxFileSize: DefaultMaxFileSize}
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/files"
 	"github.com/tablesmith/tablesmith/internal/registry"
@@ -50,6 +52,10 @@ func (s *Service) wireFiles() error {
 		sw.grace = files.Grace
 	}
 	s.apiDeps.FilesOrphaned = sw.later
+	usage := &fileUsage{store: local, byProject: map[string]usedBytes{}}
+	s.apiDeps.FileLimits = func(ctx context.Context, projectID string) (files.Limits, error) {
+		return s.fileLimits(ctx, usage, projectID)
+	}
 	s.apiDeps.FileTokenKey = func() []byte {
 		if k := s.fileTokenKey.Load(); k != nil {
 			return *k
@@ -176,4 +182,90 @@ func (f *fileSweeper) referenced(ctx context.Context, project string) (map[strin
 		names[n] = true
 	}
 	return names, nil
+}
+
+// fileLimits is what the project's plan leaves for an upload: one file's
+// bound, and its storage less what its files hold now.
+func (s *Service) fileLimits(ctx context.Context, usage *fileUsage, projectID string) (files.Limits, error) {
+	lim := files.Limits{Remaining: -1}
+	l := s.limitsOf()
+	if l == nil {
+		return lim, nil // served without metering: no plan applies
+	}
+	plan, err := l.plans.Plan(ctx, projectID, s.cfg.Now())
+	if err != nil {
+		return lim, err
+	}
+	if plan.MaxFileSize > 0 {
+		lim.MaxFileSize = plan.MaxFileSize
+	}
+	if plan.FileStorage < 0 {
+		return lim, nil
+	}
+	used, err := usage.used(ctx, projectID)
+	if err != nil {
+		return lim, err
+	}
+	lim.Remaining = max(0, plan.FileStorage-used)
+	lim.Stored = func(n int64) { usage.add(projectID, n) }
+	lim.Full = fmt.Sprintf("%s of the %s plan's %s are used", humanize.IBytes(uint64(used)), plan.Name, humanize.IBytes(uint64(plan.FileStorage)))
+	return lim, nil
+}
+
+// usageTTL is how old the bytes a project's files hold may be when an
+// upload is checked against its plan: a listing of its files per upload
+// would cost as much as the upload on a project of many small files.
+const usageTTL = 10 * time.Second
+
+// fileUsage remembers the bytes each project's files hold on this node.
+type fileUsage struct {
+	store     files.Store
+	mu        sync.Mutex
+	byProject map[string]usedBytes
+}
+
+type usedBytes struct {
+	bytes int64
+	at    time.Time
+}
+
+// add counts n more bytes for project until its next listing.
+func (u *fileUsage) add(project string, n int64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if e, ok := u.byProject[project]; ok {
+		e.bytes += n
+		u.byProject[project] = e
+	}
+}
+
+// used is the bytes project's files hold (thumbnails, a cache, aside),
+// at most usageTTL old.
+func (u *fileUsage) used(ctx context.Context, project string) (int64, error) {
+	u.mu.Lock()
+	e, ok := u.byProject[project]
+	u.mu.Unlock()
+	if ok && time.Since(e.at) < usageTTL {
+		return e.bytes, nil
+	}
+	var total int64
+	thumbs := project + "/thumbs/"
+	err := u.store.List(ctx, project+"/", func(i files.Info) error {
+		if !strings.HasPrefix(i.Key, thumbs) {
+			total += i.Size
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	u.mu.Lock()
+	for p, old := range u.byProject { // forget projects nobody uploads to
+		if time.Since(old.at) > time.Hour {
+			delete(u.byProject, p)
+		}
+	}
+	u.byProject[project] = usedBytes{total, time.Now()}
+	u.mu.Unlock()
+	return total, nil
 }

@@ -1,0 +1,239 @@
+//go:build bench
+
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+
+	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testserver"
+)
+
+// TestFiles measures issue 40 item 6 on one Caddy in this process with
+// the module and its directory store: a file of BENCH_FILE_MIB MiB (2048
+// by default) uploaded in a multipart create and downloaded again, beside
+// a direct copy of the same bytes into a file of the same directory (and
+// a direct read of it), and how much the process's resident memory rose
+// during the upload (sampled every 20 ms; the client streams its body
+// from a 1 MiB buffer in this same process). Run:
+//
+//	go test -tags bench -run TestFiles -v -timeout 20m ./bench/
+func TestFiles(t *testing.T) {
+	mib := int64(2048)
+	if v := os.Getenv("BENCH_FILE_MIB"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mib = n
+	}
+	size := mib << 20
+	filesDir := t.TempDir()
+	base := startFilesSite(t, filesDir, size)
+	writer := testserver.New(t) // makes the project in the same database
+	p := writer.NewProject(fmt.Sprintf(`{"tables": [{"name": "docs", "columns": [{"name": "title", "type": "text"},
+		{"name": "blob", "type": "file", "max_size": %d}]}]}`, size))
+	block := make([]byte, 1<<20)
+	for i := range block {
+		block[i] = byte(rand.IntN(256))
+	}
+
+	// Upload: a multipart create streamed from the block, through Caddy.
+	debug.FreeOSMemory()
+	before := rss(t)
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				if r := rss(t); r > peak.Load() {
+					peak.Store(r)
+				}
+			}
+		}
+	}()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		_ = mw.WriteField("title", "big")
+		fw, err := mw.CreateFormFile("blob", "big.bin")
+		if err == nil {
+			_, err = io.Copy(fw, io.LimitReader(repeat(block), size))
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, _ := http.NewRequest("POST", base+"/v1/"+p.ID+"/docs", pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+p.Key)
+	began := time.Now()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	upload := time.Since(began)
+	close(stop)
+	if res.StatusCode != 201 {
+		t.Fatalf("upload: %d %s", res.StatusCode, answer)
+	}
+	var created struct {
+		Data struct {
+			Blob struct {
+				URL  string `json:"url"`
+				Size int64  `json:"size"`
+			} `json:"blob"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(answer, &created); err != nil || created.Data.Blob.Size != size {
+		t.Fatalf("upload answer: %v %s", err, answer)
+	}
+
+	// The same bytes copied straight into a file of the same directory,
+	// synced as the store syncs its uploads.
+	began = time.Now()
+	direct := filepath.Join(filesDir, "direct.bin")
+	f, err := os.Create(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, io.LimitReader(repeat(block), size)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	copyTime := time.Since(began)
+
+	// Download through Caddy, and the direct read of the copy.
+	began = time.Now()
+	dreq, _ := http.NewRequest("GET", base+created.Data.Blob.URL, nil)
+	dreq.Header.Set("Authorization", "Bearer "+p.Key)
+	dres, err := http.DefaultClient.Do(dreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.Copy(io.Discard, bufio.NewReaderSize(dres.Body, 1<<20))
+	dres.Body.Close()
+	download := time.Since(began)
+	if got != size {
+		t.Fatalf("downloaded %d of %d bytes", got, size)
+	}
+	began = time.Now()
+	rf, err := os.Open(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, bufio.NewReaderSize(rf, 1<<20))
+	rf.Close()
+	readTime := time.Since(began)
+
+	rate := func(d time.Duration) float64 { return float64(size) / (1 << 20) / d.Seconds() }
+	var b strings.Builder
+	fmt.Fprintf(&b, "file of %d MiB, %s, GOMAXPROCS %d\n", mib, time.Now().UTC().Format("2006-01-02"), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(&b, "upload through Caddy (multipart create)  %7.0f MiB/s  %6.1f s\n", rate(upload), upload.Seconds())
+	fmt.Fprintf(&b, "direct copy into the same directory      %7.0f MiB/s  %6.1f s   ratio %.2f\n", rate(copyTime), copyTime.Seconds(), rate(upload)/rate(copyTime))
+	fmt.Fprintf(&b, "download through Caddy                   %7.0f MiB/s  %6.1f s\n", rate(download), download.Seconds())
+	fmt.Fprintf(&b, "direct read of the same bytes            %7.0f MiB/s  %6.1f s   ratio %.2f\n", rate(readTime), readTime.Seconds(), rate(download)/rate(readTime))
+	fmt.Fprintf(&b, "process RSS during the upload: %d MiB before, peak %d MiB, rise %d MiB (target ≤ 64)\n",
+		before>>20, peak.Load()>>20, (peak.Load()-before)>>20)
+	t.Log("\n" + b.String())
+	if rise := peak.Load() - before; rise > 64<<20 {
+		t.Errorf("the upload raised the process's RSS by %d MiB, more than 64", rise>>20)
+	}
+}
+
+// repeat reads block over and over.
+func repeat(block []byte) io.Reader {
+	return readerFunc(func(p []byte) (int, error) {
+		n := 0
+		for n < len(p) {
+			n += copy(p[n:], block)
+		}
+		return n, nil
+	})
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// rss is the process's resident memory in bytes (/proc/self/status).
+func rss(t *testing.T) int64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(rest)), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
+
+// startFilesSite runs the module in this process with its file store in
+// dir, taking files up to maxFile bytes.
+func startFilesSite(t *testing.T, dir string, maxFile int64) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	caddyfile := fmt.Sprintf(`{
+	admin off
+	tablesmith {
+		database_url %q
+		default_plan unlimited
+		secret bench-secret
+		files_dir %q
+		max_file_size %d
+	}
+}
+http://%s {
+	tablesmith_api /v1/*
+}
+`, testpg.URL(t), dir, maxFile, addr)
+	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Load(cfg, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	return "http://" + addr
+}
