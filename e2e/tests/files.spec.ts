@@ -186,6 +186,12 @@ test('a PNG is uploaded, previewed, downloaded, replaced and removed in the data
     expect((await readFile(await download.path())).equals(notes)).toBe(true);
     await checkPage(page, 'files-06-files-column');
   });
+
+  await test.step('the project card says what its files hold', async () => {
+    await page.goto('/projects');
+    await expect(page.getByTestId('project-files').first()).toContainText(/\d+(\.\d)? (bytes|KB|MB) of files/);
+    await checkPage(page, 'files-07-project-card');
+  });
 });
 
 test('the builder shows a file column’s settings and the server’s words for a bad media type', async ({ page, playwright }) => {

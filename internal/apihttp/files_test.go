@@ -514,4 +514,9 @@ func TestAPlansFileLimitsBoundOneFileAndTheProjectsStorage(t *testing.T) {
 	if got := storedFiles(t, dir); len(got) != 2 {
 		t.Fatalf("stored %v: the refused files were kept", got)
 	}
+	// The project card says what is held against the plan.
+	files := s.Do("GET", "/api/projects/"+p.ID, p.Session, nil).Must(t, 200).Data()["files"]
+	if fmt.Sprint(files) != "map[limit_bytes:3000 used_bytes:2900]" {
+		t.Fatalf("the project's files: %v", files)
+	}
 }

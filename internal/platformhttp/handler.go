@@ -46,6 +46,9 @@ type Deps struct {
 	Logs func(ctx context.Context, projectID string, f requestlog.Filter) ([]requestlog.Row, string, error)
 	// Usage reports this hour's generated-API requests of a project.
 	Usage func(ctx context.Context, projectID string) (used int64, resets time.Time)
+	// FileUsage reports the bytes a project's stored files hold on this
+	// node; nil: the server keeps no files.
+	FileUsage func(ctx context.Context, projectID string) (int64, error)
 	Now   func() time.Time
 	// MaxBody limits request bodies (default 2 MiB: schema documents).
 	MaxBody int64

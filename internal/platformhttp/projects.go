@@ -57,10 +57,19 @@ type projectView struct {
 	APIBaseURL string     `json:"api_base_url"`
 	DocsURL    string     `json:"docs_url"`
 	Usage      *usageView `json:"usage,omitempty"`
+	// Files is what the project's stored files hold against its plan's
+	// file storage (docs/files.md).
+	Files *filesView `json:"files,omitempty"`
 	// Connection and Introspection describe the database a
 	// postgres_external project fronts (external.go).
 	Connection    *connectionView    `json:"connection,omitempty"`
 	Introspection *introspectionView `json:"introspection,omitempty"`
+}
+
+type filesView struct {
+	UsedBytes int64 `json:"used_bytes"`
+	// LimitBytes is the plan's file_storage; -1 is unlimited.
+	LimitBytes int64 `json:"limit_bytes"`
 }
 
 type usageView struct {
@@ -76,6 +85,12 @@ func (h *Handler) projectView(r *http.Request, acc store.Account, p store.Projec
 		cfg := h.d.Config()
 		used, resets := h.d.Usage(r.Context(), p.ID)
 		v.Usage = &usageView{Used: used, Limit: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).RatePerHour, ResetsAt: resets}
+	}
+	if h.d.FileUsage != nil {
+		if used, err := h.d.FileUsage(r.Context(), p.ID); err == nil {
+			cfg := h.d.Config()
+			v.Files = &filesView{UsedBytes: used, LimitBytes: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).FileStorage}
+		}
 	}
 	if p.Engine == store.EngineExternal {
 		h.describeExternal(r.Context(), &v, p)

@@ -53,6 +53,7 @@ func (s *Service) wireFiles() error {
 	}
 	s.apiDeps.FilesOrphaned = sw.later
 	usage := &fileUsage{store: local, byProject: map[string]usedBytes{}}
+	s.platformDeps.FileUsage = usage.used
 	s.apiDeps.FileLimits = func(ctx context.Context, projectID string) (files.Limits, error) {
 		return s.fileLimits(ctx, usage, projectID)
 	}

@@ -640,6 +640,12 @@ export interface components {
             /** Format: date-time */
             resets_at: string;
         };
+        /** @description What the project's stored files hold (on this node) against its plan's file storage (docs/files.md). */
+        ProjectFiles: {
+            used_bytes: number;
+            /** @description The plan's file_storage; -1: no limit */
+            limit_bytes: number;
+        };
         Project: {
             id: string;
             name: string;
@@ -654,6 +660,7 @@ export interface components {
             api_base_url: string;
             docs_url: string;
             usage?: components["schemas"]["ProjectUsage"];
+            files?: components["schemas"]["ProjectFiles"];
             connection?: components["schemas"]["ConnectionView"];
             introspection?: components["schemas"]["IntrospectionReport"];
         };

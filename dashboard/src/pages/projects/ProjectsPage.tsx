@@ -13,6 +13,7 @@ import { useProjectsQuery } from '../../data/projects/projects-query';
 import { formatDate } from '../../lib/format';
 import { CreateProjectForm } from './CreateProjectForm';
 import { PlanSummary, atProjectLimit } from './PlanSummary';
+import { formatBytes } from '../../builder/fileSettings';
 
 export function ProjectsPage() {
   const projects = useProjectsQuery();
@@ -92,6 +93,13 @@ export function ProjectsPage() {
                           {project.usage.limit !== null && project.usage.limit > 0
                             ? `${project.usage.used} of ${project.usage.limit} requests this hour`
                             : `${project.usage.used} requests this hour`}
+                        </Text>
+                      )}
+                      {project.files && project.files.used_bytes > 0 && (
+                        <Text size="xs" c="dimmed" data-testid="project-files">
+                          {project.files.limit_bytes > 0
+                            ? `${formatBytes(project.files.used_bytes)} of ${formatBytes(project.files.limit_bytes)} of files`
+                            : `${formatBytes(project.files.used_bytes)} of files`}
                         </Text>
                       )}
                     </Stack>
