@@ -2,6 +2,7 @@ package apihttp_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -18,8 +19,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
+	"github.com/tablesmith/tablesmith/internal/testpg"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -518,5 +521,41 @@ func TestAPlansFileLimitsBoundOneFileAndTheProjectsStorage(t *testing.T) {
 	files := s.Do("GET", "/api/projects/"+p.ID, p.Session, nil).Must(t, 200).Data()["files"]
 	if fmt.Sprint(files) != "map[limit_bytes:3000 used_bytes:2900]" {
 		t.Fatalf("the project's files: %v", files)
+	}
+}
+
+// TestAProjectMovedToAnotherDataServerKeepsItsFiles: the rows move to
+// the other server (move-project) and name the same stored files, which
+// stay where they are; the sweeps the move starts find them named there.
+func TestAProjectMovedToAnotherDataServerKeepsItsFiles(t *testing.T) {
+	t.Parallel()
+	control, a, b := testpg.NewDatabase(t), testpg.NewDatabase(t), testpg.NewDatabase(t)
+	dir := t.TempDir()
+	s := testserver.New(t, testserver.WithConfig(func(cfg *service.Config) {
+		cfg.DatabaseURL, cfg.FilesDir, cfg.FilesGrace = control, dir, time.Millisecond
+		cfg.DataServers = []service.DataServer{{Name: "a", URL: a}, {Name: "b", URL: b}}
+	}))
+	p := s.NewProject(filesSchema)
+	cover := pngOf(t, 5, 5, color.White)
+	body, ct := multipartBody(t, part{name: "title", content: []byte("Moving")}, part{name: "cover", file: "c.png", content: cover})
+	url := s.Do("POST", "/v1/"+p.ID+"/books", p.Key, body, "Content-Type", ct).Must(t, 201).Data()["cover"].(map[string]any)["url"].(string)
+	if _, err := move.Project(context.Background(), s.Svc.Store, p.ID, "b", move.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// Writes answer 503 until the switch reaches the node; then a write
+	// lands on b.
+	deadline := time.Now().Add(10 * time.Second)
+	for r := s.API(p, "PATCH", "/books/1", map[string]any{"pages": 2}); r.Status != 200; r = s.API(p, "PATCH", "/books/1", map[string]any{"pages": 2}) {
+		if r.Status != 503 || time.Now().After(deadline) {
+			t.Fatalf("write after the move: %d %s", r.Status, r.Raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(3 * time.Second) // the sweeps the move's changes started (2 s after them) have run
+	if dl := s.Do("GET", url, "", nil).Must(t, 200); !bytes.Equal(dl.Raw, cover) {
+		t.Fatal("the file changed in the move")
+	}
+	if got := storedFiles(t, dir); len(got) != 1 {
+		t.Fatalf("stored %v after the move", got)
 	}
 }
