@@ -49,7 +49,7 @@ type Deps struct {
 	// FileUsage reports the bytes a project's stored files hold on this
 	// node; nil: the server keeps no files.
 	FileUsage func(ctx context.Context, projectID string) (int64, error)
-	Now   func() time.Time
+	Now       func() time.Time
 	// MaxBody limits request bodies (default 2 MiB: schema documents).
 	MaxBody int64
 	// External enables the postgres_external engine (external.go); nil:
