@@ -51,7 +51,7 @@ func TestFiles(t *testing.T) {
 	filesDir := t.TempDir()
 	base := startFilesSite(t, filesDir, size)
 	writer := testserver.New(t) // makes the project in the same database
-	p := writer.NewProject(fmt.Sprintf(`{"tables": [{"name": "docs", "columns": [{"name": "title", "type": "text"},
+	p := writer.NewProject(fmt.Sprintf(`{"tables": [{"name": "papers", "columns": [{"name": "title", "type": "text"},
 		{"name": "blob", "type": "file", "max_size": %d}]}]}`, size))
 	block := make([]byte, 1<<20)
 	for i := range block {
@@ -88,7 +88,7 @@ func TestFiles(t *testing.T) {
 		}
 		pw.CloseWithError(err)
 	}()
-	req, _ := http.NewRequest("POST", base+"/v1/"+p.ID+"/docs", pr)
+	req, _ := http.NewRequest("POST", base+"/v1/"+p.ID+"/papers", pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+p.Key)
 	began := time.Now()

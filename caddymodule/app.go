@@ -108,6 +108,10 @@ type App struct {
 	// MaxFileSize bounds one uploaded file whatever its column allows.
 	// Default 50 MiB. Caddyfile: max_file_size (a size such as 10MiB).
 	MaxFileSize int64 `json:"max_file_size,omitempty"`
+	// FilesGrace is how old a stored file no row names must be before
+	// a sweep removes it (an upload whose write has not committed yet is
+	// younger); at least 1 s. Default 1 h. Caddyfile: files_grace.
+	FilesGrace caddy.Duration `json:"files_grace,omitempty"`
 	// WebhookAllowPrivate lets webhooks reach loopback, private,
 	// link-local and metadata addresses, refused by default
 	// (docs/webhooks.md). Caddyfile: webhook_allow_private on|off.
@@ -252,7 +256,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
 		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey +
 		"\x00" + strconv.FormatBool(a.requestLogOn()) + "\x00" + strconv.FormatBool(a.webhookAllowPrivate()) +
-		"\x00" + strings.Join(a.PurgeURLs, "\x00") + "\x00" + a.FilesDir + "\x00" + strconv.FormatInt(a.MaxFileSize, 10)
+		"\x00" + strings.Join(a.PurgeURLs, "\x00") + "\x00" + a.FilesDir + "\x00" + strconv.FormatInt(a.MaxFileSize, 10) + "\x00" + time.Duration(a.FilesGrace).String()
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -264,7 +268,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			WebhookAllowPrivate: a.webhookAllowPrivate(),
 			ProjectConcurrency:  a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
-			DataServers: servers, PurgeURLs: a.PurgeURLs, FilesDir: a.FilesDir, MaxFileSize: a.MaxFileSize,
+			DataServers: servers, PurgeURLs: a.PurgeURLs, FilesDir: a.FilesDir, MaxFileSize: a.MaxFileSize, FilesGrace: time.Duration(a.FilesGrace),
 		})
 		if err != nil {
 			return nil, err

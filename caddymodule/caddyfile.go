@@ -49,6 +49,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    max_replica_lag <duration>          # how stale a replica may be for other clients' reads, at least 100ms (1s)
 //	    files_dir       <path>              # where file columns' files are kept ({data dir}/tablesmith/files)
 //	    max_file_size   <size>              # one uploaded file at most, whatever its column allows (50MiB)
+//	    files_grace     <duration>          # age at which a stored file no row names is swept, at least 1s (1h)
 //	    data_server <name> {                # optional, repeatable; a server for new projects' tables
 //	        url         <postgres URL>
 //	        replica_url <postgres URL>      # optional, repeatable

@@ -127,7 +127,7 @@ func TestEachSubdirectiveReadsItsSyntaxAndRefusesBadSyntaxWithItsLine(t *testing
 		{block: "max_file_size big", err: `max_file_size: "big" is not a size`},
 		{block: "max_replica_lag 500ms", json: `{"max_replica_lag":500000000}`},
 		{block: "max_replica_lag 1x", err: `max_replica_lag: "1x" is not a duration`},
-		{block: "colour blue", err: `unknown tablesmith option "colour" (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, request_log, webhook_allow_private, files_dir, max_file_size, purge_url, data_server, plan)`},
+		{block: "colour blue", err: `unknown tablesmith option "colour" (known: database_url, redis_url, secret, default_plan, max_body, max_bulk_rows, max_connections, max_page_size, prepared_statements, project_concurrency, project_queue_wait, request_timeout, export_timeout, realtime_retention, replica_url, max_replica_lag, request_log, webhook_allow_private, files_dir, max_file_size, files_grace, purge_url, data_server, plan)`},
 		{block: "request_log off", json: `{"request_log":false}`},
 		{block: "webhook_allow_private on", json: `{"webhook_allow_private":true}`},
 		{block: "webhook_allow_private yes", err: `webhook_allow_private: "yes" is not on or off`},

@@ -52,6 +52,7 @@ var options = []option{
 	onOff("webhook_allow_private", func(a *App) **bool { return &a.WebhookAllowPrivate }),
 	text("files_dir", func(a *App) *string { return &a.FilesDir }),
 	size("max_file_size", func(a *App) *int64 { return &a.MaxFileSize }),
+	duration("files_grace", func(a *App) *caddy.Duration { return &a.FilesGrace }, time.Second),
 	repeated("purge_url", "URL (repeat the line for more caches)", func(a *App) *[]string { return &a.PurgeURLs }),
 }
 

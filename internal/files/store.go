@@ -197,8 +197,10 @@ func (l *Local) Delete(_ context.Context, keys ...string) error {
 	return errors.Join(errs...)
 }
 
-// List walks the objects under prefix (a project's "<project>/"),
-// skipping uploads still being written.
+// List walks the objects under prefix (a project's "<project>/"). An
+// upload still being written shows under its temporary name
+// (".upload-…"), its time its last write: a sweep removes one a crash
+// left once it is old enough, never one that is still growing.
 func (l *Local) List(ctx context.Context, prefix string, fn func(Info) error) error {
 	dir := l.Root
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
@@ -218,7 +220,7 @@ func (l *Local) List(ctx context.Context, prefix string, fn func(Info) error) er
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if d.IsDir() || strings.HasPrefix(d.Name(), ".upload-") {
+		if d.IsDir() {
 			return nil
 		}
 		rel, err := filepath.Rel(l.Root, path)

@@ -68,6 +68,13 @@ func (s *Service) wireFiles() error {
 	events.On(&s.events, func(e events.ProjectChanged) { sw.later(e.ProjectID) })
 	s.starters = append(s.starters, func(ctx context.Context) error {
 		sw.start(ctx)
+		// Once soon after the start (a crash may have left uploads no
+		// write named), then every period.
+		time.AfterFunc(sweepDelay, func() {
+			if ctx.Err() == nil {
+				sw.sweepAll(ctx)
+			}
+		})
 		s.tick(ctx, sweepPeriod, func() bool { sw.sweepAll(ctx); return false })
 		return nil
 	})
