@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -75,33 +76,10 @@ func TestFiles(t *testing.T) {
 			}
 		}
 	}()
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		_ = mw.WriteField("title", "big")
-		fw, err := mw.CreateFormFile("blob", "big.bin")
-		if err == nil {
-			_, err = io.Copy(fw, io.LimitReader(repeat(block), size))
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	req, _ := http.NewRequest("POST", base+"/v1/"+p.ID+"/papers", pr)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+p.Key)
-	began := time.Now()
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	upload := time.Since(began)
+	upload, answer, status := postMultipart(t, base+"/v1/"+p.ID+"/papers", p.Key, block, size)
 	close(stop)
-	if res.StatusCode != 201 {
-		t.Fatalf("upload: %d %s", res.StatusCode, answer)
+	if status != 201 {
+		t.Fatalf("upload: %d %s", status, answer)
 	}
 	var created struct {
 		Data struct {
@@ -117,7 +95,7 @@ func TestFiles(t *testing.T) {
 
 	// The same bytes copied straight into a file of the same directory,
 	// synced as the store syncs its uploads.
-	began = time.Now()
+	began := time.Now()
 	direct := filepath.Join(filesDir, "direct.bin")
 	f, err := os.Create(direct)
 	if err != nil {
@@ -155,12 +133,64 @@ func TestFiles(t *testing.T) {
 	rf.Close()
 	readTime := time.Since(began)
 
+	// The strongest simple alternative over HTTP: a bare net/http server
+	// that writes the multipart body's file into the same directory
+	// (synced) and serves it back with http.ServeFile.
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := filepath.Join(filesDir, "bare.bin")
+		if r.Method == http.MethodGet {
+			http.ServeFile(w, r, path)
+			return
+		}
+		mr, err := r.MultipartReader()
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		part, err := mr.NextPart()
+		for err == nil && part.FileName() == "" {
+			part, err = mr.NextPart() // the title field
+		}
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		f, err := os.Create(path)
+		if err == nil {
+			_, err = io.Copy(f, part)
+		}
+		if err == nil {
+			err = f.Sync()
+		}
+		f.Close()
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.WriteHeader(201)
+	}))
+	defer bare.Close()
+	bareUpload, _, status := postMultipart(t, bare.URL, "", block, size)
+	if status != 201 {
+		t.Fatalf("bare upload: %d", status)
+	}
+	began = time.Now()
+	bres, err := http.Get(bare.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, bufio.NewReaderSize(bres.Body, 1<<20))
+	bres.Body.Close()
+	bareDownload := time.Since(began)
+
 	rate := func(d time.Duration) float64 { return float64(size) / (1 << 20) / d.Seconds() }
 	var b strings.Builder
 	fmt.Fprintf(&b, "file of %d MiB, %s, GOMAXPROCS %d\n", mib, time.Now().UTC().Format("2006-01-02"), runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&b, "upload through Caddy (multipart create)  %7.0f MiB/s  %6.1f s\n", rate(upload), upload.Seconds())
 	fmt.Fprintf(&b, "direct copy into the same directory      %7.0f MiB/s  %6.1f s   ratio %.2f\n", rate(copyTime), copyTime.Seconds(), rate(upload)/rate(copyTime))
+	fmt.Fprintf(&b, "upload to a bare net/http server         %7.0f MiB/s  %6.1f s   ratio %.2f\n", rate(bareUpload), bareUpload.Seconds(), rate(upload)/rate(bareUpload))
 	fmt.Fprintf(&b, "download through Caddy                   %7.0f MiB/s  %6.1f s\n", rate(download), download.Seconds())
+	fmt.Fprintf(&b, "download from the bare server (ServeFile) %6.0f MiB/s  %6.1f s   ratio %.2f\n", rate(bareDownload), bareDownload.Seconds(), rate(download)/rate(bareDownload))
 	fmt.Fprintf(&b, "direct read of the same bytes            %7.0f MiB/s  %6.1f s   ratio %.2f\n", rate(readTime), readTime.Seconds(), rate(download)/rate(readTime))
 	fmt.Fprintf(&b, "process RSS during the upload: %d MiB before, peak %d MiB, rise %d MiB (target ≤ 64)\n",
 		before>>20, peak.Load()>>20, (peak.Load()-before)>>20)
@@ -168,6 +198,39 @@ func TestFiles(t *testing.T) {
 	if rise := peak.Load() - before; rise > 64<<20 {
 		t.Errorf("the upload raised the process's RSS by %d MiB, more than 64", rise>>20)
 	}
+}
+
+// postMultipart sends a multipart body with one file of size bytes (block
+// over and over) to url, and answers how long it took, the answer and its
+// status.
+func postMultipart(t *testing.T, url, key string, block []byte, size int64) (time.Duration, []byte, int) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		_ = mw.WriteField("title", "big")
+		fw, err := mw.CreateFormFile("blob", "big.bin")
+		if err == nil {
+			_, err = io.Copy(fw, io.LimitReader(repeat(block), size))
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, _ := http.NewRequest("POST", url, pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	began := time.Now()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return time.Since(began), answer, res.StatusCode
 }
 
 // repeat reads block over and over.
