@@ -181,7 +181,7 @@ var fixedComponentNames = []string{
 	"Error", "ErrorEnvelope", "ErrorBody", "ListMeta",
 	"FilterInteger", "FilterNumber", "FilterBoolean", "FilterTimestamp", "FilterDate", "FilterUUID", filterString,
 	"AuthSession", "AuthSessionResponse", "AuthRegistration", "AuthRegisterResponse", "LoginRequest", "RefreshRequest", "LogoutRequest", "MessageResponse",
-	schema.FileSchemaName, schemaUpload, schemaUploadResp,
+	schema.FileSchemaName, schemaUpload, schemaUploadResp, schemaSignedURL, schemaSignedURLResp,
 	schemaBulkMeta, schemaAffectedResponse, schemaAggregateMeta, schemaAggregateResponse,
 	opRegister, opLogin, opRefresh, opLogout, opMe, opRealtime,
 }

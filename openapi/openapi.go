@@ -80,6 +80,7 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 	if slices.ContainsFunc(c.Tables, (*schema.CTable).HasFiles) {
 		schemas.Set(schema.FileSchemaName, base.CreateSchemaProxy(fileSchema()))
 		uploadSchemas(schemas)
+		signedURLSchemas(schemas)
 	}
 	paths := orderedmap.New[string, *v3.PathItem]()
 	var tags []*base.Tag

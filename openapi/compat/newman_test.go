@@ -45,6 +45,8 @@ var refusedByRule = []struct {
 	{regexp.MustCompile(`^GET The signed-in end user$`), 403, "needs an end user's access token, not the API key"},
 	{regexp.MustCompile(`^GET Open a stream of changes$`), 0, "the stream does not end: --timeout-request cut it"},
 	{regexp.MustCompile(`^POST Upload a file for \w+\.\w+$`), 400, "needs a file: an imported collection sends its file part empty (pick a file in Postman)"},
+	{regexp.MustCompile(`^(GET Download a file|POST A signed URL of a file) of \w+\.\w+$`), 404,
+		"names a stored file: no upload of the collection succeeded, and no example names one"},
 }
 
 // TestAPostmanCollectionImportedFromTheDescriptionRunsInNewman (issue
