@@ -58,8 +58,20 @@ TEST_CADDY := .bin/caddy-race
 $(TEST_CADDY): $(GO_SOURCES) internal/swaggerui/package.json | swagger-ui
 	go build -race -o $@ ./cmd/caddy
 
-test-go: $(TEST_CADDY)
-	TABLESMITH_TEST_CADDY=$(abspath $(TEST_CADDY)) go test $(GO_TEST_FLAGS) $(GO_TEST_FIRST) ./...
+# versitygw, an S3-compatible gateway over a directory: the real store the
+# tests of the S3 file store run against (internal/tests3), pinned in
+# tools/versitygw/go.mod and built once per machine like golangci-lint
+# (about a minute).
+S3GW_KEY := $(shell { go env GOVERSION; cat tools/versitygw/go.mod tools/versitygw/go.sum; } | sha256sum | cut -c1-16)
+S3GW := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/tablesmith/versitygw-$(S3GW_KEY)
+
+$(S3GW):
+	mkdir -p $(dir $@)
+	cd tools/versitygw && go build -o $@.tmp github.com/versity/versitygw/cmd/versitygw
+	mv $@.tmp $@
+
+test-go: $(TEST_CADDY) $(S3GW)
+	TABLESMITH_TEST_CADDY=$(abspath $(TEST_CADDY)) TABLESMITH_TEST_S3GW=$(S3GW) go test $(GO_TEST_FLAGS) $(GO_TEST_FIRST) ./...
 
 # Short fuzzing runs on top of the seed corpora: the query parsers (the
 # query string itself against net/url, list parameters, filter expressions)

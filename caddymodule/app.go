@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/tablesmith/tablesmith/internal/edgecache"
+	"github.com/tablesmith/tablesmith/internal/files"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
 )
@@ -108,6 +109,9 @@ type App struct {
 	// MaxFileSize bounds one uploaded file whatever its column allows.
 	// Default 50 MiB. Caddyfile: max_file_size (a size such as 10MiB).
 	MaxFileSize int64 `json:"max_file_size,omitempty"`
+	// Storage keeps file columns' files in an S3-compatible store
+	// instead of FilesDir (docs/files.md). Caddyfile: storage s3 {…}.
+	Storage *StorageConfig `json:"storage,omitempty"`
 	// FilesGrace is how old a stored file no row names must be before
 	// a sweep removes it (an upload whose write has not committed yet is
 	// younger); at least 1 s. Default 1 h. Caddyfile: files_grace.
@@ -146,6 +150,19 @@ type DataServerConfig struct {
 	// ReplicaURLs are streaming replicas of URL for its projects' reads.
 	// Caddyfile: replica_url, once per replica.
 	ReplicaURLs []string `json:"replica_urls,omitempty"`
+}
+
+// StorageConfig is an S3-compatible store of file columns' files.
+// Values may be placeholders ({env.TABLESMITH_S3_SECRET}).
+type StorageConfig struct {
+	// Kind is "s3".
+	Kind      string `json:"kind"`
+	Endpoint  string `json:"endpoint"`
+	Bucket    string `json:"bucket"`
+	Region    string `json:"region,omitempty"`
+	AccessKey string `json:"access_key,omitempty"`
+	SecretKey string `json:"secret_key,omitempty"`
+	PathStyle bool   `json:"path_style,omitempty"`
 }
 
 // PlanConfig is one plan's limits; -1 means unlimited. Validate holds
@@ -234,6 +251,15 @@ func (a *App) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("tablesmith: purge_url %q is not an http or https URL", a.PurgeURLs[i])
 		}
 	}
+	var s3 *files.S3Config
+	if st := a.Storage; st != nil {
+		s3 = &files.S3Config{Endpoint: repl.ReplaceKnown(st.Endpoint, ""), Bucket: repl.ReplaceKnown(st.Bucket, ""),
+			Region: repl.ReplaceKnown(st.Region, ""), AccessKey: repl.ReplaceKnown(st.AccessKey, ""),
+			SecretKey: repl.ReplaceKnown(st.SecretKey, ""), PathStyle: st.PathStyle}
+		if s3.Endpoint == "" || s3.Bucket == "" {
+			return fmt.Errorf("tablesmith: storage s3 needs an endpoint and a bucket")
+		}
+	}
 	a.FilesDir = repl.ReplaceKnown(a.FilesDir, "")
 	if a.FilesDir == "" {
 		a.FilesDir = filepath.Join(caddy.AppDataDir(), "tablesmith", "files")
@@ -256,7 +282,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
 		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey +
 		"\x00" + strconv.FormatBool(a.requestLogOn()) + "\x00" + strconv.FormatBool(a.webhookAllowPrivate()) +
-		"\x00" + strings.Join(a.PurgeURLs, "\x00") + "\x00" + a.FilesDir + "\x00" + strconv.FormatInt(a.MaxFileSize, 10) + "\x00" + time.Duration(a.FilesGrace).String()
+		"\x00" + strings.Join(a.PurgeURLs, "\x00") + "\x00" + a.FilesDir + "\x00" + strconv.FormatInt(a.MaxFileSize, 10) + "\x00" + time.Duration(a.FilesGrace).String() + "\x00" + fmt.Sprint(s3)
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -268,7 +294,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			WebhookAllowPrivate: a.webhookAllowPrivate(),
 			ProjectConcurrency:  a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
-			DataServers: servers, PurgeURLs: a.PurgeURLs, FilesDir: a.FilesDir, MaxFileSize: a.MaxFileSize, FilesGrace: time.Duration(a.FilesGrace),
+			DataServers: servers, PurgeURLs: a.PurgeURLs, FilesDir: a.FilesDir, MaxFileSize: a.MaxFileSize, FilesGrace: time.Duration(a.FilesGrace), FilesS3: s3,
 		})
 		if err != nil {
 			return nil, err

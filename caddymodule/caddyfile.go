@@ -50,6 +50,14 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	    files_dir       <path>              # where file columns' files are kept ({data dir}/tablesmith/files)
 //	    max_file_size   <size>              # one uploaded file at most, whatever its column allows (50MiB)
 //	    files_grace     <duration>          # age at which a stored file no row names is swept, at least 1s (1h)
+//	    storage s3 {                        # optional; file columns' files in an S3-compatible store instead of files_dir
+//	        endpoint    <URL>               # http(s)://host[:port] of the store
+//	        bucket      <name>              # must exist
+//	        region      <name>              # optional
+//	        access_key  <key>               # use {env.…}
+//	        secret_key  <secret>            # use {env.…}
+//	        path_style  on|off              # bucket in the path (most self-hosted stores) or the host name (off)
+//	    }
 //	    data_server <name> {                # optional, repeatable; a server for new projects' tables
 //	        url         <postgres URL>
 //	        replica_url <postgres URL>      # optional, repeatable
@@ -91,10 +99,12 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = a.unmarshalPlan(d)
 		case "data_server":
 			err = a.unmarshalDataServer(d)
+		case "storage":
+			err = a.unmarshalStorage(d)
 		default:
 			opt, ok := optionNamed(key)
 			if !ok {
-				return d.Errf("unknown tablesmith option %q (known: %s, data_server, plan)", key, strings.Join(optionNames(), ", "))
+				return d.Errf("unknown tablesmith option %q (known: %s, data_server, storage, plan)", key, strings.Join(optionNames(), ", "))
 			}
 			err = opt.parse(d, a)
 		}
@@ -127,6 +137,48 @@ func (a *App) unmarshalDataServer(d *caddyfile.Dispenser) error {
 		}
 	}
 	a.DataServers = append(a.DataServers, ds)
+	return nil
+}
+
+// unmarshalStorage reads storage s3 { endpoint … bucket … region …
+// access_key … secret_key … path_style on|off }: file columns' files in
+// an S3-compatible store instead of files_dir.
+func (a *App) unmarshalStorage(d *caddyfile.Dispenser) error {
+	var kind string
+	if !d.AllArgs(&kind) || kind != "s3" {
+		return d.Errf("storage takes the kind s3 and a block: storage s3 { endpoint ... bucket ... }")
+	}
+	if a.Storage != nil {
+		return d.Errf("storage is given twice")
+	}
+	st := &StorageConfig{Kind: kind}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.Errf("storage s3: %s takes exactly one value", key)
+		}
+		switch key {
+		case "endpoint":
+			st.Endpoint = v
+		case "bucket":
+			st.Bucket = v
+		case "region":
+			st.Region = v
+		case "access_key":
+			st.AccessKey = v
+		case "secret_key":
+			st.SecretKey = v
+		case "path_style":
+			if v != "on" && v != "off" {
+				return d.Errf("storage s3: path_style takes on or off, not %q", v)
+			}
+			st.PathStyle = v == "on"
+		default:
+			return d.Errf("storage s3: unknown option %q (known: endpoint, bucket, region, access_key, secret_key, path_style)", key)
+		}
+	}
+	a.Storage = st
 	return nil
 }
 

@@ -19,10 +19,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/files"
 	"github.com/tablesmith/tablesmith/internal/move"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/tests3"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
 
@@ -557,5 +559,53 @@ func TestAProjectMovedToAnotherDataServerKeepsItsFiles(t *testing.T) {
 	}
 	if got := storedFiles(t, dir); len(got) != 1 {
 		t.Fatalf("stored %v after the move", got)
+	}
+}
+
+// TestFilesLiveInAnS3CompatibleStoreWhenOneIsConfigured: the same API on
+// a real S3-compatible store (versitygw): a multipart create, a token's
+// use (a copy made in the store), a ranged download, a thumbnail, and
+// the objects gone with their record.
+func TestFilesLiveInAnS3CompatibleStoreWhenOneIsConfigured(t *testing.T) {
+	t.Parallel()
+	gw := tests3.Start(t)
+	cfg := files.S3Config{Endpoint: gw.Endpoint, Bucket: gw.Bucket, Region: gw.Region, AccessKey: gw.AccessKey, SecretKey: gw.SecretKey, PathStyle: true}
+	s := testserver.New(t, testserver.WithConfig(func(c *service.Config) { c.FilesDir, c.FilesS3 = "", &cfg }))
+	bucket, err := files.NewS3(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := func() []string {
+		var keys []string
+		if err := bucket.List(context.Background(), "", func(i files.Info) error { keys = append(keys, i.Key); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	p := s.NewProject(filesSchema)
+	cover := pngOf(t, 12, 6, nil)
+	body, ct := multipartBody(t, part{name: "title", content: []byte("In a bucket")}, part{name: "cover", file: "c.png", content: cover})
+	url := s.Do("POST", "/v1/"+p.ID+"/books", p.Key, body, "Content-Type", ct).Must(t, 201).Data()["cover"].(map[string]any)["url"].(string)
+	if got := objects(); len(got) != 1 || !strings.HasPrefix(got[0], p.ID+"/c_") {
+		t.Fatalf("objects %v", got)
+	}
+	if dl := s.Do("GET", url, "", nil, "Range", "bytes=1-3").Must(t, 206); !bytes.Equal(dl.Raw, cover[1:4]) {
+		t.Fatalf("a range from the bucket: %q", dl.Raw)
+	}
+	if th := s.Do("GET", url+"?thumb=6x6", "", nil).Must(t, 200); th.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("a thumbnail from the bucket: %v", th.Header)
+	}
+	up := s.Do("POST", "/v1/"+p.ID+"/books/files/scans?name=n.txt", p.Key, []byte("notes")).Must(t, 201).Data()
+	s.API(p, "PATCH", "/books/1", map[string]any{"scans": []any{up["token"]}}).Must(t, 200)
+	if got := objects(); len(got) != 4 { // the cover, its thumbnail, the upload and its copy
+		t.Fatalf("objects %v", got)
+	}
+	// The record's files go with it; what is left is the thumbnail and
+	// the upload the token stood for, which no row names (the sweep's).
+	s.API(p, "DELETE", "/books/1", nil).Must(t, 200)
+	left := objects()
+	slices.Sort(left)
+	if len(left) != 2 || left[0] != p.ID+"/"+up["name"].(string) || !strings.HasPrefix(left[1], p.ID+"/thumbs/6x6/c_") {
+		t.Fatalf("left after the record's delete: %v", left)
 	}
 }

@@ -11,61 +11,113 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablesmith/tablesmith/internal/tests3"
 	"github.com/tablesmith/tablesmith/schema"
 )
 
 func TestTheLocalStoreKeepsAnObjectWholeOrNotAtAll(t *testing.T) {
-	ctx := context.Background()
 	l, err := NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := l.Put(ctx, "p1/a.txt", strings.NewReader("hello"))
+	storeContract(t, l)
+	// Nothing of the failed put is left beside the object, and keys that
+	// would leave the root are nobody's.
+	entries, _ := os.ReadDir(filepath.Join(l.Root, "p1"))
+	if len(entries) != 1 {
+		t.Fatalf("the directory holds %d entries, want a.txt alone", len(entries))
+	}
+	for _, key := range []string{"../x", "p1/../../x", "/etc/passwd", `p1\x`, ""} {
+		if _, err := l.Open(context.Background(), key); !errors.Is(err, ErrNotFound) {
+			t.Errorf("open %q: %v", key, err)
+		}
+	}
+}
+
+func TestTheS3StoreKeepsAnObjectWholeOrNotAtAll(t *testing.T) {
+	gw := tests3.Start(t)
+	cfg := S3Config{Endpoint: gw.Endpoint, Bucket: gw.Bucket, Region: gw.Region, AccessKey: gw.AccessKey, SecretKey: gw.SecretKey, PathStyle: true}
+	s, err := NewS3(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeContract(t, s)
+	// A file larger than a part goes up as a multipart upload and comes
+	// back whole, and seeks.
+	big := bytes.Repeat([]byte("0123456789abcdef"), (s3PartSize+s3PartSize/2)/16)
+	if n, err := s.Put(context.Background(), "p2/big.bin", bytes.NewReader(big)); err != nil || n != int64(len(big)) {
+		t.Fatalf("put of %d bytes: %d %v", len(big), n, err)
+	}
+	o, err := s.Open(context.Background(), "p2/big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if _, err := o.Seek(int64(len(big))-16, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	tail, _ := io.ReadAll(o)
+	if string(tail) != "0123456789abcdef" || o.Size() != int64(len(big)) {
+		t.Fatalf("the tail after a seek: %q, size %d", tail, o.Size())
+	}
+	if _, err := NewS3(context.Background(), S3Config{Endpoint: cfg.Endpoint, Bucket: "missing", AccessKey: cfg.AccessKey,
+		SecretKey: cfg.SecretKey, PathStyle: true}); err == nil || !strings.Contains(err.Error(), "no bucket missing") {
+		t.Fatalf("a missing bucket: %v", err)
+	}
+}
+
+// storeContract is what every Store does: an object whole or not at all,
+// reads, copies, listings by prefix, deletes of what is and is not there.
+func storeContract(t *testing.T, s Store) {
+	t.Helper()
+	ctx := context.Background()
+	n, err := s.Put(ctx, "p1/a.txt", strings.NewReader("hello"))
 	if err != nil || n != 5 {
 		t.Fatalf("put: %d %v", n, err)
 	}
-	o, err := l.Open(ctx, "p1/a.txt")
+	o, err := s.Open(ctx, "p1/a.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := io.ReadAll(o)
 	o.Close()
-	if string(got) != "hello" || o.Size() != 5 {
-		t.Fatalf("read %q, size %d", got, o.Size())
+	if string(got) != "hello" || o.Size() != 5 || time.Since(o.ModTime()) > time.Hour {
+		t.Fatalf("read %q, size %d, modified %v", got, o.Size(), o.ModTime())
 	}
-
-	// A copy that fails half-way leaves nothing under the key, nor a
-	// temporary file a listing would show.
+	// A copy that fails half-way leaves nothing under the key.
 	broken := io.MultiReader(strings.NewReader("half"), errReader{})
-	if _, err := l.Put(ctx, "p1/b.txt", broken); err == nil {
+	if _, err := s.Put(ctx, "p1/b.txt", broken); err == nil {
 		t.Fatal("a failed copy was stored")
 	}
-	if _, err := l.Open(ctx, "p1/b.txt"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Open(ctx, "p1/b.txt"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("open of a failed put: %v", err)
 	}
-	entries, _ := os.ReadDir(filepath.Join(l.Root, "p1"))
-	if len(entries) != 1 {
-		t.Fatalf("the directory holds %d entries, want a.txt alone", len(entries))
+	if err := s.Copy(ctx, "p1/a.txt", "p1/c.txt"); err != nil {
+		t.Fatal(err)
 	}
-
-	// Keys that would leave the root are nobody's.
-	for _, key := range []string{"../x", "p1/../../x", "/etc/passwd", `p1\x`, ""} {
-		if _, err := l.Open(ctx, key); !errors.Is(err, ErrNotFound) {
-			t.Errorf("open %q: %v", key, err)
-		}
+	if err := s.Copy(ctx, "p1/never.txt", "p1/d.txt"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("copy of a missing object: %v", err)
+	}
+	if _, err := s.Put(ctx, "p10/other.txt", strings.NewReader("x")); err != nil {
+		t.Fatal(err)
 	}
 	var listed []string
-	if err := l.List(ctx, "p1/", func(i Info) error { listed = append(listed, i.Key); return nil }); err != nil {
+	if err := s.List(ctx, "p1/", func(i Info) error { listed = append(listed, i.Key); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(listed) != 1 || listed[0] != "p1/a.txt" {
-		t.Fatalf("listed %v", listed)
+	if strings.Join(listed, " ") != "p1/a.txt p1/c.txt" {
+		t.Fatalf("listed %v under p1/", listed)
 	}
-	if err := l.Delete(ctx, "p1/a.txt", "p1/never.txt"); err != nil {
+	if err := s.Delete(ctx, "p1/c.txt", "p1/never.txt"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Open(ctx, "p1/a.txt"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Open(ctx, "p1/c.txt"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
+	}
+	if o, err := s.Open(ctx, "p1/a.txt"); err != nil {
+		t.Fatalf("deleting the copy took the original: %v", err)
+	} else {
+		o.Close()
 	}
 }
 

@@ -28,7 +28,7 @@ type layerRule struct {
 }
 
 // Test helpers, and the packages that exist only to run tests or benchmarks.
-var layerTestOnly = []string{"internal/testpg", "internal/testserver", "internal/testproxy", "internal/testcaddy", "internal/faultsuite", "internal/schemafuzz"}
+var layerTestOnly = []string{"internal/testpg", "internal/testserver", "internal/testproxy", "internal/testcaddy", "internal/tests3", "internal/faultsuite", "internal/schemafuzz"}
 
 var layerRules = []layerRule{
 	{

@@ -23,6 +23,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/extdb"
+	"github.com/tablesmith/tablesmith/internal/files"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/pgpool"
 	"github.com/tablesmith/tablesmith/internal/plans"
@@ -100,6 +101,9 @@ type Config struct {
 	// FilesGrace is how old a stored file no row names must be before a
 	// sweep removes it (default files.Grace; tests shorten it).
 	FilesGrace time.Duration
+	// FilesS3 keeps the files in an S3-compatible store instead of
+	// FilesDir.
+	FilesS3 *files.S3Config
 	// WebhookAllowPrivate lets webhooks reach loopback, private,
 	// link-local and metadata addresses (Caddyfile webhook_allow_private).
 	WebhookAllowPrivate bool

@@ -32,27 +32,39 @@ const (
 )
 
 // wireFiles gives the generated API the store of file columns' files
-// (docs/files.md): a directory on this node, swept of the files no row
-// names any more.
+// (docs/files.md): a directory on this node or a bucket of an
+// S3-compatible store, swept of the files no row names any more.
 func (s *Service) wireFiles() error {
-	if s.cfg.FilesDir == "" {
+	var kept files.Store
+	switch {
+	case s.cfg.FilesS3 != nil:
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		s3, err := files.NewS3(ctx, *s.cfg.FilesS3)
+		if err != nil {
+			return err
+		}
+		kept = s3
+	case s.cfg.FilesDir != "":
+		dir, err := files.NewLocal(s.cfg.FilesDir)
+		if err != nil {
+			return fmt.Errorf("files_dir: %w", err)
+		}
+		kept = dir
+	default:
 		return nil
 	}
-	local, err := files.NewLocal(s.cfg.FilesDir)
-	if err != nil {
-		return fmt.Errorf("files_dir: %w", err)
-	}
-	s.apiDeps.Files = local
+	s.apiDeps.Files = kept
 	s.apiDeps.MaxFileSize = s.cfg.MaxFileSize
 	if s.apiDeps.MaxFileSize <= 0 {
 		s.apiDeps.MaxFileSize = DefaultMaxFileSize
 	}
-	sw := &fileSweeper{s: s, store: local, grace: s.cfg.FilesGrace, soon: map[string]bool{}, late: map[string]bool{}}
+	sw := &fileSweeper{s: s, store: kept, grace: s.cfg.FilesGrace, soon: map[string]bool{}, late: map[string]bool{}}
 	if sw.grace <= 0 {
 		sw.grace = files.Grace
 	}
 	s.apiDeps.FilesOrphaned = sw.later
-	usage := &fileUsage{store: local, byProject: map[string]usedBytes{}}
+	usage := &fileUsage{store: kept, byProject: map[string]usedBytes{}}
 	s.platformDeps.FileUsage = usage.used
 	s.apiDeps.FileLimits = func(ctx context.Context, projectID string) (files.Limits, error) {
 		return s.fileLimits(ctx, usage, projectID)
