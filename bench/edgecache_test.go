@@ -273,6 +273,14 @@ http://%s {
 	tablesmith_api /v1/*
 }
 `, testpg.URL(t), a, b, c)
+	loadCaddyfile(t, caddyfile)
+	return map[string]string{"tablesmith_cache": "http://" + a, "cache-handler": "http://" + b, "uncached": "http://" + c}
+}
+
+// loadCaddyfile runs a Caddyfile's config in this process until the test
+// ends.
+func loadCaddyfile(t *testing.T, caddyfile string) {
+	t.Helper()
 	cfg, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), map[string]any{"filename": "Caddyfile"})
 	if err != nil {
 		t.Fatal(err)
@@ -281,5 +289,4 @@ http://%s {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = caddy.Stop() })
-	return map[string]string{"tablesmith_cache": "http://" + a, "cache-handler": "http://" + b, "uncached": "http://" + c}
 }
