@@ -187,10 +187,13 @@ test('a PNG is uploaded, previewed, downloaded, replaced and removed in the data
     await checkPage(page, 'files-06-files-column');
   });
 
-  await test.step('the project card says what its files hold', async () => {
+  await test.step('the project card and analytics say what its files hold', async () => {
     await page.goto('/projects');
     await expect(page.getByTestId('project-files').first()).toContainText(/\d+(\.\d)? (bytes|KB|MB) of files/);
     await checkPage(page, 'files-07-project-card');
+    await page.goto(`/projects/${p.projectId}/analytics`);
+    await expect(page.getByTestId('file-storage-meter')).toContainText(/\d+(\.\d)? (bytes|KB|MB)/);
+    await checkPage(page, 'files-08-analytics');
   });
 });
 

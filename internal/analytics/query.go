@@ -23,6 +23,16 @@ type Report struct {
 	// Dashboard is the owner's own traffic from the dashboard (Data, Test,
 	// API Docs), kept out of everything above (docs/limits-and-analytics.md).
 	Dashboard DashboardUsage `json:"dashboard"`
+	// FileStorage is what the project's stored files hold now against its
+	// plan (docs/files.md); nil when the server keeps no files.
+	FileStorage *FileStorage `json:"file_storage,omitempty"`
+}
+
+// FileStorage is the bytes a project's files hold and its plan's bound
+// (-1: none).
+type FileStorage struct {
+	UsedBytes  int64 `json:"used_bytes"`
+	LimitBytes int64 `json:"limit_bytes"`
 }
 
 // DashboardUsage counts the requests the project owner's dashboard made

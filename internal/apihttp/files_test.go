@@ -524,6 +524,10 @@ func TestAPlansFileLimitsBoundOneFileAndTheProjectsStorage(t *testing.T) {
 	if fmt.Sprint(files) != "map[limit_bytes:3000 used_bytes:2900]" {
 		t.Fatalf("the project's files: %v", files)
 	}
+	// So does its analytics.
+	if got := s.Do("GET", "/api/projects/"+p.ID+"/analytics", p.Session, nil).Must(t, 200).Data()["file_storage"]; fmt.Sprint(got) != fmt.Sprint(files) {
+		t.Fatalf("the analytics' file storage: %v", got)
+	}
 }
 
 // TestAProjectMovedToAnotherDataServerKeepsItsFiles: the rows move to

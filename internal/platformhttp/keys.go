@@ -88,9 +88,17 @@ func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Ac
 		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid analytics range", problems)
 	}
 	cfg := h.d.Config()
-	rep, err := h.d.Analytics(r.Context(), p.ID, win, cfg.Plans.Get(acc.Plan, cfg.DefaultPlan))
+	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
+	rep, err := h.d.Analytics(r.Context(), p.ID, win, plan)
 	if err != nil {
 		return fmt.Errorf("analytics of %s: %w", p.ID, err)
+	}
+	if h.d.FileUsage != nil {
+		used, err := h.d.FileUsage(r.Context(), p.ID)
+		if err != nil {
+			return fmt.Errorf("file storage of %s: %w", p.ID, err)
+		}
+		rep.FileStorage = &analytics.FileStorage{UsedBytes: used, LimitBytes: plan.FileStorage}
 	}
 	envelope.OK(w, rep)
 	return nil

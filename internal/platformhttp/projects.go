@@ -3,6 +3,7 @@ package platformhttp
 import (
 	"encoding/json"
 	"errors"
+	"github.com/tablesmith/tablesmith/internal/analytics"
 	"net/http"
 	"strconv"
 	"strings"
@@ -59,17 +60,11 @@ type projectView struct {
 	Usage      *usageView `json:"usage,omitempty"`
 	// Files is what the project's stored files hold against its plan's
 	// file storage (docs/files.md).
-	Files *filesView `json:"files,omitempty"`
+	Files *analytics.FileStorage `json:"files,omitempty"`
 	// Connection and Introspection describe the database a
 	// postgres_external project fronts (external.go).
 	Connection    *connectionView    `json:"connection,omitempty"`
 	Introspection *introspectionView `json:"introspection,omitempty"`
-}
-
-type filesView struct {
-	UsedBytes int64 `json:"used_bytes"`
-	// LimitBytes is the plan's file_storage; -1 is unlimited.
-	LimitBytes int64 `json:"limit_bytes"`
 }
 
 type usageView struct {
@@ -89,7 +84,7 @@ func (h *Handler) projectView(r *http.Request, acc store.Account, p store.Projec
 	if h.d.FileUsage != nil {
 		if used, err := h.d.FileUsage(r.Context(), p.ID); err == nil {
 			cfg := h.d.Config()
-			v.Files = &filesView{UsedBytes: used, LimitBytes: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).FileStorage}
+			v.Files = &analytics.FileStorage{UsedBytes: used, LimitBytes: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).FileStorage}
 		}
 	}
 	if p.Engine == store.EngineExternal {

@@ -895,6 +895,7 @@ export interface components {
             p99_ms: number | null;
         };
         Analytics: {
+            file_storage?: components["schemas"]["ProjectFiles"];
             summary: {
                 total_requests: number;
                 error_rate: number;

@@ -15,6 +15,7 @@ import { useProjectId } from '../useProjectId';
 import { EMPTY_RANGE, smallestRangeShowing } from './initialRange';
 import { SummaryCards } from './SummaryCards';
 import { TopEndpointsTable } from './TopEndpointsTable';
+import { FileStorageMeter } from './FileStorageMeter';
 import { UsageMeter } from './UsageMeter';
 
 const RANGES: { value: AnalyticsRange; label: string }[] = [
@@ -90,15 +91,18 @@ function AnalyticsBody({ analytics }: { analytics: Analytics }) {
           <SummaryCards summary={analytics.summary} />
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 4 }}>
-          {analytics.plan_usage ? (
-            <UsageMeter usage={analytics.plan_usage} />
-          ) : (
-            <Paper withBorder p="md">
-              <Text c="dimmed" size="sm">
-                Plan usage is not reported by this server.
-              </Text>
-            </Paper>
-          )}
+          <Stack gap="md">
+            {analytics.plan_usage ? (
+              <UsageMeter usage={analytics.plan_usage} />
+            ) : (
+              <Paper withBorder p="md">
+                <Text c="dimmed" size="sm">
+                  Plan usage is not reported by this server.
+                </Text>
+              </Paper>
+            )}
+            {analytics.file_storage && analytics.file_storage.used_bytes > 0 && <FileStorageMeter storage={analytics.file_storage} />}
+          </Stack>
         </Grid.Col>
       </Grid>
       {series.length === 0 || analytics.summary.total_requests === 0 ? (
