@@ -97,6 +97,11 @@ func ReadWrite(ctx context.Context, store Store, r *http.Request, project string
 			if !col.Kind.Traits.Upload {
 				return w, apierr.Fields(apierr.CodeValidation, "Validation failed", map[string]string{name: "is not a file column: send its value as a plain field"})
 			}
+			if list, _ := w.Body[name].([]schema.StoredFile); col.Kind.Traits.Many && len(list) >= schema.MaxFiles(&col.Column) {
+				// Refused before the file is stored, not after all of them.
+				return w, apierr.Fields(apierr.CodeValidation, "Validation failed",
+					map[string]string{name: "must hold at most " + strconv.Itoa(schema.MaxFiles(&col.Column)) + " files"})
+			}
 			f, key, msg, err := StoreOne(ctx, store, part, part.FileName(), project, col, limits)
 			if key != "" {
 				w.Stored = append(w.Stored, key)
