@@ -125,6 +125,30 @@ func (h *Handler) claimUploads(r *http.Request, rt *Route, t *schema.CTable, bod
 	return claimed, nil
 }
 
+// claimEachUploads is claimUploads for the records of a bulk create or
+// an upsert; a bad token is named by its record's index ("0.cover").
+func (h *Handler) claimEachUploads(r *http.Request, rt *Route, t *schema.CTable, items []map[string]any) ([]string, error) {
+	var claimed []string
+	for i, item := range items {
+		keys, err := h.claimUploads(r, rt, t, item)
+		claimed = append(claimed, keys...)
+		if err == nil {
+			continue
+		}
+		h.dropUploads(r.Context(), claimed, apierr.New(apierr.CodeValidation, "refused"))
+		var e *apierr.Error
+		if errors.As(err, &e) && len(e.Details) > 0 {
+			details := make(map[string]string, len(e.Details))
+			for k, v := range e.Details {
+				details[strconv.Itoa(i)+"."+k] = v
+			}
+			return nil, apierr.Fields(e.Code, e.Message, details)
+		}
+		return nil, err
+	}
+	return claimed, nil
+}
+
 // uploadFile answers POST /<table>/files/<column>: it stores one file for
 // the column, checked as a write would check it, and answers the upload
 // token a later JSON write gives for the column (within

@@ -402,6 +402,20 @@ func TestAnUploadTokenSetsAFileFromAJSONBodyOnceForEachUse(t *testing.T) {
 		t.Fatal("deleting one record took the other's file")
 	}
 
+	// A bulk create takes tokens too, each record a copy of its own; a
+	// bad token is named by its record.
+	bulk := s.API(p, "POST", "/books/bulk", []map[string]any{{"title": "B1", "cover": token}, {"title": "B2", "cover": token}}).Must(t, 201).List()
+	if len(bulk) != 2 || bulk[0]["cover"].(map[string]any)["name"] == bulk[1]["cover"].(map[string]any)["name"] {
+		t.Fatalf("bulk with tokens: %v", bulk)
+	}
+	bad := s.API(p, "POST", "/books/bulk", []map[string]any{{"title": "B3", "cover": token}, {"title": "B4", "cover": "nope"}}).Must(t, 400)
+	if _, named := bad.Details()["1.cover"]; !named {
+		t.Fatalf("a bad token in a bulk create: %s", bad.Raw)
+	}
+	for _, id := range []string{fmt.Sprint(bulk[0]["id"]), fmt.Sprint(bulk[1]["id"])} {
+		s.API(p, "DELETE", "/books/"+id, nil).Must(t, 200)
+	}
+
 	// A multipart upload; a files column takes a list of tokens.
 	body, ct := multipartBody(t, part{name: "file", file: "notes.txt", content: []byte("notes")})
 	notes := upload(p, "scans", body, "Content-Type", ct).Must(t, 201).Data()["token"].(string)

@@ -340,7 +340,17 @@ func (h *Handler) createRecords(w http.ResponseWriter, r *http.Request, rt *Rout
 		if single {
 			items = []map[string]any{object}
 		}
-		return h.createMany(w, r, rt, c, items, single)
+		claimed, err := h.claimEachUploads(r, rt, c.t, items)
+		if err != nil {
+			return err
+		}
+		err = h.createMany(w, r, rt, c, items, single)
+		h.dropUploads(r.Context(), claimed, err)
+		if err == nil && c.req.Upsert && c.t.HasFiles() && h.d.FilesOrphaned != nil {
+			// An upsert that changed rows may have replaced their files.
+			h.d.FilesOrphaned(rt.ProjectID)
+		}
+		return err
 	}
 	claimed, err := h.claimUploads(r, rt, c.t, object)
 	if err != nil {

@@ -24,6 +24,8 @@ export interface OpenApiSchema {
   maxLength?: number;
   pattern?: string;
   description?: string;
+  /** A string holding bytes (OpenAPI 3.1): a file part of a multipart body. */
+  contentMediaType?: string;
 }
 
 export interface OpenApiParameter {
@@ -42,6 +44,7 @@ interface OpenApiOperation {
   tags?: string[];
   parameters?: OpenApiParameter[];
   requestBody?: { $ref?: string; content?: Record<string, { schema?: OpenApiSchema; example?: unknown }> };
+  responses?: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
   security?: Record<string, string[]>[];
 }
 
@@ -67,6 +70,10 @@ export interface ConsoleOperation {
   parameters: OpenApiParameter[];
   bodySchema?: OpenApiSchema;
   bodyExample?: unknown;
+  /** The multipart/form-data body the operation takes (a file upload), if it describes one. */
+  formSchema?: OpenApiSchema;
+  /** Its success answer is bytes (a file download), not JSON. */
+  binaryAnswer?: boolean;
   /** A collection read: the list helpers (page, sort, filter...) apply. */
   isList: boolean;
 }
@@ -98,6 +105,7 @@ export function listOperations(doc: OpenApiDocument): ConsoleOperation[] {
       const parameters = mergeParameters(shared, own);
       const body = op.requestBody ? resolveRef(doc, op.requestBody) : undefined;
       const media = body?.content?.['application/json'];
+      const form = body?.content?.['multipart/form-data'];
       const isList = method === 'get' && parameters.some((p) => p.in === 'query' && (p.name === 'page' || p.name === 'limit'));
       operations.push({
         id: `${method.toUpperCase()} ${path}`,
@@ -108,11 +116,20 @@ export function listOperations(doc: OpenApiDocument): ConsoleOperation[] {
         parameters,
         bodySchema: media?.schema,
         bodyExample: media?.example,
+        formSchema: form?.schema ? resolveRef(doc, form.schema) : undefined,
+        binaryAnswer: answersBytes(doc, op),
         isList,
       });
     }
   }
   return withListColumnFilters(operations);
+}
+
+/** Whether the operation's success answer is described as bytes only (application/octet-stream, an image...), never JSON. */
+function answersBytes(doc: OpenApiDocument, op: OpenApiOperation): boolean {
+  const success = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1];
+  const types = Object.keys((success ? resolveRef(doc, success) : undefined)?.content ?? {});
+  return types.length > 0 && types.every((t) => !/json/i.test(t) && !t.startsWith('text/'));
 }
 
 /**
