@@ -13,6 +13,8 @@ export interface GeneratedRequest {
   /** A JSON text (sent as is), multipart/form-data (FormData), or a value to encode as JSON. */
   body?: string | FormData | unknown;
   credential?: string;
+  /** The answer may be bytes (a file download): one that is not JSON is kept as bytes, never decoded as text. */
+  binary?: boolean;
 }
 
 export interface GeneratedResponse {
@@ -23,6 +25,8 @@ export interface GeneratedResponse {
   text: string;
   json: unknown;
   timeMs: number;
+  /** The answer's bytes, when the request asked for bytes and the answer is not JSON (text is then empty). */
+  blob?: Blob;
 }
 
 export function apiBasePath(projectId: string): string {
@@ -43,7 +47,7 @@ function encodeQueryPart(part: string): string {
 }
 
 export async function sendGenerated(projectId: string, request: GeneratedRequest): Promise<GeneratedResponse> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: request.binary ? '*/*' : 'application/json' };
   if (request.credential) headers.Authorization = `Bearer ${request.credential}`;
   let body: string | FormData | undefined;
   if (request.body instanceof FormData) {
@@ -59,7 +63,9 @@ export async function sendGenerated(projectId: string, request: GeneratedRequest
     headers,
     body,
   });
-  const text = await response.text();
+  const contentType = response.headers.get('Content-Type') ?? '';
+  const blob = request.binary && !/json/i.test(contentType) ? await response.blob() : undefined;
+  const text = blob ? '' : await response.text();
   const timeMs = Math.round(performance.now() - started);
   let json: unknown;
   try {
@@ -77,6 +83,7 @@ export async function sendGenerated(projectId: string, request: GeneratedRequest
     text,
     json,
     timeMs,
+    ...(blob ? { blob } : {}),
   };
 }
 

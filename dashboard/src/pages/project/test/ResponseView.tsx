@@ -1,4 +1,5 @@
-import { Badge, Group, Paper, Table, Tabs, Text } from '@mantine/core';
+import { Badge, Group, Paper, Stack, Table, Tabs, Text } from '@mantine/core';
+import { useEffect, useState } from 'react';
 import type { GeneratedResponse } from '../../../api/generated';
 import { prettyJsonText } from '../../../lib/exactJson';
 import { tones } from '../../../tones';
@@ -10,7 +11,30 @@ function statusColor(status: number): string {
   return tones.success;
 }
 
-/** Status, time, headers and the pretty-printed body of a response. */
+/** A binary answer (a file download) in words, and the image itself when it is one. */
+function BinaryBody({ blob }: { blob: Blob }) {
+  const isImage = blob.type.startsWith('image/');
+  const [src, setSrc] = useState<string>();
+  useEffect(() => {
+    if (!isImage) return;
+    const url = URL.createObjectURL(blob);
+    setSrc(url);
+    return () => URL.revokeObjectURL(url);
+  }, [blob, isImage]);
+  return (
+    <Stack gap="xs" data-testid="response-body">
+      <Text size="sm" className="mono">
+        binary: {blob.size.toLocaleString()} bytes, {blob.type || 'no content type'}
+      </Text>
+      {src && (
+        // At its own size, never enlarged, at most 320 pixels a side.
+        <img src={src} alt="The image the response holds" style={{ maxWidth: 320, maxHeight: 320, alignSelf: 'flex-start' }} data-testid="response-image" />
+      )}
+    </Stack>
+  );
+}
+
+/** Status, time, headers and the pretty-printed body of a response (a binary one in words). */
 export function ResponseView({ response }: { response: GeneratedResponse }) {
   // Indented from the text itself, so decimals show every digit they came with.
   const pretty = response.json !== undefined ? prettyJsonText(response.text) : response.text;
@@ -22,7 +46,7 @@ export function ResponseView({ response }: { response: GeneratedResponse }) {
         </Badge>
         <Text size="sm">{response.timeMs} ms</Text>
         <Text size="sm" c="dimmed">
-          {new Blob([response.text]).size.toLocaleString()} bytes
+          {(response.blob ?? new Blob([response.text])).size.toLocaleString()} bytes
         </Text>
       </Group>
       <Tabs defaultValue="body">
@@ -31,9 +55,13 @@ export function ResponseView({ response }: { response: GeneratedResponse }) {
           <Tabs.Tab value="headers">Headers ({response.headers.length})</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="body" pt="xs">
-          <pre className="pre-block" data-testid="response-body" tabIndex={0} aria-label="Response body">
-            {pretty || '(empty body)'}
-          </pre>
+          {response.blob ? (
+            <BinaryBody blob={response.blob} />
+          ) : (
+            <pre className="pre-block" data-testid="response-body" tabIndex={0} aria-label="Response body">
+              {pretty || '(empty body)'}
+            </pre>
+          )}
         </Tabs.Panel>
         <Tabs.Panel value="headers" pt="xs">
           <Table verticalSpacing={2} fz="sm" aria-label="Response headers">

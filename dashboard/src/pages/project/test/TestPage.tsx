@@ -1,5 +1,5 @@
 import { json } from '@codemirror/lang-json';
-import { Alert, Anchor, Button, Code, Collapse, Grid, Group, List, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Collapse, Grid, Group, List, NativeSelect, Paper, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconSend } from '@tabler/icons-react';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
@@ -18,6 +18,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { extraQueryParameters, newConsoleRequest, requestPath, requestQuery, type ConsoleRequest } from '../../../console/consoleRequest';
 import { snippetCredential } from '../../../console/snippets';
 import { exampleBodyWithHints, referencedTables, takesBody } from '../../../console/exampleBody';
+import { buildFormData, emptyFormBody, formFields, formParts, formValuesFromJson, takesFormOnly, type FormBody } from '../../../console/formBody';
 import { readHistory, withEntry, writeHistory, type HistoryEntry } from '../../../console/history';
 import { existingIds } from '../../../console/referenceIds';
 import { listOperations, pathParameterNames, tableOfPath, type ConsoleOperation } from '../../../console/openapi';
@@ -27,6 +28,7 @@ import { isSessionCredential, useKeyVault } from '../../../lib/keyVault';
 import { relationNamesOf, SYSTEM_COLUMNS } from '../../../schema/document';
 import { tones } from '../../../tones';
 import { useProjectId } from '../useProjectId';
+import { FormBodyEditor } from './FormBodyEditor';
 import { HistoryList } from './HistoryList';
 import { ListHelpersForm } from './ListHelpersForm';
 import { ParameterDescription } from './ParameterDescription';
@@ -110,8 +112,25 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
   const columns = table ? [...SYSTEM_COLUMNS, ...table.columns.filter((c) => c.type !== 'password').map((c) => c.name)] : [...SYSTEM_COLUMNS];
   const relations = table && schema ? relationNamesOf(schema, table.name) : [];
   const url = generatedUrl(projectId, requestPath(operation, request), requestQuery(operation, request));
-  const bodyText = takesBody(operation) ? request.body : '';
   const stream = isStreamOperation(operation);
+
+  // A write of a table with file columns may be sent as a form with
+  // files (multipart/form-data) instead of JSON; an upload only as one.
+  const fields = useMemo(() => formFields(operation, schema, openapi), [operation, schema, openapi]);
+  const formOnly = takesFormOnly(operation);
+  const [bodyMode, setBodyMode] = useState<BodyMode>('json');
+  const [form, setForm] = useState<FormBody>(emptyFormBody);
+  const sendsForm = fields !== undefined && (formOnly || bodyMode === 'form');
+  const bodyText = takesBody(operation) && !sendsForm ? request.body : '';
+  const chooseBodyMode = (mode: BodyMode) => {
+    // The form starts from the JSON body's values; its files stay chosen.
+    if (mode === 'form' && fields) setForm((f) => ({ ...f, values: formValuesFromJson(fields, request.body) }));
+    setBodyMode(mode);
+  };
+  const resetForm = () => {
+    setBodyMode('json');
+    setForm(emptyFormBody);
+  };
 
   const chooseOperation = (id: string) => {
     const next = operations.find((o) => o.id === id);
@@ -120,6 +139,7 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
     setEdited(false);
     setSeed(freshSeed());
     setResponse(null);
+    resetForm();
   };
 
   const send = async () => {
@@ -130,8 +150,9 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
         method: operation.method,
         path: requestPath(operation, request),
         query: requestQuery(operation, request),
-        body: bodyText,
+        body: sendsForm && fields ? buildFormData(fields, form) : bodyText,
         credential,
+        binary: operation.binaryAnswer,
       });
       setResponse(result);
       const entry: HistoryEntry = {
@@ -189,44 +210,71 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
 
           {takesBody(operation) && (
             <Paper withBorder p="md">
-              <Group justify="space-between" mb="xs">
+              <Group justify="space-between" mb="xs" gap="xs">
                 <Title order={2} size="h5" id="body-label">
-                  JSON body
+                  {sendsForm ? 'Form body' : 'JSON body'}
                 </Title>
-                <Button
-                  size="compact-sm"
-                  variant="subtle"
-                  onClick={() => {
-                    setEdited(false);
-                    setSeed(freshSeed());
-                  }}
-                >
-                  Reset to example
-                </Button>
+                <Group gap="xs">
+                  {fields && !formOnly && (
+                    <SegmentedControl
+                      size="xs"
+                      aria-label="Body"
+                      value={bodyMode}
+                      onChange={(value) => chooseBodyMode(value === 'form' ? 'form' : 'json')}
+                      data={[
+                        { value: 'json', label: 'JSON' },
+                        { value: 'form', label: 'Form with files' },
+                      ]}
+                    />
+                  )}
+                  {!sendsForm && (
+                    <Button
+                      size="compact-sm"
+                      variant="subtle"
+                      onClick={() => {
+                        setEdited(false);
+                        setSeed(freshSeed());
+                      }}
+                    >
+                      Reset to example
+                    </Button>
+                  )}
+                </Group>
               </Group>
-              <CodeMirror
-                value={request.body}
-                onChange={(body) => {
-                  setEdited(true);
-                  setRequest((r) => ({ ...r, body }));
-                }}
-                extensions={bodyEditorExtensions}
-                minHeight="120px"
-                maxHeight="360px"
-                aria-labelledby="body-label"
-                data-testid="request-body"
-                style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 8, overflow: 'hidden' }}
-              />
-              {example.hints.length > 0 && !edited && (
-                <Alert color={tones.warning} variant="light" mt="xs" title="Fill in before sending" data-testid="example-hints">
-                  <List size="sm">
-                    {example.hints.map((h) => (
-                      <List.Item key={h.field}>
-                        <Code>{h.field}</Code>: {h.hint}
-                      </List.Item>
-                    ))}
-                  </List>
-                </Alert>
+              {sendsForm && fields ? (
+                <Stack gap="xs">
+                  <Text size="sm" c="dimmed">
+                    Sent as multipart/form-data: each field as a part of its own, each file as a part named after its column.
+                  </Text>
+                  <FormBodyEditor fields={fields} value={form} onChange={setForm} />
+                </Stack>
+              ) : (
+                <>
+                  <CodeMirror
+                    value={request.body}
+                    onChange={(body) => {
+                      setEdited(true);
+                      setRequest((r) => ({ ...r, body }));
+                    }}
+                    extensions={bodyEditorExtensions}
+                    minHeight="120px"
+                    maxHeight="360px"
+                    aria-labelledby="body-label"
+                    data-testid="request-body"
+                    style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 8, overflow: 'hidden' }}
+                  />
+                  {example.hints.length > 0 && !edited && (
+                    <Alert color={tones.warning} variant="light" mt="xs" title="Fill in before sending" data-testid="example-hints">
+                      <List size="sm">
+                        {example.hints.map((h) => (
+                          <List.Item key={h.field}>
+                            <Code>{h.field}</Code>: {h.hint}
+                          </List.Item>
+                        ))}
+                      </List>
+                    </Alert>
+                  )}
+                </>
               )}
             </Paper>
           )}
@@ -280,6 +328,7 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
                 url: `${window.location.origin}${url}`,
                 credential: snippetCredential(key && { secret: key.secret, isSession: isSessionCredential(key) }, tokenOverride),
                 body: bodyText,
+                form: sendsForm && fields ? formParts(fields, form) : undefined,
                 stream,
               }}
             />
@@ -315,6 +364,7 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
                 if (entry.request && operations.some((o) => o.id === entry.request!.operationId)) {
                   setRequest(entry.request);
                   setEdited(true);
+                  resetForm();
                 } else chooseOperation(entry.operationId);
               }}
               onClear={() => {
@@ -328,6 +378,8 @@ function RequestConsole({ projectId, operations }: RequestConsoleProps) {
     </Grid>
   );
 }
+
+type BodyMode = 'json' | 'form';
 
 // The editable element is CodeMirror's content, not its wrapper: it
 // carries the name screen readers announce.
