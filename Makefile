@@ -1,5 +1,5 @@
 # Tablesmith: `make run` builds and serves everything; `make test` runs every test.
-.PHONY: run dashboard check-node test test-go test-fuzz test-dashboard test-e2e lint bench stop-db swagger-ui
+.PHONY: run dashboard check-node s3gw test test-go test-fuzz test-dashboard test-e2e lint bench stop-db swagger-ui
 
 # -race: every Go test runs under the race detector (issue 16).
 # -p 3: three test binaries at a time. Most packages spend their run waiting
@@ -69,6 +69,10 @@ $(S3GW):
 	mkdir -p $(dir $@)
 	cd tools/versitygw && go build -o $@.tmp github.com/versity/versitygw/cmd/versitygw
 	mv $@.tmp $@
+
+# s3gw builds the gateway and prints its path (scripts/flake-hunt.sh).
+s3gw: $(S3GW)
+	@echo $(S3GW)
 
 test-go: $(TEST_CADDY) $(S3GW)
 	TABLESMITH_TEST_CADDY=$(abspath $(TEST_CADDY)) TABLESMITH_TEST_S3GW=$(S3GW) go test $(GO_TEST_FLAGS) $(GO_TEST_FIRST) ./...
