@@ -37,6 +37,7 @@ type CTable struct {
 	PK            *CColumn
 	CreatedAt     *CColumn
 	UpdatedAt     *CColumn
+	hasFiles      bool
 }
 
 // CColumn is a compiled column.
@@ -83,15 +84,9 @@ func (c *Compiled) Table(name string) (*CTable, bool) {
 	return t, ok
 }
 
-// HasFiles reports whether the table has a file or files column.
-func (t *CTable) HasFiles() bool {
-	for _, c := range t.Columns {
-		if c.Kind.Traits.Upload {
-			return true
-		}
-	}
-	return false
-}
+// HasFiles reports whether the table has a file or files column (set
+// once in Compile: the writes ask it on every request).
+func (t *CTable) HasFiles() bool { return t.hasFiles }
 
 // Column returns the compiled column of a name.
 func (t *CTable) Column(name string) (*CColumn, bool) {
@@ -161,6 +156,7 @@ func Compile(d Document) (*Compiled, error) {
 		for _, col := range t.Columns {
 			if col.Kind.Traits.Upload && t.PK != nil {
 				col.FileURL, col.FilePK = t.Name+"/", t.PK.Ident
+				t.hasFiles = true
 			}
 		}
 	}

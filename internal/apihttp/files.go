@@ -34,12 +34,17 @@ const FilesSegment = "files"
 func isFileTransfer(r *http.Request) bool {
 	// /v1/<project>/<table>/files/<column> (an upload) and
 	// /v1/<project>/<table>/<id>/files/<column>/<name> (a download).
+	if r.Method == http.MethodPut || r.Method == http.MethodPatch {
+		return files.IsMultipart(r)
+	}
+	if !strings.Contains(r.URL.Path, "/"+FilesSegment+"/") {
+		// Most requests: no split of the path.
+		return r.Method == http.MethodPost && files.IsMultipart(r)
+	}
 	segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	switch r.Method {
 	case http.MethodPost:
 		return files.IsMultipart(r) || len(segs) == 5 && segs[3] == FilesSegment
-	case http.MethodPut, http.MethodPatch:
-		return files.IsMultipart(r)
 	case http.MethodGet, http.MethodHead:
 		return len(segs) == 7 && segs[4] == FilesSegment
 	}
@@ -214,8 +219,14 @@ type UploadAnswer struct {
 // uploadedFile is an upload's file: the body itself (named by ?name=),
 // or the one file part of a multipart body.
 func uploadedFile(r *http.Request) (io.Reader, string, error) {
-	q := r.URL.Query()
-	for k := range q {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, "", apierr.New(apierr.CodeInvalidQuery, "The query string could not be read: %v", err)
+	}
+	for k, vs := range q {
+		if len(vs) > 1 {
+			return nil, "", apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+k, map[string]string{k: "is given more than once"})
+		}
 		if k != "name" && k != "_" {
 			return nil, "", apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+k, map[string]string{k: "is not a parameter of an upload (name is)"})
 		}
@@ -513,7 +524,11 @@ func (h *Handler) fileRecord(w http.ResponseWriter, r *http.Request, rt *Route, 
 // now.
 func (h *Handler) signFileURL(w http.ResponseWriter, r *http.Request, rt *Route, t *schema.CTable, col *schema.CColumn, id any, name, path string) error {
 	lifetime := files.DefaultURLLifetime
-	for k, vs := range r.URL.Query() {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return apierr.New(apierr.CodeInvalidQuery, "The query string could not be read: %v", err)
+	}
+	for k, vs := range q {
 		n, err := strconv.Atoi(vs[0])
 		switch {
 		case k != "expires_in":

@@ -305,6 +305,8 @@ func TestAPrivateTablesFilesNeedTheCallerToReadTheRecord(t *testing.T) {
 	s.Do("GET", url+"?signature=abc", "", nil).Must(t, 400)
 	s.Do("POST", url, other.Key, nil).Must(t, 401)
 	s.Do("POST", url+"?expires_in=0", p.Key, nil).Must(t, 400)
+	s.Do("POST", url+"?expires_in=60;x", p.Key, nil).Must(t, 400)
+	s.Do("GET", url+"?thumb=2x2;x", p.Key, nil).Must(t, 400)
 	s.Do("POST", url+"?expires_in=999999999", p.Key, nil).Must(t, 400)
 	short := s.Do("POST", url+"?expires_in=1", p.Key, nil).Must(t, 200).Data()["url"].(string)
 	time.Sleep(2100 * time.Millisecond) // past its one second
@@ -450,6 +452,12 @@ func TestAnUploadTokenSetsAFileFromAJSONBodyOnceForEachUse(t *testing.T) {
 	s.Do("POST", "/v1/"+p.ID+"/books/files/title", p.Key, []byte("x")).Must(t, 404)
 	s.Do("POST", "/v1/"+p.ID+"/books/files/cover", "", cover).Must(t, 401)
 	s.Do("POST", "/v1/"+p.ID+"/books/files/cover?colour=red", p.Key, cover).Must(t, 400)
+	// A query string read only in part is refused, not narrowed.
+	for _, q := range []string{"name=a.png;x", "name=a.png&name=b.png", "name=%zz"} {
+		if res := s.Do("POST", "/v1/"+p.ID+"/books/files/cover?"+q, p.Key, cover); res.Status != 400 || res.ErrorCode() != "INVALID_QUERY" {
+			t.Errorf("upload ?%s: %d %s", q, res.Status, res.Raw)
+		}
+	}
 	// The uploads and the two records' files: the refused upload left nothing.
 	if got := storedFiles(t, dir); len(got) != 5 {
 		t.Fatalf("stored %v, want the two uploads, the kept cover and two scans", got)
