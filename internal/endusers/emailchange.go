@@ -112,4 +112,3 @@ func (a *Auth) emailChangeConfirm(h *apihttp.Handler, w http.ResponseWriter, r *
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: rec, Message: "E-mail address changed"})
 	return nil
 }
-
