@@ -19,6 +19,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/jsonbody"
 	"github.com/tablesmith/tablesmith/internal/loginthrottle"
+	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/requestlog"
@@ -69,6 +70,9 @@ type Deps struct {
 	Webhooks            *webhooks.Store
 	WebhookKey          func() []byte
 	WebhookAllowPrivate bool
+	// Outbox holds the e-mail the service queued: a project's Outbox page
+	// and its templates (mail.go); nil: 404.
+	Outbox *mail.Outbox
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -141,6 +145,11 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/rotate-secret", h.owned(h.rotateWebhookSecret))
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/replay", h.owned(h.replayWebhook))
 	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}/deliveries", h.owned(h.webhookDeliveries))
+
+	m.HandleFunc("GET /api/projects/{id}/outbox", h.owned(h.outbox))
+	m.HandleFunc("GET /api/projects/{id}/mail-templates", h.owned(h.mailTemplates))
+	m.HandleFunc("PUT /api/projects/{id}/mail-templates/{kind}", h.owned(h.putMailTemplate))
+	m.HandleFunc("DELETE /api/projects/{id}/mail-templates/{kind}", h.owned(h.resetMailTemplate))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }
