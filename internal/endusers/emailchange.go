@@ -92,6 +92,10 @@ func (a *Auth) emailChangeConfirm(h *apihttp.Handler, w http.ResponseWriter, r *
 				return errEmailTaken
 			}
 		}
+		if err := a.cfg.Store.MarkEmailVerified(ctx, tx, rt.ProjectID, t.UserID, t.NewEmail, now); err != nil {
+			return err
+		}
+		// The auth table's write comes last (see passwordResetConfirm).
 		st := q.sql.UpdateRecord([]*schema.CColumn{q.email}, []any{t.NewEmail}, nil, uid, nil)
 		var err error
 		rec, err = pgexec.JSON(ctx, a.tableQuerier(q, tx), st.SQL, st.Args...)
@@ -104,7 +108,7 @@ func (a *Auth) emailChangeConfirm(h *apihttp.Handler, w http.ResponseWriter, r *
 			}
 			return pgexec.MapError(err, q.table, pgexec.OpWrite)
 		}
-		return a.cfg.Store.MarkEmailVerified(ctx, tx, rt.ProjectID, t.UserID, t.NewEmail, now)
+		return nil
 	})
 	if err != nil {
 		return err

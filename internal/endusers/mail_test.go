@@ -104,6 +104,12 @@ func TestPasswordResetAnswersAnUnknownAddressTheSame(t *testing.T) {
 		t.Fatalf("answers differ:\n%s\n%s", known.Raw, unknown.Raw)
 	}
 	e.link("ann@example.com")
+	// Send stores the message before the answer: none was queued for the
+	// unknown address.
+	var queued int
+	if err := e.s.Svc.DB.QueryRow(`SELECT count(*) FROM tablesmith.mail_outbox WHERE to_address = $1`, "nobody@example.com").Scan(&queued); err != nil || queued != 0 {
+		t.Fatalf("messages to the unknown address: %d (%v)", queued, err)
+	}
 	// An invalid address is a validation error, which tells nothing about accounts.
 	wantError(t, e.auth("POST", "password-reset", "", map[string]any{"email": "not-an-address"}), 400, "VALIDATION_ERROR")
 	wantError(t, e.auth("POST", "password-reset", "", map[string]any{"email": "ann@example.com", "extra": 1}), 400, "VALIDATION_ERROR")

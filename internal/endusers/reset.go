@@ -90,6 +90,16 @@ func (a *Auth) passwordResetConfirm(h *apihttp.Handler, w http.ResponseWriter, r
 		if !ok {
 			return errTokenUnknown
 		}
+		// Following the link proved the address it was sent to.
+		if err := a.cfg.Store.MarkEmailVerified(ctx, tx, rt.ProjectID, t.UserID, t.Email, now); err != nil {
+			return err
+		}
+		var err error
+		if revoked, err = a.cfg.Store.RevokeAllEndUserSessions(ctx, tx, rt.ProjectID, t.UserID, "password_reset", now); err != nil {
+			return err
+		}
+		// The auth table's write comes last: on another pool it commits
+		// on its own, and nothing after it may then fail but the commit.
 		st := q.sql.UpdateRecord([]*schema.CColumn{q.password}, []any{hash}, nil, uid, nil)
 		if _, err := pgexec.JSON(ctx, a.tableQuerier(q, tx), st.SQL, st.Args...); err != nil {
 			if errors.Is(err, pgexec.ErrNoRow) {
@@ -97,12 +107,7 @@ func (a *Auth) passwordResetConfirm(h *apihttp.Handler, w http.ResponseWriter, r
 			}
 			return pgexec.MapError(err, q.table, pgexec.OpWrite)
 		}
-		// Following the link proved the address it was sent to.
-		if err := a.cfg.Store.MarkEmailVerified(ctx, tx, rt.ProjectID, t.UserID, t.Email, now); err != nil {
-			return err
-		}
-		revoked, err = a.cfg.Store.RevokeAllEndUserSessions(ctx, tx, rt.ProjectID, t.UserID, "password_reset", now)
-		return err
+		return nil
 	})
 	if err != nil {
 		return err
