@@ -51,7 +51,7 @@ test('an end user resets their password through the mailed link', async ({ page,
 
   await page.goto(link);
   await expect(page.getByRole('heading', { name: 'Set a new password' })).toBeVisible();
-  await page.getByLabel('New password', { exact: true }).fill('second password 2');
+  await page.getByRole('textbox', { name: 'New password', exact: true }).fill('second password 2');
   await page.getByLabel('Repeat the new password').fill('second password 2');
   await checkPage(page, 'end-user-reset-form');
   await page.getByRole('button', { name: 'Set password' }).click();
@@ -60,7 +60,7 @@ test('an end user resets their password through the mailed link', async ({ page,
 
   // The link worked once; the new password signs in, the old one no longer does.
   await page.reload();
-  await page.getByLabel('New password', { exact: true }).fill('third password 3');
+  await page.getByRole('textbox', { name: 'New password', exact: true }).fill('third password 3');
   await page.getByLabel('Repeat the new password').fill('third password 3');
   await page.getByRole('button', { name: 'Set password' }).click();
   await expect(page.getByRole('alert')).toContainText('already used');
