@@ -159,9 +159,13 @@ func (s *Store) AllowEndUserMail(ctx context.Context, projectID, purpose, addres
 	return ok, err
 }
 
-// PruneEndUserMail deletes expired tokens and ended throttle windows.
+// expiredTokenGrace is how long an expired token is kept, so that a late
+// click is told "has expired" rather than "not valid".
+const expiredTokenGrace = 7 * 24 * time.Hour
+
+// PruneEndUserMail deletes tokens long expired and ended throttle windows.
 func (s *Store) PruneEndUserMail(ctx context.Context, now time.Time, window time.Duration) error {
-	if _, err := s.DB.ExecContext(ctx, `DELETE FROM tablesmith.end_user_tokens WHERE expires_at < $1`, now); err != nil {
+	if _, err := s.DB.ExecContext(ctx, `DELETE FROM tablesmith.end_user_tokens WHERE expires_at < $1`, now.Add(-expiredTokenGrace)); err != nil {
 		return err
 	}
 	_, err := s.DB.ExecContext(ctx, `DELETE FROM tablesmith.end_user_mail_throttle WHERE window_start <= $1`, now.Add(-window))
