@@ -255,6 +255,16 @@ func TestEmailVerificationOptionalSignsInAndVerifiesLater(t *testing.T) {
 	wantError(t, e.auth("POST", "verify-email", "", map[string]any{"token": token}), 400, "VALIDATION_ERROR")
 	// A reset token is not a verification token.
 	wantError(t, e.auth("POST", "verify-email", "", map[string]any{"token": "tsp_x"}), 400, "VALIDATION_ERROR")
+
+	// Register takes redirect_to beside the columns.
+	e.allowOrigins("https://app.example.com")
+	e.auth("POST", "register", "", map[string]any{"email": "bob@example.com", "password": password,
+		"redirect_to": "https://app.example.com/verified"}).Must(t, 201)
+	link, token = e.link("bob@example.com")
+	if link.Host != "app.example.com" || link.Path != "/verified" || link.Query().Get("type") != "verify_email" {
+		t.Fatalf("link = %s", link)
+	}
+	e.auth("POST", "verify-email", "", map[string]any{"token": token}).Must(t, 200)
 }
 
 func TestEmailVerificationRequiredHoldsBackTheSession(t *testing.T) {
