@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/tablesmith/tablesmith/access"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,13 @@ var endpoints = map[string]endpoint{
 	"refresh":  {http.MethodPost, (*Auth).refresh},
 	"logout":   {http.MethodPost, (*Auth).logout},
 	"me":       {http.MethodGet, (*Auth).me},
+
+	// Sign in with providers (providers.go, providers_flow.go); {name}
+	// is a provider's name.
+	"providers":                  {http.MethodGet, (*Auth).listProviders},
+	"providers/exchange":         {http.MethodPost, (*Auth).exchangeProviderCode},
+	"providers/{name}/authorize": {http.MethodGet, (*Auth).authorizeProvider},
+	"providers/{name}/callback":  {"GET, POST", (*Auth).providerCallback},
 }
 
 // Serve is the apihttp.RouteHandler of /v1/<project_id>/auth/...: 404
@@ -42,18 +50,16 @@ func (a *Auth) Serve(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	if rt.Entry.Published.Compiled.Auth == nil {
 		return apierr.New(apierr.CodeNotFound, "Not found: this project has no auth table (a table with \"auth\": true enables /auth)")
 	}
-	if len(rt.Rest) != 2 {
-		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
-	}
-	ep, ok := endpoints[rt.Rest[1]]
+	key, op := routeKey(rt.Rest)
+	ep, ok := endpoints[key]
 	if !ok {
-		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
+		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout, me and providers")
 	}
-	if r.Method != ep.method {
+	if !slices.Contains(strings.Split(ep.method, ", "), r.Method) {
 		w.Header().Set("Allow", ep.method)
 		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; use %s", r.Method, ep.method)
 	}
-	rt.Operation = rt.Rest[1]
+	rt.Operation = op
 	return ep.serve(a, h, w, r, rt, a.queriesFor(rt.Entry))
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/analytics"
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/authproviders"
 	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
@@ -69,6 +70,8 @@ type Deps struct {
 	Webhooks            *webhooks.Store
 	WebhookKey          func() []byte
 	WebhookAllowPrivate bool
+	// Providers keeps the projects' end-user sign-in providers.
+	Providers *authproviders.Store
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -141,6 +144,10 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/rotate-secret", h.owned(h.rotateWebhookSecret))
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/replay", h.owned(h.replayWebhook))
 	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}/deliveries", h.owned(h.webhookDeliveries))
+
+	m.HandleFunc("GET /api/projects/{id}/auth/providers", h.owned(h.listProviders))
+	m.HandleFunc("PUT /api/projects/{id}/auth/providers/{name}", h.owned(h.putProvider))
+	m.HandleFunc("DELETE /api/projects/{id}/auth/providers/{name}", h.owned(h.deleteProvider))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }
