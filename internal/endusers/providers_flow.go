@@ -20,6 +20,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/openapi"
+	"github.com/tablesmith/tablesmith/translate"
 )
 
 // Sign in with a provider (docs/end-user-auth.md, "Sign in with
@@ -68,6 +69,10 @@ func (a *Auth) oauthConfig(ctx context.Context, r *http.Request, rt *apihttp.Rou
 	return conf, op, nil
 }
 
+// authorizeParams are what authorize takes. The callback takes whatever
+// the provider adds (Google adds scope, authuser and prompt; RFC 9207 iss).
+var authorizeParams = translate.NewParams("redirect_to")
+
 // authorizeProvider starts a sign-in: 302 to the provider's authorization
 // endpoint. redirect_to, where the browser returns, is required and must
 // be an origin the project lists (RedirectTarget).
@@ -75,17 +80,12 @@ func (a *Auth) authorizeProvider(h *apihttp.Handler, w http.ResponseWriter, r *h
 	if _, err := h.Admit(w, r, rt, apihttp.Admission{}); err != nil {
 		return err
 	}
-	query, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return apierr.Fields(apierr.CodeInvalidQuery, "The query string does not parse", map[string]string{"query": err.Error()})
+	query, err := translate.ParseQueryString(r.URL.RawQuery)
+	if err == nil {
+		err = translate.CheckParams(query, authorizeParams, nil)
 	}
-	for k, v := range query {
-		if k != "redirect_to" {
-			return apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter", map[string]string{k: "unknown parameter; authorize takes only redirect_to"})
-		}
-		if len(v) > 1 {
-			return apierr.Fields(apierr.CodeInvalidQuery, "Repeated query parameter", map[string]string{k: "is given more than once"})
-		}
+	if err != nil {
+		return apihttp.PlannerError(err)
 	}
 	raw := query.Get("redirect_to")
 	if raw == "" {
