@@ -184,6 +184,8 @@ var fixedComponentNames = []string{
 	schema.FileSchemaName, schemaUpload, schemaUploadResp, schemaSignedURL, schemaSignedURLResp,
 	schemaBulkMeta, schemaAffectedResponse, schemaAggregateMeta, schemaAggregateResponse,
 	opRegister, opLogin, opRefresh, opLogout, opMe, opRealtime,
+	schemaSignInProvider, schemaSignInProviderList, schemaSignInCode,
+	opSignInProviders, opSignInWithProvider, opSignInCallback, opSignInExchange,
 }
 
 // Auth operation ids.
