@@ -7,6 +7,10 @@ const AUTH: Record<string, string> = {
   'POST /auth/refresh': 'Trade a refresh token for a new pair',
   'POST /auth/logout': 'Revoke a refresh token',
   'GET /auth/me': 'The signed-in end user',
+  'GET /auth/providers': 'The enabled sign-in providers (name, kind)',
+  'GET /auth/providers/{name}/authorize': 'Start a sign-in with a provider (open in the browser with ?redirect_to=)',
+  'GET /auth/providers/{name}/callback': 'Where the provider returns (register it at the provider)',
+  'POST /auth/providers/exchange': "Trade a provider sign-in's one-time code for tokens",
 };
 
 export function endpointPurpose(method: string, path: string): string {
