@@ -8,20 +8,19 @@ import (
 	"github.com/tablesmith/tablesmith/internal/envelope"
 )
 
-// routeKey names the endpoint of an /auth path (Rest starts with "auth")
-// and the operation analytics records: a route of one segment by its
-// name; under providers, "providers/exchange" and
-// "providers/{name}/<step>". "" matches no endpoint.
-func routeKey(rest []string) (key, operation string) {
+// routeKey names the endpoint of an /auth path (Rest starts with "auth"):
+// a route of one segment by its name; under providers,
+// "providers/exchange" and "providers/{name}/<step>". "" matches none.
+func routeKey(rest []string) string {
 	switch {
 	case len(rest) == 2:
-		return rest[1], rest[1]
+		return rest[1]
 	case len(rest) == 3 && rest[1] == "providers":
-		return "providers/" + rest[2], "provider_" + rest[2]
+		return "providers/" + rest[2]
 	case len(rest) == 4 && rest[1] == "providers" && rest[2] != "":
-		return "providers/{name}/" + rest[3], "provider_" + rest[3]
+		return "providers/{name}/" + rest[3]
 	}
-	return "", ""
+	return ""
 }
 
 // providerStore reaches the providers' rows in the control schema.

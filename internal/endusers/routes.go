@@ -50,7 +50,7 @@ func (a *Auth) Serve(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	if rt.Entry.Published.Compiled.Auth == nil {
 		return apierr.New(apierr.CodeNotFound, "Not found: this project has no auth table (a table with \"auth\": true enables /auth)")
 	}
-	key, op := routeKey(rt.Rest)
+	key := routeKey(rt.Rest)
 	ep, ok := endpoints[key]
 	if !ok {
 		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout, me and providers")
@@ -59,7 +59,8 @@ func (a *Auth) Serve(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 		w.Header().Set("Allow", ep.method)
 		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; use %s", r.Method, ep.method)
 	}
-	rt.Operation = op
+	// Analytics shows the operation as the route: /auth/<key>.
+	rt.Operation = key
 	return ep.serve(a, h, w, r, rt, a.queriesFor(rt.Entry))
 }
 
