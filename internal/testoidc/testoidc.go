@@ -139,7 +139,7 @@ func (p *Provider) ReplaceNextToken(body []byte) { p.nextToken.Store(&body) }
 // login page the authorization redirected to; the answer is the redirect
 // back to the client's redirect URI (not followed when c stops there).
 func (p *Provider) Login(c *http.Client, page *http.Response, username, password string) (*http.Response, error) {
-	io.Copy(io.Discard, page.Body)
+	_, _ = io.Copy(io.Discard, page.Body)
 	page.Body.Close()
 	id := page.Request.URL.Query().Get("authRequestID")
 	if id == "" {
