@@ -245,6 +245,11 @@ func endpoints(projectID string, doc schema.Document) []endpoint {
 			add("POST", "/auth/"+p)
 		}
 		add("GET", "/auth/me")
+		// Sign in with providers (docs/end-user-auth.md).
+		add("GET", "/auth/providers")
+		add("GET", "/auth/providers/{name}/authorize")
+		add("GET", "/auth/providers/{name}/callback")
+		add("POST", "/auth/providers/exchange")
 	}
 	if realtime {
 		add("GET", "/realtime")

@@ -9,6 +9,7 @@ import { CorsSection } from './CorsSection';
 import { DatabaseSection } from './DatabaseSection';
 import { DeleteProjectSection } from './DeleteProjectSection';
 import { ProjectSection } from './ProjectSection';
+import { SignInProvidersSection } from './SignInProvidersSection';
 
 export function SettingsPage() {
   const project = useOutletContext<Project>();
@@ -26,6 +27,7 @@ export function SettingsPage() {
       {external && <DatabaseSection project={project} />}
       <ApiKeysSection projectId={project.id} />
       <CorsSection key={(project.cors?.allowed_origins ?? []).join(' ')} project={project} />
+      <SignInProvidersSection project={project} />
       <ProjectSection key={project.name} project={project} />
       <DeleteProjectSection project={project} />
     </Stack>
