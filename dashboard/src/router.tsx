@@ -2,7 +2,11 @@ import { lazy } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { RequireSession } from './components/RequireSession';
 import { ScrollReset } from './components/ScrollReset';
+import { SecurityPage } from './pages/account/SecurityPage';
+import { ForgotPasswordPage } from './pages/auth/ForgotPasswordPage';
 import { LoginPage } from './pages/auth/LoginPage';
+import { ResetPasswordPage } from './pages/auth/ResetPasswordPage';
+import { VerifyEmailPage } from './pages/auth/VerifyEmailPage';
 import { SignupPage } from './pages/auth/SignupPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { ProjectLayout } from './pages/project/ProjectLayout';
@@ -26,11 +30,15 @@ export const router = createBrowserRouter([
     children: [
   { path: '/login', element: <LoginPage /> },
   { path: '/signup', element: <SignupPage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/verify-email', element: <VerifyEmailPage /> },
   {
     element: <RequireSession />,
     children: [
       { path: '/', element: <Navigate to="/projects" replace /> },
       { path: '/projects', element: <ProjectsPage /> },
+      { path: '/account/security', element: <SecurityPage /> },
       {
         path: '/projects/:projectId',
         element: <ProjectLayout />,

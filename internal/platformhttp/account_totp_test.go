@@ -139,7 +139,7 @@ func TestMFATokenIsOnlyForTheSecondStep(t *testing.T) {
 	// Not a session.
 	s.Do("GET", "/api/account", mfa, nil).Must(t, 401)
 	// Wrong, altered, or a session in its place: 401 UNAUTHORIZED.
-	for _, bad := range []string{"tsm_nonsense", mfa + "x", s.Signup("other-"+email)} {
+	for _, bad := range []string{"tsm_nonsense", mfa + "x", s.Signup("other-" + email)} {
 		res := s.Do("POST", "/api/auth/login/mfa", "", map[string]any{"mfa_token": bad, "code": c.code(t, secret)}).Must(t, 401)
 		if res.ErrorCode() != "UNAUTHORIZED" {
 			t.Fatalf("mfa_token %q = %s", bad, res.Raw)
