@@ -22,6 +22,7 @@ const DataPage = lazy(() => import('./pages/project/data/DataPage').then((m) => 
 const AnalyticsPage = lazy(() => import('./pages/project/analytics/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
 const LogsPage = lazy(() => import('./pages/project/logs/LogsPage').then((m) => ({ default: m.LogsPage })));
 const WebhooksPage = lazy(() => import('./pages/project/webhooks/WebhooksPage').then((m) => ({ default: m.WebhooksPage })));
+const EmailPage = lazy(() => import('./pages/project/email/EmailPage').then((m) => ({ default: m.EmailPage })));
 const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 
 export const router = createBrowserRouter([
@@ -53,6 +54,7 @@ export const router = createBrowserRouter([
           { path: 'analytics', element: <AnalyticsPage /> },
           { path: 'logs', element: <LogsPage /> },
           { path: 'webhooks', element: <WebhooksPage /> },
+          { path: 'email', element: <EmailPage /> },
           { path: 'settings', element: <SettingsPage /> },
         ],
       },

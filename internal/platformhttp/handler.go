@@ -76,6 +76,9 @@ type Deps struct {
 	// TOTPKey seals the accounts' TOTP secrets (auth.DeriveKey of the
 	// master secret, "totp").
 	TOTPKey []byte
+	// Outbox holds the e-mail the service queued: a project's Outbox page
+	// and its templates (mail.go); nil: 404.
+	Outbox *mail.Outbox
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -159,6 +162,11 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/rotate-secret", h.owned(h.rotateWebhookSecret))
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/replay", h.owned(h.replayWebhook))
 	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}/deliveries", h.owned(h.webhookDeliveries))
+
+	m.HandleFunc("GET /api/projects/{id}/outbox", h.owned(h.outbox))
+	m.HandleFunc("GET /api/projects/{id}/mail-templates", h.owned(h.mailTemplates))
+	m.HandleFunc("PUT /api/projects/{id}/mail-templates/{kind}", h.owned(h.putMailTemplate))
+	m.HandleFunc("DELETE /api/projects/{id}/mail-templates/{kind}", h.owned(h.resetMailTemplate))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }

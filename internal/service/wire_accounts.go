@@ -6,9 +6,11 @@ import (
 )
 
 // wireAccounts gives the platform API what the accounts' security needs
-// (docs/accounts.md): pruning of expired links and mail windows. The mail
-// sender and the TOTP key are set with the other keys (applySecret).
+// (docs/accounts.md): the mail sender (after wireMail) and pruning of
+// expired links and mail windows. The TOTP key is set with the other keys
+// (applySecret).
 func (s *Service) wireAccounts() error {
+	s.platformDeps.Mail = s.Mail
 	// Like the end users' pruning: tidying only, not again at shutdown.
 	s.starters = append(s.starters, func(ctx context.Context) error {
 		s.tick(ctx, 10*time.Minute, func() bool {

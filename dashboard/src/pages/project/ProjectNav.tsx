@@ -6,6 +6,7 @@ import {
   IconFlask,
   IconHierarchy2,
   IconListDetails,
+  IconMail,
   IconRocket,
   IconSettings,
   IconWebhook,
@@ -21,6 +22,7 @@ const SECTIONS = [
   { to: 'analytics', label: 'Analytics', icon: IconChartLine },
   { to: 'logs', label: 'Logs', icon: IconListDetails },
   { to: 'webhooks', label: 'Webhooks', icon: IconWebhook },
+  { to: 'email', label: 'Email', icon: IconMail },
   { to: 'settings', label: 'Settings', icon: IconSettings },
 ];
 
