@@ -1,4 +1,4 @@
-import { Affix, Alert, Button, Group, Text } from '@mantine/core';
+import { Alert, Button, Group, Text } from '@mantine/core';
 import { IconMail } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useAccountQuery } from '../data/account/account-query';
@@ -6,9 +6,9 @@ import { useResendVerificationMutation } from '../data/account/verify-email-muta
 import { describeError } from '../api/client';
 
 /**
- * Reminds an owner whose address is not verified yet, with a resend button.
- * It floats over the page (every signed-in layout has its own header) and
- * can be closed until the next visit.
+ * Reminds an owner whose address is not verified yet, with a resend button;
+ * it sits in the page's flow (nothing floats over buttons) and can be
+ * closed until the next visit.
  */
 export function VerifyEmailBanner() {
   const account = useAccountQuery();
@@ -17,33 +17,30 @@ export function VerifyEmailBanner() {
   if (!account.data || account.data.email_verified || closed) return null;
 
   return (
-    <Affix position={{ bottom: 16, left: 16 }} zIndex={150}>
-      <Alert
-        color="yellow"
-        variant="light"
-        icon={<IconMail aria-hidden />}
-        title="Verify your e-mail address"
-        withCloseButton
-        closeButtonLabel="Hide until next time"
-        onClose={() => setClosed(true)}
-        maw={420}
-        data-testid="verify-email-banner"
-        style={{ boxShadow: 'var(--mantine-shadow-md)' }}
-      >
-        <Text size="sm">
-          We sent a link to {account.data.email}. Following it confirms the address is yours, so you can reset your password if you forget it.
-        </Text>
-        <Group gap="xs" mt="xs">
-          <Button size="xs" variant="light" color="yellow" loading={resend.isPending} disabled={resend.isSuccess} onClick={() => resend.mutate()}>
-            {resend.isSuccess ? 'Sent — check your inbox' : 'Send the link again'}
-          </Button>
-          {resend.isError && (
-            <Text size="xs" c="red" role="alert">
-              {describeError(resend.error).title}
-            </Text>
-          )}
-        </Group>
-      </Alert>
-    </Affix>
+    <Alert
+      color="yellow"
+      variant="light"
+      icon={<IconMail aria-hidden />}
+      title="Verify your e-mail address"
+      withCloseButton
+      closeButtonLabel="Hide until next time"
+      onClose={() => setClosed(true)}
+      role="status"
+      data-testid="verify-email-banner"
+    >
+      <Text size="sm">
+        We sent a link to {account.data.email}. Following it confirms the address is yours, so you can reset your password if you forget it.
+      </Text>
+      <Group gap="xs" mt="xs">
+        <Button size="xs" variant="light" color="yellow" loading={resend.isPending} disabled={resend.isSuccess} onClick={() => resend.mutate()}>
+          {resend.isSuccess ? 'Sent — check your inbox' : 'Send the link again'}
+        </Button>
+        {resend.isError && (
+          <Text size="xs" c="red" role="alert">
+            {describeError(resend.error).title}
+          </Text>
+        )}
+      </Group>
+    </Alert>
   );
 }

@@ -5,6 +5,7 @@ import { BrandMark } from '../../components/BrandMark';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { LoadingState } from '../../components/LoadingState';
 import { PageHeader } from '../../components/PageHeader';
+import { VerifyEmailBanner } from '../../components/VerifyEmailBanner';
 import { useAccountQuery } from '../../data/account/account-query';
 import { ChangePasswordCard } from './ChangePasswordCard';
 import { TwoFactorCard } from './TwoFactorCard';
@@ -29,6 +30,7 @@ export function SecurityPage() {
           {account.error && <ErrorAlert error={account.error} title="Could not load your account" />}
           {account.data && (
             <Stack gap="md">
+              <VerifyEmailBanner />
               <ChangePasswordCard />
               <TwoFactorCard account={account.data} />
             </Stack>
