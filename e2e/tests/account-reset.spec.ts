@@ -65,7 +65,7 @@ test('a forgotten password is reset from the e-mailed link', async ({ page }) =>
   await test.step('follow the link and choose a new password', async () => {
     await page.goto(`/reset-password?token=${token}`);
     await expect(page.getByRole('heading', { name: 'Choose a new password' })).toBeVisible();
-    await page.getByLabel('New password', { exact: true }).fill(account.next);
+    await page.getByRole('textbox', { name: 'New password', exact: true }).fill(account.next);
     await page.getByLabel('Repeat the new password').fill(account.next + 'x');
     await page.getByRole('button', { name: 'Set password and log in' }).click();
     await expect(page.getByText('The two passwords differ')).toBeVisible();
@@ -78,7 +78,7 @@ test('a forgotten password is reset from the e-mailed link', async ({ page }) =>
 
   await test.step('the link worked once', async () => {
     await page.goto(`/reset-password?token=${token}`);
-    await page.getByLabel('New password', { exact: true }).fill('yet-another-password');
+    await page.getByRole('textbox', { name: 'New password', exact: true }).fill('yet-another-password');
     await page.getByLabel('Repeat the new password').fill('yet-another-password');
     await page.getByRole('button', { name: 'Set password and log in' }).click();
     await expect(page.getByRole('heading', { name: 'This link does not work' })).toBeVisible();
