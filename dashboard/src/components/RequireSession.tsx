@@ -1,7 +1,6 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { sessionEndedByUser } from '../api/session';
 import { useSessionToken } from '../api/useSessionToken';
-import { VerifyEmailBanner } from './VerifyEmailBanner';
 
 /** Sends visitors without a session to the log-in page, and back here after. */
 export function RequireSession() {
@@ -11,10 +10,5 @@ export function RequireSession() {
     const from = sessionEndedByUser() ? undefined : location.pathname + location.search;
     return <Navigate to="/login" replace state={from ? { from } : null} />;
   }
-  return (
-    <>
-      <Outlet />
-      <VerifyEmailBanner />
-    </>
-  );
+  return <Outlet />;
 }
