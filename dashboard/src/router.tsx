@@ -5,9 +5,12 @@ import { ScrollReset } from './components/ScrollReset';
 import { SecurityPage } from './pages/account/SecurityPage';
 import { ForgotPasswordPage } from './pages/auth/ForgotPasswordPage';
 import { LoginPage } from './pages/auth/LoginPage';
-import { ResetPasswordPage } from './pages/auth/ResetPasswordPage';
-import { VerifyEmailPage } from './pages/auth/VerifyEmailPage';
+import { ResetPasswordPage as AccountResetPasswordPage } from './pages/auth/ResetPasswordPage';
+import { VerifyEmailPage as AccountVerifyEmailPage } from './pages/auth/VerifyEmailPage';
 import { SignupPage } from './pages/auth/SignupPage';
+import { ConfirmEmailChangePage } from './pages/enduser/ConfirmEmailChangePage';
+import { ResetPasswordPage } from './pages/enduser/ResetPasswordPage';
+import { VerifyEmailPage } from './pages/enduser/VerifyEmailPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { ProjectLayout } from './pages/project/ProjectLayout';
 import { ProjectsPage } from './pages/projects/ProjectsPage';
@@ -31,9 +34,14 @@ export const router = createBrowserRouter([
     children: [
   { path: '/login', element: <LoginPage /> },
   { path: '/signup', element: <SignupPage /> },
+  // The pages of the links mailed to dashboard accounts (docs/accounts.md).
   { path: '/forgot-password', element: <ForgotPasswordPage /> },
-  { path: '/reset-password', element: <ResetPasswordPage /> },
-  { path: '/verify-email', element: <VerifyEmailPage /> },
+  { path: '/reset-password', element: <AccountResetPasswordPage /> },
+  { path: '/verify-email', element: <AccountVerifyEmailPage /> },
+  // The pages of the links mailed to a project's end users: no dashboard session.
+  { path: '/auth/reset-password', element: <ResetPasswordPage /> },
+  { path: '/auth/verify-email', element: <VerifyEmailPage /> },
+  { path: '/auth/confirm-email-change', element: <ConfirmEmailChangePage /> },
   {
     element: <RequireSession />,
     children: [
