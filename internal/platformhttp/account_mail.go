@@ -16,7 +16,7 @@ import (
 // accountMailLimits bound the links mailed per address and kind: one a
 // minute and five an hour, so the reset form cannot flood a stranger's
 // inbox (docs/accounts.md).
-var accountMailLimits = store.MailLimits{MinGap: time.Minute, Window: time.Hour, Max: 5}
+var accountMailLimits = store.MailLimits{Gap: time.Minute, Window: time.Hour, PerWindow: 5}
 
 // How long the mailed links work, and how the mail says it.
 const (

@@ -19,17 +19,10 @@ const (
 // needs (two-factor already on, or no enrolment pending).
 var ErrConflict = errors.New("conflict")
 
-// MailLimits bound the mail of one subject: at most Max messages in a
-// fixed Window that starts with the first, and MinGap between two.
-type MailLimits struct {
-	MinGap time.Duration
-	Window time.Duration
-	Max    int
-}
-
-// AllowMail counts a message to subject and reports whether the limits
-// allow it; a refused message is not counted. One statement, so two
-// concurrent requests cannot both take the last place.
+// AllowMail counts a dashboard account's message to subject (the end
+// users' MailLimits) and reports whether the limits allow it; a refused
+// message is not counted. One statement, so two concurrent requests
+// cannot both take the last place.
 func (s *Store) AllowMail(ctx context.Context, subject []byte, now time.Time, lim MailLimits) (bool, error) {
 	res, err := s.DB.ExecContext(ctx, `
 		INSERT INTO tablesmith.account_mail_sends AS m (subject, window_start, sent, last_sent)
@@ -39,7 +32,7 @@ func (s *Store) AllowMail(ctx context.Context, subject []byte, now time.Time, li
 			sent         = CASE WHEN m.window_start <= $3 THEN 1 ELSE m.sent + 1 END,
 			last_sent    = $2
 		WHERE m.last_sent <= $4 AND (m.window_start <= $3 OR m.sent < $5)`,
-		subject, now, now.Add(-lim.Window), now.Add(-lim.MinGap), lim.Max)
+		subject, now, now.Add(-lim.Window), now.Add(-lim.Gap), lim.PerWindow)
 	if err != nil {
 		return false, err
 	}
