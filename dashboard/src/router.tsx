@@ -2,7 +2,11 @@ import { lazy } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { RequireSession } from './components/RequireSession';
 import { ScrollReset } from './components/ScrollReset';
+import { SecurityPage } from './pages/account/SecurityPage';
+import { ForgotPasswordPage } from './pages/auth/ForgotPasswordPage';
 import { LoginPage } from './pages/auth/LoginPage';
+import { ResetPasswordPage as AccountResetPasswordPage } from './pages/auth/ResetPasswordPage';
+import { VerifyEmailPage as AccountVerifyEmailPage } from './pages/auth/VerifyEmailPage';
 import { SignupPage } from './pages/auth/SignupPage';
 import { ConfirmEmailChangePage } from './pages/enduser/ConfirmEmailChangePage';
 import { ResetPasswordPage } from './pages/enduser/ResetPasswordPage';
@@ -30,6 +34,10 @@ export const router = createBrowserRouter([
     children: [
   { path: '/login', element: <LoginPage /> },
   { path: '/signup', element: <SignupPage /> },
+  // The pages of the links mailed to dashboard accounts (docs/accounts.md).
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <AccountResetPasswordPage /> },
+  { path: '/verify-email', element: <AccountVerifyEmailPage /> },
   // The pages of the links mailed to a project's end users: no dashboard session.
   { path: '/auth/reset-password', element: <ResetPasswordPage /> },
   { path: '/auth/verify-email', element: <VerifyEmailPage /> },
@@ -39,6 +47,7 @@ export const router = createBrowserRouter([
     children: [
       { path: '/', element: <Navigate to="/projects" replace /> },
       { path: '/projects', element: <ProjectsPage /> },
+      { path: '/account/security', element: <SecurityPage /> },
       {
         path: '/projects/:projectId',
         element: <ProjectLayout />,

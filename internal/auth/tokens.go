@@ -29,8 +29,27 @@ type Sessions struct {
 	Key []byte
 	// TicketKey signs stream tickets (IssueTicket), apart from sessions.
 	TicketKey []byte
-	TTL       time.Duration
-	Now       func() time.Time
+	// MFAKey signs the tokens that stand between a right password and the
+	// second factor (IssueMFA), apart from sessions.
+	MFAKey []byte
+	TTL    time.Duration
+	Now    func() time.Time
+}
+
+// Session is what a session token names: the account, and the account's
+// session generation when it was issued. A password change or reset
+// bumps the account's generation, which ends every session issued
+// before it; tokens from before generations carry none (0).
+type Session struct {
+	AccountID  int64
+	Generation int64
+}
+
+// sessionClaims are a session token's claims: sub is the account id,
+// gen its session generation.
+type sessionClaims struct {
+	jwt.RegisteredClaims
+	Generation int64 `json:"gen,omitempty"`
 }
 
 const sessionAudience = "tablesmith-platform"
@@ -43,36 +62,79 @@ const SessionPrefix = "tsp_"
 // LooksLikeSession reports whether a credential has the session shape.
 func LooksLikeSession(s string) bool { return strings.HasPrefix(s, SessionPrefix) }
 
-// Issue returns a session token for an account.
-func (s *Sessions) Issue(accountID int64) (string, error) {
-	now := s.Now()
-	claims := jwt.RegisteredClaims{
-		Subject:   strconv.FormatInt(accountID, 10),
-		Audience:  jwt.ClaimStrings{sessionAudience},
-		Issuer:    "tablesmith",
-		IssuedAt:  jwt.NewNumericDate(now),
-		ExpiresAt: jwt.NewNumericDate(now.Add(s.TTL)),
-	}
-	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.Key)
+// Issue returns a session token for an account at its session generation.
+func (s *Sessions) Issue(accountID, generation int64) (string, error) {
+	signed, err := s.sign(s.Key, sessionAudience, s.TTL, Session{accountID, generation})
 	return SessionPrefix + signed, err
 }
 
-// Verify returns the account id of a valid session token.
-// Sessions issued before SessionPrefix existed, plain JWTs, still verify.
+// Verify returns the account id of a valid session token; callers that
+// load the account compare its generation too (VerifySession).
 func (s *Sessions) Verify(token string) (int64, error) {
-	token = strings.TrimPrefix(token, SessionPrefix)
-	var claims jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return s.Key, nil },
-		jwt.WithValidMethods([]string{"HS256"}), jwt.WithAudience(sessionAudience), jwt.WithIssuer("tablesmith"),
+	sess, err := s.VerifySession(token)
+	return sess.AccountID, err
+}
+
+// VerifySession returns the session of a valid session token. Sessions
+// issued before SessionPrefix existed, plain JWTs, still verify.
+func (s *Sessions) VerifySession(token string) (Session, error) {
+	return s.parse(s.Key, sessionAudience, strings.TrimPrefix(token, SessionPrefix))
+}
+
+func (s *Sessions) sign(key []byte, audience string, ttl time.Duration, sess Session) (string, error) {
+	now := s.Now()
+	claims := sessionClaims{RegisteredClaims: jwt.RegisteredClaims{
+		Subject:   strconv.FormatInt(sess.AccountID, 10),
+		Audience:  jwt.ClaimStrings{audience},
+		Issuer:    "tablesmith",
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+	}, Generation: sess.Generation}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+}
+
+func (s *Sessions) parse(key []byte, audience, token string) (Session, error) {
+	if len(key) == 0 {
+		return Session{}, ErrInvalidToken
+	}
+	var claims sessionClaims
+	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return key, nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithAudience(audience), jwt.WithIssuer("tablesmith"),
 		jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.Now))
 	if err != nil {
-		return 0, ErrInvalidToken
+		return Session{}, ErrInvalidToken
 	}
 	id, err := strconv.ParseInt(claims.Subject, 10, 64)
 	if err != nil {
-		return 0, ErrInvalidToken
+		return Session{}, ErrInvalidToken
 	}
-	return id, nil
+	return Session{AccountID: id, Generation: claims.Generation}, nil
+}
+
+// MFAPrefix starts every MFA token: proof of a right password, good only
+// for the second step of a login (IssueMFA).
+const MFAPrefix = "tsm_"
+
+// MFATTL is how long an MFA token waits for the code.
+const MFATTL = 5 * time.Minute
+
+const mfaAudience = "tablesmith-mfa"
+
+// IssueMFA returns the token a login with the right password answers
+// when the account has two-factor on: it names the account and its
+// session generation (a reset meanwhile voids it), signed with MFAKey.
+func (s *Sessions) IssueMFA(accountID, generation int64) (string, error) {
+	signed, err := s.sign(s.MFAKey, mfaAudience, MFATTL, Session{accountID, generation})
+	return MFAPrefix + signed, err
+}
+
+// VerifyMFA returns the session an MFA token names.
+func (s *Sessions) VerifyMFA(token string) (Session, error) {
+	body, ok := strings.CutPrefix(token, MFAPrefix)
+	if !ok {
+		return Session{}, ErrInvalidToken
+	}
+	return s.parse(s.MFAKey, mfaAudience, body)
 }
 
 // BearerToken extracts the credential of an Authorization: Bearer header.

@@ -53,8 +53,9 @@ func (l Limits) WithDefaults() Limits {
 }
 
 const (
-	subjectEmail = "email:"
-	subjectAddr  = "addr:"
+	subjectEmail   = "email:"
+	subjectAddr    = "addr:"
+	subjectAccount = "account:"
 )
 
 // maxEmailSubject is the longest e-mail kept as is in a subject.
@@ -81,6 +82,14 @@ func Subjects(email, addr string) Attempt {
 	return Attempt{[]string{subjectEmail + email, subjectAddr + addr}}
 }
 
+// AccountSubjects returns the attempt of a second factor (or a password
+// confirmation) for a signed-in or half-signed-in platform account: its
+// own subject, counted like an e-mail's, so that a right password (which
+// clears the e-mail's failures) does not clear its failures.
+func AccountSubjects(accountID int64, addr string) Attempt {
+	return Attempt{[]string{subjectAccount + strconv.FormatInt(accountID, 10), subjectAddr + addr}}
+}
+
 // Check answers 429 TOO_MANY_ATTEMPTS with Retry-After when the attempt
 // must wait; nil lets it go ahead.
 func (t Throttle) Check(ctx context.Context, w http.ResponseWriter, a Attempt, now time.Time) error {
@@ -102,7 +111,7 @@ func (t Throttle) wait(ctx context.Context, a Attempt, now time.Time) (time.Dura
 	var wait time.Duration
 	for subject, w := range windows {
 		limit := lim.AddrFailures
-		if strings.HasPrefix(subject, subjectEmail) {
+		if !strings.HasPrefix(subject, subjectAddr) {
 			limit = lim.EmailFailures
 		}
 		if w.Failures < limit {

@@ -13,6 +13,9 @@ import (
 type Owner struct {
 	AccountID int64
 	Plan      string
+	// SessionGen is the account's session generation (auth.Session):
+	// owner sessions issued at an older one are over.
+	SessionGen int64
 }
 
 // OwnerLookup reads a project's owner from the database.

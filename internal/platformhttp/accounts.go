@@ -63,6 +63,11 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The account works at once; the verification mail follows (a
+	// failure to queue it is logged, and the dashboard offers a resend).
+	if err := h.sendVerification(r, acc); err != nil && !errors.Is(err, errVerifyThrottled) {
+		h.d.Logger.Error("queue verification mail", "account", acc.ID, "err", err)
+	}
 	return h.respondSession(w, r, acc, http.StatusCreated)
 }
 
@@ -94,11 +99,14 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	if err := throttle.Succeeded(ctx, attempt); err != nil {
 		return err
 	}
+	if acc.TOTPEnabled {
+		return h.respondMFARequired(w, acc)
+	}
 	return h.respondSession(w, r, acc, http.StatusOK)
 }
 
 func (h *Handler) respondSession(w http.ResponseWriter, r *http.Request, acc store.Account, status int) error {
-	tok, err := h.d.Sessions.Issue(acc.ID)
+	tok, err := h.d.Sessions.Issue(acc.ID, acc.SessionGen)
 	if err != nil {
 		return err
 	}

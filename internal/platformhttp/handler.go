@@ -71,6 +71,12 @@ type Deps struct {
 	Webhooks            *webhooks.Store
 	WebhookKey          func() []byte
 	WebhookAllowPrivate bool
+	// Mail queues the accounts' own mail (verification, reset); nil: none
+	// is sent (docs/accounts.md).
+	Mail mail.Sender
+	// TOTPKey seals the accounts' TOTP secrets (auth.DeriveKey of the
+	// master secret, "totp").
+	TOTPKey []byte
 	// Outbox holds the e-mail the service queued: a project's Outbox page
 	// and its templates (mail.go); nil: 404.
 	Outbox *mail.Outbox
@@ -112,6 +118,17 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/auth/signup", h.serve(h.signup))
 	m.HandleFunc("POST /api/auth/login", h.serve(h.login))
 	m.HandleFunc("GET /api/account", h.authed(h.account))
+	// Account security (docs/accounts.md): reset, verification, 2FA.
+	m.HandleFunc("POST /api/auth/password-reset", h.serve(h.requestPasswordReset))
+	m.HandleFunc("POST /api/auth/password-reset/confirm", h.serve(h.confirmPasswordReset))
+	m.HandleFunc("POST /api/auth/verify-email", h.serve(h.verifyEmail))
+	m.HandleFunc("POST /api/auth/login/mfa", h.serve(h.loginMFA))
+	m.HandleFunc("POST /api/account/password", h.authed(h.changePassword))
+	m.HandleFunc("POST /api/account/verify-email/resend", h.authed(h.resendVerification))
+	m.HandleFunc("POST /api/account/totp", h.authed(h.startTOTP))
+	m.HandleFunc("POST /api/account/totp/confirm", h.authed(h.confirmTOTP))
+	m.HandleFunc("DELETE /api/account/totp", h.authed(h.disableTOTP))
+	m.HandleFunc("POST /api/account/totp/recovery-codes", h.authed(h.regenerateRecoveryCodes))
 	m.HandleFunc("GET /api/engines", h.serve(h.engines))
 	m.HandleFunc("GET /api/openapi.json", h.serve(h.openAPI))
 
@@ -232,13 +249,17 @@ func (h *Handler) sessionAccount(r *http.Request) (store.Account, error) {
 	if !ok {
 		return store.Account{}, apierr.New(apierr.CodeUnauthorized, "Missing session: send Authorization: Bearer <token from /api/auth/login>")
 	}
-	id, err := h.d.Sessions.Verify(tok)
+	sess, err := h.d.Sessions.VerifySession(tok)
 	if err != nil {
 		return store.Account{}, apierr.New(apierr.CodeUnauthorized, "Invalid or expired session; log in again")
 	}
-	acc, err := h.d.Store.AccountByID(r.Context(), id)
+	acc, err := h.d.Store.AccountByID(r.Context(), sess.AccountID)
 	if errors.Is(err, store.ErrNotFound) {
 		return acc, apierr.New(apierr.CodeUnauthorized, "The account no longer exists")
+	}
+	if err == nil && acc.SessionGen != sess.Generation {
+		// The password changed (or was reset) since this session began.
+		return store.Account{}, apierr.New(apierr.CodeUnauthorized, "This session ended when the account's password changed; log in again")
 	}
 	return acc, err
 }

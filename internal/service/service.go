@@ -293,7 +293,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireMail, s.wireFiles, s.wireDocs, s.wireEndUsers, s.wireAuthProviders, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
+	for _, wire := range []func() error{s.wireMail, s.wireFiles, s.wireDocs, s.wireEndUsers, s.wireAuthProviders, s.wireAccounts, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()
@@ -376,10 +376,11 @@ func (s *Service) applySecret(ctx context.Context) error {
 	fileKey := auth.DeriveKey(secret, "upload-token")
 	s.fileTokenKey.Store(&fileKey)
 	sess := &auth.Sessions{Key: auth.DeriveKey(secret, "platform-session"), TicketKey: auth.DeriveKey(secret, "stream-ticket"),
-		TTL: 7 * 24 * time.Hour, Now: s.cfg.Now}
+		MFAKey: auth.DeriveKey(secret, "platform-mfa"), TTL: 7 * 24 * time.Hour, Now: s.cfg.Now}
 	s.sessions.Store(sess)
 	d := s.platformDeps
 	d.Sessions, d.Trigram = sess, s.trigram.Load()
+	d.TOTPKey = auth.DeriveKey(secret, "totp")
 	s.platform.Store(platformhttp.New(d))
 	return nil
 }

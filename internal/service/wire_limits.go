@@ -94,7 +94,7 @@ func (s *Service) projectOwner(ctx context.Context, projectID string) (plans.Own
 	if err != nil {
 		return plans.Owner{}, err
 	}
-	return plans.Owner{AccountID: acc.ID, Plan: acc.Plan}, nil
+	return plans.Owner{AccountID: acc.ID, Plan: acc.Plan, SessionGen: acc.SessionGen}, nil
 }
 
 // ownerSessions admits a project owner's platform session on the
@@ -112,11 +112,11 @@ func (o ownerSessions) VerifyOwner(ctx context.Context, projectID, token string,
 	if sess == nil {
 		return 0, auth.ErrInvalidToken // not started: no key to check with
 	}
-	accountID, err := sess.Verify(token)
+	session, err := sess.VerifySession(token)
 	if err != nil {
 		return 0, err
 	}
-	return o.ownerOf(ctx, projectID, accountID, now)
+	return o.ownerOf(ctx, projectID, session, now)
 }
 
 // VerifyTicket implements apihttp.OwnerVerifier.
@@ -129,18 +129,25 @@ func (o ownerSessions) VerifyTicket(ctx context.Context, projectID, ticket strin
 	if err != nil {
 		return 0, err
 	}
-	return o.ownerOf(ctx, projectID, accountID, now)
+	// A ticket lives a minute and was issued to a live session.
+	return o.ownerOf(ctx, projectID, auth.Session{AccountID: accountID, Generation: -1}, now)
 }
 
-// ownerOf checks that the account owns the project, and returns its
-// plan's statement timeout.
-func (o ownerSessions) ownerOf(ctx context.Context, projectID string, accountID int64, now time.Time) (time.Duration, error) {
+// ownerOf checks that the session's account owns the project, and
+// returns its plan's statement timeout. A session older than the
+// account's generation (its password changed since) is refused once the
+// cached owner shows the change (within the resolver's TTL); a newer one
+// passes a stale cache, so the session that made the change keeps working.
+func (o ownerSessions) ownerOf(ctx context.Context, projectID string, session auth.Session, now time.Time) (time.Duration, error) {
 	owner, plan, err := o.plans.Owner(ctx, projectID, now)
 	if err != nil {
 		return 0, err
 	}
-	if owner.AccountID != accountID {
+	if owner.AccountID != session.AccountID {
 		return 0, apihttp.ErrNotOwner
+	}
+	if session.Generation >= 0 && session.Generation < owner.SessionGen {
+		return 0, auth.ErrInvalidToken
 	}
 	return plan.StatementTimeout, nil
 }

@@ -47,6 +47,14 @@ type Account struct {
 	Plan         string    `json:"plan"`
 	CreatedAt    time.Time `json:"created_at"`
 	PasswordHash string    `json:"-"`
+	// EmailVerified: the owner followed a verification (or reset) link
+	// mailed to Email.
+	EmailVerified bool `json:"email_verified"`
+	// TOTPEnabled: logins ask for a second factor.
+	TOTPEnabled bool `json:"totp_enabled"`
+	// SessionGen is the session generation (auth.Session): sessions
+	// issued at an older one are over.
+	SessionGen int64 `json:"-"`
 }
 
 // Project is a project row without its draft.
@@ -121,11 +129,11 @@ func (s *Store) CreateAccount(ctx context.Context, email, name, passwordHash, pl
 	return a, err
 }
 
-const accountCols = `id, email, name, plan, created_at, password_hash`
+const accountCols = `id, email, name, plan, created_at, password_hash, email_verified_at IS NOT NULL, totp_secret IS NOT NULL, session_gen`
 
-func scanAccount(row *sql.Row) (Account, error) {
+func scanAccount(row interface{ Scan(...any) error }) (Account, error) {
 	var a Account
-	err := row.Scan(&a.ID, &a.Email, &a.Name, &a.Plan, &a.CreatedAt, &a.PasswordHash)
+	err := row.Scan(&a.ID, &a.Email, &a.Name, &a.Plan, &a.CreatedAt, &a.PasswordHash, &a.EmailVerified, &a.TOTPEnabled, &a.SessionGen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, ErrNotFound
 	}

@@ -45,7 +45,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in (failed attempts are throttled per e-mail and client address) */
+        /** Log in (failed attempts are throttled per e-mail and client address); with two-factor on, a right password answers an MFA token for POST /api/auth/login/mfa instead of a session */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -64,6 +64,160 @@ export interface paths {
         get: operations["getAccount"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a password reset link (the same 202 whether or not the address has an account; at most one a minute and five an hour per address) */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with a reset link's token; every other session ends */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify the account's e-mail address with a verification link's token */
+        post: operations["verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A login's second step, with a TOTP code or a recovery code (failures are throttled per account) */
+        post: operations["loginMfa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the password; every other session ends and a fresh session is answered */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a new verification link (at most one a minute and five an hour) */
+        post: operations["resendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a two-factor enrolment; on only once a code confirms it */
+        post: operations["startTotp"];
+        /** Turn two-factor off, with the password and a code or a recovery code */
+        delete: operations["disableTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn the pending enrolment on with a code from it; answers the recovery codes, shown this once */
+        post: operations["confirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/totp/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the recovery codes (with a code or a recovery code); the old ones stop working */
+        post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -672,6 +826,44 @@ export interface components {
             password: string;
             name?: string;
         };
+        PasswordResetInput: {
+            email: string;
+        };
+        PasswordResetConfirmInput: {
+            /** @description The token of the mailed link (tsar_...) */
+            token: string;
+            password: string;
+        };
+        TokenInput: {
+            token: string;
+        };
+        ChangePasswordInput: {
+            current_password: string;
+            new_password: string;
+        };
+        CodeInput: {
+            /** @description A 6-digit code from the authenticator app (or */
+            code: string;
+        };
+        DisableTotpInput: {
+            password: string;
+            /** @description A 6-digit code or a recovery code */
+            code: string;
+        };
+        /** @description Exactly one of code and recovery_code. */
+        LoginMfaInput: {
+            mfa_token: string;
+            code?: string;
+            recovery_code?: string;
+        };
+        MfaRequired: {
+            /** @constant */
+            mfa_required: true;
+            /** @description Good for POST /api/auth/login/mfa only (tsm_...) */
+            mfa_token: string;
+            /** @description seconds */
+            expires_in: number;
+        };
         PlanLimits: {
             name: string;
             /** @description -1: no limit */
@@ -686,6 +878,10 @@ export interface components {
             plan: string;
             /** Format: date-time */
             created_at: string;
+            /** @description The owner followed a verification (or reset) link mailed to the address. */
+            email_verified: boolean;
+            /** @description Logins ask for a second factor. */
+            totp_enabled: boolean;
             limits: components["schemas"]["PlanLimits"];
             usage: {
                 projects: number;
@@ -1041,6 +1237,57 @@ export interface components {
             success: true;
             data: components["schemas"]["Session"];
             message?: string;
+        };
+        MfaRequiredEnvelope: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["MfaRequired"];
+        };
+        EmptyEnvelope: {
+            /** @constant */
+            success: true;
+            data: Record<string, never>;
+            message?: string;
+        };
+        EmailVerifiedEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                email: string;
+                email_verified: boolean;
+            };
+        };
+        ResendEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                email: string;
+            };
+            message?: string;
+        };
+        TotpEnrolmentEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @description base32 */
+                secret: string;
+                otpauth_url: string;
+            };
+        };
+        TotpStateEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                totp_enabled: boolean;
+            };
+        };
+        RecoveryCodesEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                totp_enabled?: boolean;
+                recovery_codes: string[];
+            };
         };
         AccountEnvelope: {
             /** @constant */
@@ -1464,7 +1711,15 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Session"];
+            /** @description The account and a session token, or (two-factor on) the token of the second step. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEnvelope"] | components["schemas"]["MfaRequiredEnvelope"];
+                };
+            };
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -1489,6 +1744,239 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted; a link is mailed if the address has an account and its limits allow. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetConfirmInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Session"];
+            400: components["responses"]["Error"];
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenInput"];
+            };
+        };
+        responses: {
+            /** @description The address is verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailVerifiedEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+        };
+    };
+    loginMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginMfaInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Session"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Session"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    resendVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A link is on its way. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    startTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, to type in or scan as the otpauth URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolmentEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableTotpInput"];
+            };
+        };
+        responses: {
+            /** @description Two-factor is off. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpStateEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    confirmTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CodeInput"];
+            };
+        };
+        responses: {
+            /** @description Two-factor is on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CodeInput"];
+            };
+        };
+        responses: {
+            /** @description The new recovery codes, shown this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     listEngines: {

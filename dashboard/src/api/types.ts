@@ -8,6 +8,8 @@ type Schemas = components['schemas'];
 
 export type Account = Schemas['Account'];
 export type Session = Schemas['Session'];
+/** A right password on an account with two-factor on: the token of the login's second step. */
+export type MfaRequired = Schemas['MfaRequired'];
 export type Engine = Schemas['Engine'];
 export type Project = Schemas['Project'];
 export type LogEntry = Schemas['RequestLogEntry'];

@@ -1,5 +1,5 @@
 import { Avatar, Badge, Group, Menu, Text, UnstyledButton } from '@mantine/core';
-import { IconChevronDown, IconLogout, IconFolders } from '@tabler/icons-react';
+import { IconChevronDown, IconLogout, IconFolders, IconShieldLock } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { setSessionToken } from '../api/session';
@@ -46,6 +46,9 @@ export function AccountMenu() {
         )}
         <Menu.Item leftSection={<IconFolders size={16} />} onClick={() => navigate('/projects')}>
           All projects
+        </Menu.Item>
+        <Menu.Item leftSection={<IconShieldLock size={16} />} onClick={() => navigate('/account/security')}>
+          Security
         </Menu.Item>
         <Menu.Item leftSection={<IconLogout size={16} />} onClick={logOut}>
           Log out

@@ -3,12 +3,14 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { isApiError } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { useLoginMutation } from '../../data/account/login-mutation';
+import { isMfaRequired, useLoginMutation } from '../../data/account/login-mutation';
 import { AuthCard } from './AuthCard';
+import { MfaStep } from './MfaStep';
 
 export function LoginPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
   const login = useLoginMutation();
   const navigate = useNavigate();
   const from = (useLocation().state as { from?: string } | null)?.from ?? '/projects';
@@ -16,8 +18,15 @@ export function LoginPage() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    login.mutate({ email: email.trim(), password }, { onSuccess: () => navigate(from, { replace: true }) });
+    login.mutate(
+      { email: email.trim(), password },
+      { onSuccess: (result) => (isMfaRequired(result) ? setMfaToken(result.mfa_token) : navigate(from, { replace: true })) },
+    );
   };
+
+  if (mfaToken) {
+    return <MfaStep mfaToken={mfaToken} onSignedIn={() => navigate(from, { replace: true })} onRestart={() => (setMfaToken(null), setPassword(''))} />;
+  }
 
   return (
     <AuthCard
@@ -52,6 +61,9 @@ export function LoginPage() {
             onChange={(e) => setPassword(e.currentTarget.value)}
             error={details.password}
           />
+          <Anchor component={Link} to="/forgot-password" state={{ email: email.trim() }} size="sm" ta="right">
+            Forgot password?
+          </Anchor>
           <Button type="submit" loading={login.isPending} fullWidth>
             Log in
           </Button>

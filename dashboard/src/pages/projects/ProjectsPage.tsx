@@ -8,6 +8,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { LoadingState } from '../../components/LoadingState';
 import { PageHeader } from '../../components/PageHeader';
+import { VerifyEmailBanner } from '../../components/VerifyEmailBanner';
 import { useAccountQuery } from '../../data/account/account-query';
 import { useProjectsQuery } from '../../data/projects/projects-query';
 import { formatDate } from '../../lib/format';
@@ -53,6 +54,7 @@ export function ProjectsPage() {
             }
           />
           <Stack gap="md">
+            <VerifyEmailBanner />
             {account.data && <PlanSummary account={account.data} />}
             {projects.isPending && <LoadingState label="Loading projects…" />}
             {projects.error && <ErrorAlert error={projects.error} title="Could not load your projects" />}
