@@ -1,4 +1,4 @@
-import { lazy } from 'react';
+import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { RequireSession } from './components/RequireSession';
 import { ScrollReset } from './components/ScrollReset';
@@ -19,6 +19,9 @@ const AnalyticsPage = lazy(() => import('./pages/project/analytics/AnalyticsPage
 const LogsPage = lazy(() => import('./pages/project/logs/LogsPage').then((m) => ({ default: m.LogsPage })));
 const WebhooksPage = lazy(() => import('./pages/project/webhooks/WebhooksPage').then((m) => ({ default: m.WebhooksPage })));
 const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
+const MembersPage = lazy(() => import('./pages/project/members/MembersPage').then((m) => ({ default: m.MembersPage })));
+const AuditPage = lazy(() => import('./pages/project/audit/AuditPage').then((m) => ({ default: m.AuditPage })));
+const InvitePage = lazy(() => import('./pages/invites/InvitePage').then((m) => ({ default: m.InvitePage })));
 
 export const router = createBrowserRouter([
   {
@@ -26,6 +29,7 @@ export const router = createBrowserRouter([
     children: [
   { path: '/login', element: <LoginPage /> },
   { path: '/signup', element: <SignupPage /> },
+  { path: '/invites/:token', element: <Suspense><InvitePage /></Suspense> },
   {
     element: <RequireSession />,
     children: [
@@ -46,6 +50,8 @@ export const router = createBrowserRouter([
           { path: 'logs', element: <LogsPage /> },
           { path: 'webhooks', element: <WebhooksPage /> },
           { path: 'settings', element: <SettingsPage /> },
+          { path: 'members', element: <MembersPage /> },
+          { path: 'audit', element: <AuditPage /> },
         ],
       },
     ],

@@ -8,7 +8,9 @@ import {
   IconListDetails,
   IconRocket,
   IconSettings,
+  IconUsers,
   IconWebhook,
+  IconHistory,
 } from '@tabler/icons-react';
 import { NavLink, useLocation } from 'react-router';
 
@@ -22,6 +24,8 @@ const SECTIONS = [
   { to: 'logs', label: 'Logs', icon: IconListDetails },
   { to: 'webhooks', label: 'Webhooks', icon: IconWebhook },
   { to: 'settings', label: 'Settings', icon: IconSettings },
+  { to: 'members', label: 'Members', icon: IconUsers },
+  { to: 'audit', label: 'Audit log', icon: IconHistory },
 ];
 
 export function ProjectNav({ projectId, onNavigate }: { projectId: string; onNavigate: () => void }) {
