@@ -124,7 +124,7 @@ func (s *Store) SetMemberRole(ctx context.Context, projectID string, accountID i
 			return Member{}, ErrNotFound
 		}
 		return memberTx(ctx, tx, projectID, accountID)
-	})
+	}, targetMember)
 }
 
 // RemoveMember takes an account out of a project (not its owner), with
@@ -137,7 +137,14 @@ func (s *Store) RemoveMember(ctx context.Context, projectID string, accountID in
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM tablesmith.project_members WHERE project_id = $1 AND account_id = $2`, projectID, accountID)
 		return m, err
-	})
+	}, targetMember)
+}
+
+// targetMember names the member acted on as the audit entry's target.
+func targetMember(m Member, a *AuditEntry) {
+	if a.Target == "" {
+		a.Target = m.Email
+	}
 }
 
 func memberTx(ctx context.Context, tx *sql.Tx, projectID string, accountID int64) (Member, error) {
