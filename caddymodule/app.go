@@ -17,6 +17,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/internal/edgecache"
 	"github.com/tablesmith/tablesmith/internal/files"
+	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/service"
 )
@@ -112,6 +113,9 @@ type App struct {
 	// Storage keeps file columns' files in an S3-compatible store
 	// instead of FilesDir (docs/files.md). Caddyfile: storage s3 {…}.
 	Storage *StorageConfig `json:"storage,omitempty"`
+	// SMTP delivers the service's e-mail (docs/email.md); without it
+	// messages go to the log and the dashboard's Outbox. Caddyfile: smtp {…}.
+	SMTP *SMTPConfig `json:"smtp,omitempty"`
 	// FilesGrace is how old a stored file no row names must be before
 	// a sweep removes it (an upload whose write has not committed yet is
 	// younger); at least 1 s. Default 1 h. Caddyfile: files_grace.
@@ -163,6 +167,18 @@ type StorageConfig struct {
 	AccessKey string `json:"access_key,omitempty"`
 	SecretKey string `json:"secret_key,omitempty"`
 	PathStyle bool   `json:"path_style,omitempty"`
+}
+
+// SMTPConfig is the mail server of the service's e-mail. Values may be
+// placeholders ({env.SMTP_PASSWORD}).
+type SMTPConfig struct {
+	Host     string `json:"host"`
+	Port     int    `json:"port,omitempty"`
+	User     string `json:"user,omitempty"`
+	Password string `json:"password,omitempty"`
+	From     string `json:"from"`
+	// TLS is starttls (default), tls or none.
+	TLS string `json:"tls,omitempty"`
 }
 
 // PlanConfig is one plan's limits; -1 means unlimited. Validate holds
@@ -260,6 +276,14 @@ func (a *App) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("tablesmith: storage s3 needs an endpoint and a bucket")
 		}
 	}
+	var smtp *mail.SMTPConfig
+	if c := a.SMTP; c != nil {
+		smtp = &mail.SMTPConfig{Host: repl.ReplaceKnown(c.Host, ""), Port: c.Port, Username: repl.ReplaceKnown(c.User, ""),
+			Password: repl.ReplaceKnown(c.Password, ""), From: repl.ReplaceKnown(c.From, ""), TLS: c.TLS}
+		if err := smtp.Check(); err != nil {
+			return fmt.Errorf("tablesmith: %w", err)
+		}
+	}
 	a.FilesDir = repl.ReplaceKnown(a.FilesDir, "")
 	if a.FilesDir == "" {
 		a.FilesDir = filepath.Join(caddy.AppDataDir(), "tablesmith", "files")
@@ -282,7 +306,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		"\x00" + time.Duration(a.RealtimeRetention).String() +
 		"\x00" + strings.Join(a.ReplicaURLs, "\x00") + "\x00" + time.Duration(a.MaxReplicaLag).String() + "\x00" + serversKey +
 		"\x00" + strconv.FormatBool(a.requestLogOn()) + "\x00" + strconv.FormatBool(a.webhookAllowPrivate()) +
-		"\x00" + strings.Join(a.PurgeURLs, "\x00") + "\x00" + a.FilesDir + "\x00" + strconv.FormatInt(a.MaxFileSize, 10) + "\x00" + time.Duration(a.FilesGrace).String() + "\x00" + fmt.Sprint(s3)
+		"\x00" + strings.Join(a.PurgeURLs, "\x00") + "\x00" + a.FilesDir + "\x00" + strconv.FormatInt(a.MaxFileSize, 10) + "\x00" + time.Duration(a.FilesGrace).String() + "\x00" + fmt.Sprint(s3) + "\x00" + fmt.Sprint(smtp)
 	logger := ctx.Slogger()
 	val, _, err := runtimes.LoadOrNew(a.poolKey, func() (caddy.Destructor, error) {
 		svc, err := service.New(service.Config{
@@ -295,6 +319,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 			ProjectConcurrency:  a.ProjectConcurrency, ProjectQueueWait: time.Duration(a.ProjectQueueWait),
 			ReplicaURLs: a.ReplicaURLs, MaxReplicaLag: time.Duration(a.MaxReplicaLag),
 			DataServers: servers, PurgeURLs: a.PurgeURLs, FilesDir: a.FilesDir, MaxFileSize: a.MaxFileSize, FilesGrace: time.Duration(a.FilesGrace), FilesS3: s3,
+			SMTP: smtp,
 		})
 		if err != nil {
 			return nil, err

@@ -58,6 +58,14 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 //	        secret_key  <secret>            # use {env.…}
 //	        path_style  on|off              # bucket in the path (most self-hosted stores) or the host name (off)
 //	    }
+//	    smtp {                              # optional; without it e-mail goes to the log and the dashboard's Outbox
+//	        host      <name>                # the mail server
+//	        port      <n>                   # optional (587 with starttls, 465 with tls, 25 with none)
+//	        user      <name>                # optional; use {env.…}
+//	        password  <secret>              # optional, with user; use {env.…}
+//	        from      <address>             # "Name <no-reply@example.com>" or an address
+//	        tls       starttls|tls|none     # optional (starttls: required upgrade; none only for a relay on this host)
+//	    }
 //	    data_server <name> {                # optional, repeatable; a server for new projects' tables
 //	        url         <postgres URL>
 //	        replica_url <postgres URL>      # optional, repeatable
@@ -101,10 +109,12 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = a.unmarshalDataServer(d)
 		case "storage":
 			err = a.unmarshalStorage(d)
+		case "smtp":
+			err = a.unmarshalSMTP(d)
 		default:
 			opt, ok := optionNamed(key)
 			if !ok {
-				return d.Errf("unknown tablesmith option %q (known: %s, data_server, storage, plan)", key, strings.Join(optionNames(), ", "))
+				return d.Errf("unknown tablesmith option %q (known: %s, data_server, storage, smtp, plan)", key, strings.Join(optionNames(), ", "))
 			}
 			err = opt.parse(d, a)
 		}
@@ -179,6 +189,50 @@ func (a *App) unmarshalStorage(d *caddyfile.Dispenser) error {
 		}
 	}
 	a.Storage = st
+	return nil
+}
+
+// unmarshalSMTP reads smtp { host … port … user … password … from …
+// tls … }: the server that delivers the service's e-mail.
+func (a *App) unmarshalSMTP(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		return d.Errf("smtp takes a block, not arguments: smtp { host ... from ... }")
+	}
+	if a.SMTP != nil {
+		return d.Errf("smtp is given twice")
+	}
+	c := &SMTPConfig{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.Errf("smtp: %s takes exactly one value", key)
+		}
+		switch key {
+		case "host":
+			c.Host = v
+		case "port":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 65535 {
+				return d.Errf("smtp: port must be a number from 1 to 65535, not %q", v)
+			}
+			c.Port = n
+		case "user":
+			c.User = v
+		case "password":
+			c.Password = v
+		case "from":
+			c.From = v
+		case "tls":
+			if v != "starttls" && v != "tls" && v != "none" {
+				return d.Errf("smtp: tls takes starttls, tls or none, not %q", v)
+			}
+			c.TLS = v
+		default:
+			return d.Errf("smtp: unknown option %q (known: host, port, user, password, from, tls)", key)
+		}
+	}
+	a.SMTP = c
 	return nil
 }
 

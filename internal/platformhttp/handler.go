@@ -73,6 +73,9 @@ type Deps struct {
 	// Mail queues the invitations' e-mail (docs/teams.md); nil: inviting
 	// answers 503.
 	Mail mail.Sender
+	// Outbox holds the e-mail the service queued: a project's Outbox page
+	// and its templates (mail.go); nil: 404.
+	Outbox *mail.Outbox
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -155,6 +158,11 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/invites/accept", h.authed(h.acceptInvite))
 	m.HandleFunc("POST /api/projects/{id}/transfer", h.owned(h.transferProject))
 	m.HandleFunc("GET /api/projects/{id}/audit", h.owned(h.getAudit))
+
+	m.HandleFunc("GET /api/projects/{id}/outbox", h.owned(h.outbox))
+	m.HandleFunc("GET /api/projects/{id}/mail-templates", h.owned(h.mailTemplates))
+	m.HandleFunc("PUT /api/projects/{id}/mail-templates/{kind}", h.owned(h.putMailTemplate))
+	m.HandleFunc("DELETE /api/projects/{id}/mail-templates/{kind}", h.owned(h.resetMailTemplate))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }

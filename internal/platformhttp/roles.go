@@ -61,6 +61,13 @@ var permissions = map[string]string{
 	"DELETE /api/projects/{id}/invitations/{iid}":    store.RoleAdmin,
 	"POST /api/projects/{id}/transfer":               store.RoleOwner,
 	"GET /api/projects/{id}/audit":                   store.RoleAdmin,
+
+	// The outbox holds live links (end users' resets) for whoever tests
+	// the project's mail; templates are no secret.
+	"GET /api/projects/{id}/outbox":                   store.RoleDeveloper,
+	"GET /api/projects/{id}/mail-templates":           store.RoleViewer,
+	"PUT /api/projects/{id}/mail-templates/{kind}":    store.RoleDeveloper,
+	"DELETE /api/projects/{id}/mail-templates/{kind}": store.RoleDeveloper,
 }
 
 // requiredRole is the least role that the route of pattern admits.

@@ -24,6 +24,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/events"
 	"github.com/tablesmith/tablesmith/internal/extdb"
 	"github.com/tablesmith/tablesmith/internal/files"
+	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/pgpool"
 	"github.com/tablesmith/tablesmith/internal/plans"
@@ -135,6 +136,9 @@ type Config struct {
 	// configured (wire_dataservers.go); the control schema stays on
 	// DatabaseURL. Empty: every project is on DatabaseURL.
 	DataServers []DataServer
+	// SMTP delivers the service's e-mail (wire_mail.go); nil: messages go
+	// to the log and stay readable in the dashboard's Outbox.
+	SMTP *mail.SMTPConfig
 }
 
 // Settings are the parts of Config a reload may change in a running service.
@@ -187,6 +191,11 @@ type Service struct {
 	// draining is set by Drain (drain.go).
 	node     string
 	draining atomic.Bool
+	// Mail queues e-mail (wire_mail.go): every feature that sends some
+	// takes it as its mail.Sender; Outbox is the same queue with its
+	// listing and templates.
+	Mail   mail.Sender
+	Outbox *mail.Outbox
 	// Realtime serves the change streams (wire_realtime.go).
 	Realtime *realtime.Hub
 	// Webhooks delivers this node's share of the webhooks
@@ -284,7 +293,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireFiles, s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
+	for _, wire := range []func() error{s.wireMail, s.wireFiles, s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

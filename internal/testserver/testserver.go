@@ -20,6 +20,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/service"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/testpg"
+	"github.com/tablesmith/tablesmith/internal/testsmtp"
 )
 
 // Server is a started service behind an httptest server.
@@ -54,6 +55,14 @@ func WithPlans(p plans.Set, def string) Option {
 
 // WithNow sets the clock.
 func WithNow(now func() time.Time) Option { return func(c *service.Config) { c.Now = now } }
+
+// WithSMTP delivers the service's e-mail to a test SMTP server.
+func WithSMTP(srv *testsmtp.Server) Option {
+	return func(c *service.Config) {
+		cfg := srv.Config()
+		c.SMTP = &cfg
+	}
+}
 
 // WithConfig edits the configuration directly.
 func WithConfig(f func(*service.Config)) Option { return Option(f) }

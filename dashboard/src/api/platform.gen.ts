@@ -408,6 +408,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/outbox": {
+        parameters: {
+            query?: {
+                /** @description The previous page's meta.next_before (messages with a smaller id). */
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        /** The e-mail sent to the project's end users, newest first (docs/email.md) */
+        get: operations["getOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/mail-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        /** The templates of the project's end-user e-mail, its own or the defaults */
+        get: operations["listMailTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/mail-templates/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                kind: components["schemas"]["MailTemplateKind"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the template of a kind (checked by rendering it with sample values) */
+        put: operations["putMailTemplate"];
+        post?: never;
+        /** Go back to the default template of a kind */
+        delete: operations["resetMailTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/stream-tickets": {
         parameters: {
             query?: never;
@@ -1162,6 +1225,57 @@ export interface components {
             /** @constant */
             success: true;
             data: components["schemas"]["Analytics"];
+        };
+        OutboxEnvelope: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["OutboxMessage"][];
+            meta: {
+                next_before: number | null;
+            };
+        };
+        OutboxMessage: {
+            id: number;
+            /** @description verify_email, password_reset, email_change, account_verify, account_reset or invite */
+            kind: string;
+            to: string;
+            subject: string;
+            /** @description Empty once an SMTP server took the message (it carried a single-use link). */
+            text: string;
+            html: string;
+            /** @enum {string} */
+            status: "queued" | "sent" | "logged" | "failed";
+            attempts: number;
+            last_error: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            sent_at: string | null;
+        };
+        /** @enum {string} */
+        MailTemplateKind: "verify_email" | "password_reset" | "email_change";
+        MailTemplateInput: {
+            subject: string;
+            text: string;
+            html: string;
+        };
+        MailTemplate: {
+            kind: components["schemas"]["MailTemplateKind"];
+            subject: string;
+            text: string;
+            html: string;
+            custom: boolean;
+            variables: string[];
+        };
+        MailTemplateEnvelope: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["MailTemplate"];
+        };
+        MailTemplateListEnvelope: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["MailTemplate"][];
         };
         RequestLogEnvelope: {
             /** @constant */
@@ -2043,6 +2157,114 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    getOutbox: {
+        parameters: {
+            query?: {
+                /** @description The previous page's meta.next_before (messages with a smaller id). */
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the outbox. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboxEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    listMailTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One template per kind. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateListEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    putMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                kind: components["schemas"]["MailTemplateKind"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description The stored template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    resetMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                kind: components["schemas"]["MailTemplateKind"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The default template, now in use. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
         };
