@@ -18,6 +18,7 @@ const DataPage = lazy(() => import('./pages/project/data/DataPage').then((m) => 
 const AnalyticsPage = lazy(() => import('./pages/project/analytics/AnalyticsPage').then((m) => ({ default: m.AnalyticsPage })));
 const LogsPage = lazy(() => import('./pages/project/logs/LogsPage').then((m) => ({ default: m.LogsPage })));
 const WebhooksPage = lazy(() => import('./pages/project/webhooks/WebhooksPage').then((m) => ({ default: m.WebhooksPage })));
+const EmailPage = lazy(() => import('./pages/project/email/EmailPage').then((m) => ({ default: m.EmailPage })));
 const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 const MembersPage = lazy(() => import('./pages/project/members/MembersPage').then((m) => ({ default: m.MembersPage })));
 const AuditPage = lazy(() => import('./pages/project/audit/AuditPage').then((m) => ({ default: m.AuditPage })));
@@ -49,6 +50,7 @@ export const router = createBrowserRouter([
           { path: 'analytics', element: <AnalyticsPage /> },
           { path: 'logs', element: <LogsPage /> },
           { path: 'webhooks', element: <WebhooksPage /> },
+          { path: 'email', element: <EmailPage /> },
           { path: 'settings', element: <SettingsPage /> },
           { path: 'members', element: <MembersPage /> },
           { path: 'audit', element: <AuditPage /> },

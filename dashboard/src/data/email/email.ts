@@ -1,0 +1,96 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiRequest } from '../../api/client';
+import type { components } from '../../api/platform.gen';
+
+export type OutboxMessage = components['schemas']['OutboxMessage'];
+export type MailTemplate = components['schemas']['MailTemplate'];
+export type MailTemplateKind = components['schemas']['MailTemplateKind'];
+export type MailTemplateInput = components['schemas']['MailTemplateInput'];
+
+export const emailKeys = {
+  all: (projectId: string) => ['email', projectId] as const,
+  outbox: (projectId: string) => [...emailKeys.all(projectId), 'outbox'] as const,
+  templates: (projectId: string) => [...emailKeys.all(projectId), 'templates'] as const,
+};
+
+const base = (projectId: string) => `/api/projects/${encodeURIComponent(projectId)}`;
+
+/** How many messages one page of the outbox holds. */
+export const OUTBOX_PAGE = 50;
+
+/** The query string of the page before the message with id before (none: the newest). */
+export function outboxQuery(before: number | null): string {
+  return before === null ? `limit=${OUTBOX_PAGE}` : `limit=${OUTBOX_PAGE}&before=${before}`;
+}
+
+/** The next (older) page's parameter: the last id of a full page, or none. */
+export function nextOutboxPage(last: OutboxMessage[]): number | null {
+  const oldest = last.at(-1);
+  return last.length === OUTBOX_PAGE && oldest ? oldest.id : null;
+}
+
+/** The outbox, newest first, looked at again every few seconds: mail is queued by requests the page does not see. */
+export function useOutboxQuery(projectId: string) {
+  return useInfiniteQuery({
+    queryKey: emailKeys.outbox(projectId),
+    queryFn: ({ pageParam, signal }) =>
+      apiRequest<OutboxMessage[]>(`${base(projectId)}/outbox?${outboxQuery(pageParam)}`, { signal }),
+    initialPageParam: null as number | null,
+    getNextPageParam: nextOutboxPage,
+    refetchInterval: 3000,
+  });
+}
+
+export function useMailTemplatesQuery(projectId: string) {
+  return useQuery({
+    queryKey: emailKeys.templates(projectId),
+    queryFn: ({ signal }) => apiRequest<MailTemplate[]>(`${base(projectId)}/mail-templates`, { signal }),
+  });
+}
+
+function useTemplateMutation<V extends { projectId: string }>(fn: (v: V) => Promise<MailTemplate>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSuccess: (_data, { projectId }) => {
+      void queryClient.invalidateQueries({ queryKey: emailKeys.templates(projectId) });
+    },
+  });
+}
+
+export function useMailTemplateSaveMutation() {
+  return useTemplateMutation(({ projectId, kind, template }: { projectId: string; kind: MailTemplateKind; template: MailTemplateInput }) =>
+    apiRequest<MailTemplate>(`${base(projectId)}/mail-templates/${kind}`, { method: 'PUT', body: template }),
+  );
+}
+
+export function useMailTemplateResetMutation() {
+  return useTemplateMutation(({ projectId, kind }: { projectId: string; kind: MailTemplateKind }) =>
+    apiRequest<MailTemplate>(`${base(projectId)}/mail-templates/${kind}`, { method: 'DELETE' }),
+  );
+}
+
+/** What each kind is for, as the page names it. */
+export const KIND_LABELS: Record<string, string> = {
+  verify_email: 'E-mail verification',
+  password_reset: 'Password reset',
+  email_change: 'E-mail change',
+  account_verify: 'Account verification',
+  account_reset: 'Account password reset',
+  invite: 'Invitation',
+};
+
+/** A message's text cut into plain parts and links, so the page can make the links clickable. */
+export function splitLinks(text: string): { text: string; href?: string }[] {
+  const out: { text: string; href?: string }[] = [];
+  const pattern = /https?:\/\/[^\s"<>]+/g;
+  let at = 0;
+  for (const m of text.matchAll(pattern)) {
+    const start = m.index ?? 0;
+    if (start > at) out.push({ text: text.slice(at, start) });
+    out.push({ text: m[0], href: m[0] });
+    at = start + m[0].length;
+  }
+  if (at < text.length) out.push({ text: text.slice(at) });
+  return out;
+}
