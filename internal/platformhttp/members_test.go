@@ -430,3 +430,27 @@ func TestTheAuditLogRecordsEachChangeWithItsActor(t *testing.T) {
 	s.Do("GET", tm.path("/audit?before=x"), tm.owner, nil).Must(t, 400)
 	s.Do("GET", tm.path("/audit?since=1"), tm.owner, nil).Must(t, 400)
 }
+
+// On the generated API a member's dashboard session is admitted like the
+// owner's (the Data page, the realtime stream), a viewer's reads only,
+// and a removed member's is refused at once.
+func TestMembersSessionsOnTheGeneratedAPI(t *testing.T) {
+	tm := newTeam(t)
+	s := tm.s
+	viewer, viewerID := tm.join("viewer")
+	developer, _ := tm.join("developer")
+	notes := "/v1/" + tm.id + "/notes"
+
+	s.Do("POST", notes, developer, map[string]any{"body": "by the developer"}).Must(t, 201)
+	if list := s.Do("GET", notes, viewer, nil).Must(t, 200).List(); len(list) != 1 {
+		t.Fatalf("the viewer reads %v", list)
+	}
+	denied := s.Do("POST", notes, viewer, map[string]any{"body": "by the viewer"}).Must(t, 403)
+	if !strings.Contains(denied.Message(), "developer role") {
+		t.Errorf("a viewer's write = %s", denied.Raw)
+	}
+	s.Do("DELETE", tm.path(fmt.Sprintf("/members/%d", viewerID)), tm.owner, nil).Must(t, 200)
+	s.Do("GET", notes, viewer, nil).Must(t, 401)
+	stranger := s.Signup("stranger-" + store.RandomID(6) + "@example.com")
+	s.Do("GET", notes, stranger, nil).Must(t, 401)
+}

@@ -44,6 +44,12 @@ func (s *Store) MemberRole(ctx context.Context, p Project, accountID int64) (str
 	return role, err
 }
 
+// AccountRole is the role of a member (not the owner) in a project;
+// ErrNotFound for an account that is not one.
+func (s *Store) AccountRole(ctx context.Context, projectID string, accountID int64) (string, error) {
+	return s.MemberRole(ctx, Project{ID: projectID}, accountID)
+}
+
 // Members lists a project's owner, then its members in the order they
 // joined.
 func (s *Store) Members(ctx context.Context, projectID string) ([]Member, error) {
