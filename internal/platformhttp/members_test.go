@@ -1,8 +1,10 @@
 package platformhttp_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -453,4 +455,53 @@ func TestMembersSessionsOnTheGeneratedAPI(t *testing.T) {
 	s.Do("GET", notes, viewer, nil).Must(t, 401)
 	stranger := s.Signup("stranger-" + store.RandomID(6) + "@example.com")
 	s.Do("GET", notes, stranger, nil).Must(t, 401)
+}
+
+// The members routes answer as the platform document describes them.
+func TestMembersAnswersMatchTheDocument(t *testing.T) {
+	_, v := platformDocument(t)
+	tm := newTeam(t)
+	s := tm.s
+	check := func(method, path, token, body string, status int) *testserver.Response {
+		t.Helper()
+		var payload any
+		if body != "" {
+			payload = body
+		}
+		res := s.Do(method, path, token, payload).Must(t, status)
+		req, _ := http.NewRequest(method, "http://localhost"+path, nil)
+		if body != "" {
+			req, _ = http.NewRequest(method, "http://localhost"+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp := &http.Response{StatusCode: res.Status, Header: res.Header, Body: nopCloser{bytes.NewReader(res.Raw)}, Request: req}
+		if ok, errs := v.ValidateHttpRequestResponse(req, resp); !ok {
+			for _, e := range errs {
+				t.Errorf("%s %s: %s: %s", method, path, e.Message, e.Reason)
+				for _, f := range e.SchemaValidationErrors {
+					t.Errorf("  %s at %s", f.Reason, f.FieldPath)
+				}
+			}
+		}
+		return res
+	}
+	dev, devID := tm.join("developer")
+	check("GET", tm.path("/members"), dev, "", 200)
+	check("POST", tm.path("/members"), tm.owner, `{"email":"doc@example.com","role":"viewer"}`, 201)
+	token := inviteToken(t, tm.mail.Wait(t, "doc@example.com"))
+	inv := check("GET", tm.path("/invitations"), tm.owner, "", 200).List()
+	check("POST", tm.path("/members"), dev, `{"email":"x@example.com","role":"viewer"}`, 403)
+	check("PATCH", tm.path(fmt.Sprintf("/members/%d", devID)), tm.owner, `{"role":"admin"}`, 200)
+	doc := s.Signup("doc@example.com")
+	check("POST", "/api/invites/accept", doc, `{"token":"`+token+`"}`, 200)
+	check("POST", tm.path("/members"), tm.owner, `{"email":"late@example.com","role":"developer"}`, 201)
+	inv = check("GET", tm.path("/invitations"), tm.owner, "", 200).List()
+	check("DELETE", tm.path("/invitations/"+inv[0]["id"].(string)), tm.owner, "", 200)
+	check("GET", tm.path("/audit?limit=2"), tm.owner, "", 200)
+	check("POST", tm.path("/transfer"), tm.owner, fmt.Sprintf(`{"account_id":%d}`, devID), 200)
+	check("GET", tm.path(""), dev, "", 200)
+	check("GET", "/api/projects", doc, "", 200)
+	docID := int64(s.Do("GET", "/api/account", doc, nil).Must(t, 200).Data()["id"].(float64))
+	check("DELETE", tm.path(fmt.Sprintf("/members/%d", docID)), doc, "", 200)
 }
