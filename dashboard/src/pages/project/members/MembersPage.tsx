@@ -246,7 +246,7 @@ function InvitationsSection({ projectId }: { projectId: string }) {
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>E-mail</Table.Th>
-                <Table.Th>Role</Table.Th>
+                <Table.Th w={120}>Role</Table.Th>
                 <Table.Th>Invited by</Table.Th>
                 <Table.Th>Expires</Table.Th>
                 <Table.Th aria-label="Actions" />

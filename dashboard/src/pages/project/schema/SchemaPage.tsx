@@ -304,15 +304,18 @@ export function SchemaPage() {
             <ScrollArea className={classes.editorScroll} type="auto" offsetScrollbars>
               <Box p="md">
                 {selected ? (
-                  <TableEditor
-                    key={selected.key}
-                    table={selected}
-                    tableIndex={selectedIndex}
-                    tables={state.tables}
-                    problems={problems}
-                    dispatch={dispatch}
-                    onDeleteRequest={() => setDeletingKey(selected.key)}
-                  />
+                  // A viewer reads the table's settings; every control is off.
+                  <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+                    <TableEditor
+                      key={selected.key}
+                      table={selected}
+                      tableIndex={selectedIndex}
+                      tables={state.tables}
+                      problems={problems}
+                      dispatch={dispatch}
+                      onDeleteRequest={() => setDeletingKey(selected.key)}
+                    />
+                  </fieldset>
                 ) : (
                   <Text c="dimmed">Select a table in the diagram to edit it.</Text>
                 )}
