@@ -301,7 +301,13 @@ export function SchemaPage() {
             </Tabs>
           </Paper>
           <Paper withBorder className={classes.editorPane} component="section" aria-label="Table editor">
-            <ScrollArea className={classes.editorScroll} type="auto" offsetScrollbars>
+            <ScrollArea
+              className={classes.editorScroll}
+              type="auto"
+              offsetScrollbars
+              // Its controls are off for a viewer: the region itself takes the focus to scroll.
+              viewportProps={canEdit ? undefined : { tabIndex: 0, role: 'region', 'aria-label': 'Table settings, read only' }}
+            >
               <Box p="md">
                 {selected ? (
                   // A viewer reads the table's settings; every control is off.
