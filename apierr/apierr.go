@@ -32,6 +32,9 @@ const (
 	CodeInternal          = "INTERNAL_ERROR"
 	CodeUnavailable       = "SERVICE_UNAVAILABLE"
 	CodeTooManyAttempts   = "TOO_MANY_ATTEMPTS"
+	// CodeEmailNotVerified is a sign-in with the right password to an
+	// account whose e-mail address the project requires verified first.
+	CodeEmailNotVerified  = "EMAIL_NOT_VERIFIED"
 	CodeInvalidConnection = "INVALID_CONNECTION"
 	// CodePreconditionFailed is a write whose If-Match (or If-None-Match)
 	// does not hold: nothing was changed.

@@ -56,9 +56,10 @@ func authSchemas(schemas *orderedmap.Map[string, *base.SchemaProxy], n tableName
 	session.Set("expires_in", base.CreateSchemaProxy(&base.Schema{Type: types("integer"),
 		Description: "Seconds until the access token expires."}))
 	session.Set("refresh_token", text("Trades for a new pair at /auth/refresh, once."))
+	session.Set("email_verified", emailVerifiedProp())
 	schemas.Set(schemaSession, base.CreateSchemaProxy(&base.Schema{Type: types("object"), Properties: session,
 		Description: "A signed-in end user with their tokens.",
-		Required:    []string{"user", "access_token", "token_type", "expires_in", "refresh_token"}}))
+		Required:    []string{"user", "access_token", "token_type", "expires_in", "refresh_token", "email_verified"}}))
 	schemas.Set(schemaSessionResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxyRef(schemaRef(schemaSession)), false,
 		"A signed-in end user with their tokens, in the success envelope.")))
 
@@ -71,8 +72,9 @@ func authSchemas(schemas *orderedmap.Map[string, *base.SchemaProxy], n tableName
 	}
 	schemas.Set(schemaRegistration, base.CreateSchemaProxy(&base.Schema{Type: types("object"), Properties: registered,
 		Description: "A registered end user: with their tokens when the account is active; the user alone (no tokens until " +
-			"someone activates them) when the auth table's is_active defaults to false.",
-		Required: []string{"user"}, AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{N: 1, B: false}}))
+			"someone activates them) when the auth table's is_active defaults to false, or until they verify their address " +
+			"when the auth table requires e-mail verification.",
+		Required: []string{"user", "email_verified"}, AdditionalProperties: &base.DynamicValue[*base.SchemaProxy, bool]{N: 1, B: false}}))
 	schemas.Set(schemaRegisterResp, base.CreateSchemaProxy(successSchema(base.CreateSchemaProxyRef(schemaRef(schemaRegistration)),
 		false, "The registered user, signed in when the account is active.")))
 
@@ -111,8 +113,10 @@ func authPaths(paths *orderedmap.Map[string, *v3.PathItem], auth *schema.CTable,
 	login := responses("200", sessionOK("The user and fresh tokens."), respBadBody)
 	login.Codes.Set("401", errorResponse("The e-mail and password do not match a user.", nil,
 		errorExample{"invalid_credentials", "Wrong e-mail or password", apierr.CodeInvalidCreds, "Invalid e-mail or password", nil}))
-	login.Codes.Set("403", errorResponse("The user exists but is not active.", nil,
-		errorExample{"inactive", "Inactive user", apierr.CodeForbidden, "This account is not active", nil}))
+	login.Codes.Set("403", errorResponse("The user exists but is not active, or has not verified the address where the project requires it.", nil,
+		errorExample{"inactive", "Inactive user", apierr.CodeForbidden, "This account is not active", nil},
+		errorExample{"email_not_verified", "Unverified address", apierr.CodeEmailNotVerified,
+			"Confirm your e-mail address first: follow the link sent to it, or ask for a new one at /auth/verify-email/resend", nil}))
 	addErrors(login.Codes, respTooLarge, respMediaType)
 	login.Codes.Set("429", errorResponse("Too many requests for the plan, or too many failed sign-ins for this e-mail or address.",
 		withRetryAfter(rateHeaders()),

@@ -13,7 +13,7 @@ import (
 // the enum of Error.error.code.
 var errorCodes = []string{
 	apierr.CodeValidation, apierr.CodeInvalidJSON, apierr.CodeInvalidQuery,
-	apierr.CodeUnauthorized, apierr.CodeInvalidCreds, apierr.CodeForbidden,
+	apierr.CodeUnauthorized, apierr.CodeInvalidCreds, apierr.CodeForbidden, apierr.CodeEmailNotVerified,
 	apierr.CodeNotFound, apierr.CodeMethodNotAllowed, apierr.CodeConflict, apierr.CodeIdempotencyReused, apierr.CodePreconditionFailed,
 	apierr.CodePayloadTooLarge, apierr.CodeUnsupportedMedia, apierr.CodeRateLimited,
 	apierr.CodeTooManyAttempts, apierr.CodeInternal, apierr.CodeUnavailable,

@@ -184,6 +184,8 @@ var fixedComponentNames = []string{
 	schema.FileSchemaName, schemaUpload, schemaUploadResp, schemaSignedURL, schemaSignedURLResp,
 	schemaBulkMeta, schemaAffectedResponse, schemaAggregateMeta, schemaAggregateResponse,
 	opRegister, opLogin, opRefresh, opLogout, opMe, opRealtime,
+	schemaMailLink, schemaResetConfirm, schemaMailToken, schemaEmailChange, schemaEmailVerified, schemaEmailVerifResp,
+	opResetRequest, opResetConfirm, opVerifyEmail, opVerifyResend, opChangeRequest, opChangeConfirm,
 }
 
 // Auth operation ids.

@@ -113,6 +113,8 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 		n := names[c.Auth.Name]
 		authSchemas(schemas, n)
 		authPaths(paths, c.Auth, n)
+		authMailSchemas(schemas)
+		authMailPaths(paths, c.Auth, n)
 		tags = append(tags, &base.Tag{Name: authTag, Description: "End users of this project: register, sign in, refresh and sign out. " +
 			"The access token works as the Bearer credential on the table operations."})
 	}

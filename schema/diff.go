@@ -411,6 +411,9 @@ func tableMetadataChanges(a, b Table) string {
 	if a.Auth != b.Auth {
 		what = append(what, "auth")
 	}
+	if a.EmailVerification != b.EmailVerification {
+		what = append(what, "email_verification")
+	}
 	if a.OwnerColumn != b.OwnerColumn {
 		what = append(what, "owner_column")
 	}

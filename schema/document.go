@@ -25,6 +25,11 @@ type Table struct {
 	// two required references, even when it has columns of its own
 	// (a table whose only columns are those references is one anyway).
 	Junction bool `json:"junction,omitempty"`
+	// EmailVerification is the auth table's e-mail verification:
+	// EmailVerificationOff (also when empty), Optional (register mails a
+	// link; sign-in does not wait for it) or Required (no session until
+	// the address is verified). docs/end-user-auth.md.
+	EmailVerification string `json:"email_verification,omitempty"`
 	// Realtime captures the table's changes for the realtime stream
 	// (docs/realtime.md): triggers write them to the project's change log.
 	Realtime bool `json:"realtime,omitempty"`
@@ -39,6 +44,13 @@ type Table struct {
 	// system columns are whatever that database has (see Source).
 	External *ExternalTable `json:"external,omitempty"`
 }
+
+// Values of Table.EmailVerification.
+const (
+	EmailVerificationOff      = "off"
+	EmailVerificationOptional = "optional"
+	EmailVerificationRequired = "required"
+)
 
 // Cache is a table's shared-cache setting: anonymous reads are answered
 // with Cache-Control: public, max-age=MaxAge.

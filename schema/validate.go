@@ -68,6 +68,7 @@ func Validate(d Document) Problems {
 			p.add(tp+".realtime", "is not available on a table of a fronted database (it would need triggers in that database)")
 		}
 		checkCache(p, t, tp)
+		checkEmailVerification(p, t, tp)
 		if t.Auth {
 			authTables++
 			if authTables > 1 {
@@ -85,6 +86,22 @@ func Validate(d Document) Problems {
 		manyToMany(d, relationNamesTaken(d), p)
 	}
 	return p
+}
+
+// checkEmailVerification allows the setting only on the auth table, the
+// one whose users sign in with an e-mail.
+func checkEmailVerification(p Problems, t *Table, tp string) {
+	switch t.EmailVerification {
+	case "", EmailVerificationOff:
+		return
+	case EmailVerificationOptional, EmailVerificationRequired:
+	default:
+		p.add(tp+".email_verification", "must be off, optional or required")
+		return
+	}
+	if !t.Auth {
+		p.add(tp+".email_verification", "is a setting of the auth table (the table with \"auth\": true)")
+	}
 }
 
 // checkCache allows a cache lifetime only on a table anyone may read: a

@@ -4,6 +4,9 @@ import { RequireSession } from './components/RequireSession';
 import { ScrollReset } from './components/ScrollReset';
 import { LoginPage } from './pages/auth/LoginPage';
 import { SignupPage } from './pages/auth/SignupPage';
+import { ConfirmEmailChangePage } from './pages/enduser/ConfirmEmailChangePage';
+import { ResetPasswordPage } from './pages/enduser/ResetPasswordPage';
+import { VerifyEmailPage } from './pages/enduser/VerifyEmailPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { ProjectLayout } from './pages/project/ProjectLayout';
 import { ProjectsPage } from './pages/projects/ProjectsPage';
@@ -31,6 +34,10 @@ export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
   { path: '/signup', element: <SignupPage /> },
   { path: '/invites/:token', element: <Suspense><InvitePage /></Suspense> },
+  // The pages of the links mailed to a project's end users: no dashboard session.
+  { path: '/auth/reset-password', element: <ResetPasswordPage /> },
+  { path: '/auth/verify-email', element: <VerifyEmailPage /> },
+  { path: '/auth/confirm-email-change', element: <ConfirmEmailChangePage /> },
   {
     element: <RequireSession />,
     children: [

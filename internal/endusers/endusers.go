@@ -14,6 +14,7 @@ import (
 
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/loginthrottle"
+	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
 )
@@ -51,6 +52,11 @@ type Config struct {
 	// it again; revocations on any node end the trust at once.
 	StatusTTL time.Duration
 	Throttle  Throttle
+	// Mail queues the e-mail of password reset, verification and e-mail
+	// change (the service's outbox).
+	Mail mail.Sender
+	// MailLimits bound that mail per address (DefaultMailLimits).
+	MailLimits store.MailLimits
 	// ClientAddr is the client's address for login throttling; default:
 	// the address Caddy determined (loginthrottle.ClientAddr).
 	ClientAddr func(r *http.Request) string
@@ -87,6 +93,9 @@ func New(cfg Config) *Auth {
 		cfg.StatusTTL = DefaultStatusTTL
 	}
 	cfg.Throttle = cfg.Throttle.WithDefaults()
+	if cfg.MailLimits == (store.MailLimits{}) {
+		cfg.MailLimits = DefaultMailLimits
+	}
 	if cfg.ClientAddr == nil {
 		cfg.ClientAddr = loginthrottle.ClientAddr
 	}
@@ -128,12 +137,15 @@ func (a *Auth) Forget(sessionID string) { a.status.Invalidate(sessionID) }
 // ForgetAll drops every cached session status (after missed events).
 func (a *Auth) ForgetAll() { a.status.InvalidateAll() }
 
-// Prune deletes expired refresh tokens, finished sessions and ended login
-// windows, and trims the status cache; the service runs it periodically.
+// Prune deletes expired refresh tokens, finished sessions, ended login
+// windows, expired mailed tokens and ended mail windows, and trims the status cache; the service runs it periodically.
 func (a *Auth) Prune(ctx context.Context) {
 	now := a.cfg.Now()
 	if err := a.cfg.Store.PruneEndUsers(ctx, now, a.cfg.Throttle.Window); err != nil && !errors.Is(err, context.Canceled) {
 		a.cfg.Logger.Warn("prune end-user sessions", "err", err)
+	}
+	if err := a.cfg.Store.PruneEndUserMail(ctx, now, a.cfg.MailLimits.Window); err != nil && !errors.Is(err, context.Canceled) {
+		a.cfg.Logger.Warn("prune end-user mail tokens", "err", err)
 	}
 	a.status.Sweep(now)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/tablesmith/tablesmith/access"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -33,7 +34,17 @@ var endpoints = map[string]endpoint{
 	"refresh":  {http.MethodPost, (*Auth).refresh},
 	"logout":   {http.MethodPost, (*Auth).logout},
 	"me":       {http.MethodGet, (*Auth).me},
+
+	"password-reset":         {http.MethodPost, (*Auth).passwordReset},
+	"password-reset/confirm": {http.MethodPost, (*Auth).passwordResetConfirm},
+	"verify-email":           {http.MethodPost, (*Auth).verifyEmail},
+	"verify-email/resend":    {http.MethodPost, (*Auth).verifyEmailResend},
+	"email-change":           {http.MethodPost, (*Auth).emailChange},
+	"email-change/confirm":   {http.MethodPost, (*Auth).emailChangeConfirm},
 }
+
+const msgAuthRoutes = "Not found: the auth routes are register, login, refresh, logout, me, password-reset, " +
+	"password-reset/confirm, verify-email, verify-email/resend, email-change and email-change/confirm"
 
 // Serve is the apihttp.RouteHandler of /v1/<project_id>/auth/...: 404
 // without an auth table or for an unknown route, 405 for a wrong method;
@@ -42,18 +53,19 @@ func (a *Auth) Serve(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	if rt.Entry.Published.Compiled.Auth == nil {
 		return apierr.New(apierr.CodeNotFound, "Not found: this project has no auth table (a table with \"auth\": true enables /auth)")
 	}
-	if len(rt.Rest) != 2 {
-		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
+	if len(rt.Rest) < 2 || len(rt.Rest) > 3 {
+		return apierr.New(apierr.CodeNotFound, msgAuthRoutes)
 	}
-	ep, ok := endpoints[rt.Rest[1]]
+	name := strings.Join(rt.Rest[1:], "/")
+	ep, ok := endpoints[name]
 	if !ok {
-		return apierr.New(apierr.CodeNotFound, "Not found: the auth routes are register, login, refresh, logout and me")
+		return apierr.New(apierr.CodeNotFound, msgAuthRoutes)
 	}
 	if r.Method != ep.method {
 		w.Header().Set("Allow", ep.method)
 		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; use %s", r.Method, ep.method)
 	}
-	rt.Operation = rt.Rest[1]
+	rt.Operation = name
 	return ep.serve(a, h, w, r, rt, a.queriesFor(rt.Entry))
 }
 
@@ -64,9 +76,18 @@ type session struct {
 	TokenType    string          `json:"token_type"`
 	ExpiresIn    int64           `json:"expires_in"`
 	RefreshToken string          `json:"refresh_token"`
+	// EmailVerified tells whether the user proved the account's current
+	// address (docs/end-user-auth.md, e-mail verification).
+	EmailVerified bool `json:"email_verified"`
 }
 
-func (a *Auth) newSession(ctx context.Context, projectID string, u user, now time.Time) (session, error) {
+// pendingUser is the data of a register or reset that issues no tokens.
+type pendingUser struct {
+	User          json.RawMessage `json:"user"`
+	EmailVerified bool            `json:"email_verified"`
+}
+
+func (a *Auth) newSession(ctx context.Context, projectID string, u user, verified bool, now time.Time) (session, error) {
 	refresh, hash := newRefreshToken()
 	sid, err := a.cfg.Store.CreateEndUserSession(ctx, projectID, u.ID, hash, now, now.Add(a.cfg.RefreshTTL))
 	if err != nil {
@@ -77,7 +98,47 @@ func (a *Auth) newSession(ctx context.Context, projectID string, u user, now tim
 		return session{}, err
 	}
 	return session{User: u.Record, AccessToken: access, TokenType: "Bearer",
-		ExpiresIn: int64(a.cfg.AccessTTL / time.Second), RefreshToken: refresh}, nil
+		ExpiresIn: int64(a.cfg.AccessTTL / time.Second), RefreshToken: refresh, EmailVerified: verified}, nil
+}
+
+// emailVerified reports whether a user proved their current address.
+func (a *Auth) emailVerified(ctx context.Context, projectID string, u user) (bool, error) {
+	return a.cfg.Store.EmailVerified(ctx, projectID, u.ID, u.Email)
+}
+
+// errNotVerified refuses a session to an unverified address where the
+// project requires verification; only the right password gets here.
+var errNotVerified = apierr.New(apierr.CodeEmailNotVerified,
+	"Confirm your e-mail address first: follow the link sent to it, or ask for a new one at /auth/verify-email/resend")
+
+// answerSession signs u in and writes the session; an account that may
+// not have one yet (not active, or an unverified address where the
+// project requires verification) gets the user alone and a message that
+// says why.
+func (a *Auth) answerSession(w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries, u user, status int, message string) error {
+	ctx := r.Context()
+	verified, err := a.emailVerified(ctx, rt.ProjectID, u)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !u.Active:
+		// The schema creates users inactive (is_active defaults to false):
+		// someone activates them before they can sign in.
+		envelope.Write(w, status, envelope.Success{Data: pendingUser{u.Record, verified},
+			Message: message + "; the account is not active yet, so no tokens were issued"})
+		return nil
+	case !verified && verification(q) == schema.EmailVerificationRequired:
+		envelope.Write(w, status, envelope.Success{Data: pendingUser{u.Record, verified},
+			Message: message + "; confirm the e-mail address with the link sent to it, then sign in"})
+		return nil
+	}
+	s, err := a.newSession(ctx, rt.ProjectID, u, verified, a.cfg.Now())
+	if err != nil {
+		return err
+	}
+	envelope.Write(w, status, envelope.Success{Data: s, Message: message})
+	return nil
 }
 
 // register creates a user exactly as POST /<auth table> would (same
@@ -91,6 +152,18 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 		return err
 	}
 	t := q.table
+	// redirect_to (where the verification link leads) is not a column,
+	// unless the auth table has one of that name.
+	var redirect *url.URL
+	if _, isColumn := t.Inputs["redirect_to"]; !isColumn {
+		raw, err := optionalString(body, "redirect_to")
+		if err != nil {
+			return err
+		}
+		if redirect, err = RedirectTarget(rt.Entry, raw); err != nil {
+			return err
+		}
+	}
 	res, problems := validate.Record(t, body, validate.Create)
 	// A user without an e-mail or a password could never sign in, even
 	// where the schema leaves those columns optional.
@@ -108,6 +181,12 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
 	ctx := r.Context()
+	var email string
+	for i, c := range res.Columns {
+		if c == q.email {
+			email, _ = res.Values[i].(string)
+		}
+	}
 	if !q.email.Unique {
 		// A unique column lets the insert report the conflict; without one,
 		// look first (two racing registrations may still both succeed).
@@ -141,20 +220,13 @@ func (a *Auth) register(h *apihttp.Handler, w http.ResponseWriter, r *http.Reque
 	if !ok {
 		return errors.New("register: the created user has no id")
 	}
-	u := user{ID: id, Record: rec, Active: recordActive(rec), Existing: true}
-	if !u.Active {
-		// The schema creates users inactive (is_active defaults to false):
-		// someone activates them before they can sign in.
-		envelope.Write(w, http.StatusCreated, envelope.Success{Data: map[string]any{"user": u.Record},
-			Message: "Registered; the account is not active yet, so no tokens were issued"})
-		return nil
+	u := user{ID: id, Record: rec, Active: recordActive(rec), Email: email, Existing: true}
+	if verification(q) != schema.EmailVerificationOff {
+		if err := a.sendVerification(ctx, r, rt, u, redirect); err != nil {
+			return err
+		}
 	}
-	s, err := a.newSession(ctx, rt.ProjectID, u, a.cfg.Now())
-	if err != nil {
-		return err
-	}
-	envelope.Write(w, http.StatusCreated, envelope.Success{Data: s, Message: "Registered"})
-	return nil
+	return a.answerSession(w, r, rt, q, u, http.StatusCreated, "Registered")
 }
 
 // login checks an e-mail and password. Unknown e-mail and wrong password
@@ -205,7 +277,14 @@ func (a *Auth) login(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	if !u.Active {
 		return apierr.New(apierr.CodeForbidden, "This account is not active")
 	}
-	s, err := a.newSession(ctx, rt.ProjectID, u, now)
+	verified, err := a.emailVerified(ctx, rt.ProjectID, u)
+	if err != nil {
+		return err
+	}
+	if !verified && verification(q) == schema.EmailVerificationRequired {
+		return errNotVerified
+	}
+	s, err := a.newSession(ctx, rt.ProjectID, u, verified, now)
 	if err != nil {
 		return err
 	}
@@ -260,6 +339,15 @@ func (a *Auth) refresh(h *apihttp.Handler, w http.ResponseWriter, r *http.Reques
 	if !u.Active {
 		return apierr.New(apierr.CodeForbidden, "This account is not active")
 	}
+	verified, err := a.emailVerified(ctx, rt.ProjectID, u)
+	if err != nil {
+		return err
+	}
+	if !verified && verification(q) == schema.EmailVerificationRequired {
+		// An address changed outside /auth, or verification turned to
+		// required since this session began.
+		return errNotVerified
+	}
 	next, nextHash := newRefreshToken()
 	err = a.cfg.Store.RotateRefreshToken(ctx, hash, nextHash, now, now.Add(a.cfg.RefreshTTL))
 	if errors.Is(err, store.ErrNotFound) {
@@ -274,7 +362,7 @@ func (a *Auth) refresh(h *apihttp.Handler, w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	envelope.OK(w, session{User: u.Record, AccessToken: access, TokenType: "Bearer",
-		ExpiresIn: int64(a.cfg.AccessTTL / time.Second), RefreshToken: next})
+		ExpiresIn: int64(a.cfg.AccessTTL / time.Second), RefreshToken: next, EmailVerified: verified})
 	return nil
 }
 

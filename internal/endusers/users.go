@@ -25,7 +25,8 @@ type userQueries struct {
 	// password is the auth table's (first) password column.
 	password *schema.CColumn
 	// byEmail and byID select the id as text, the password hash (byEmail
-	// only), whether the user is active, and the record as JSON.
+	// only), whether the user is active, the e-mail, and the record as
+	// JSON.
 	byEmail, byID string
 	// status selects whether the user is active; no row: no such user.
 	status string
@@ -36,6 +37,7 @@ type user struct {
 	ID       string
 	Hash     string
 	Active   bool
+	Email    string
 	Record   json.RawMessage
 	Existing bool
 }
@@ -77,26 +79,27 @@ func buildUserQueries(pub *translate.Published) *userQueries {
 		}
 	}
 	hash := "t." + q.password.Ident
+	email := "t." + q.email.Ident + "::text"
 	record := "row_to_json(_r)::text FROM " + ts.Rel + " t CROSS JOIN LATERAL (SELECT " + ts.Projection + ") _r"
-	q.byEmail = "SELECT " + pk + "::text, " + hash + ", " + active + ", " + record +
+	q.byEmail = "SELECT " + pk + "::text, " + hash + ", " + active + ", " + email + ", " + record +
 		" WHERE t." + q.email.Ident + " = $1 ORDER BY " + pk + " LIMIT 1"
-	q.byID = "SELECT " + pk + "::text, NULL::text, " + active + ", " + record + " WHERE " + pk + " = $1"
+	q.byID = "SELECT " + pk + "::text, NULL::text, " + active + ", " + email + ", " + record + " WHERE " + pk + " = $1"
 	q.status = "SELECT " + active + " FROM " + ts.Rel + " t WHERE " + pk + " = $1"
 	return q
 }
 
 func (q *userQueries) scan(row *sql.Row) (user, error) {
 	var u user
-	var hash sql.NullString
+	var hash, email sql.NullString
 	var rec []byte
-	err := row.Scan(&u.ID, &hash, &u.Active, &rec)
+	err := row.Scan(&u.ID, &hash, &u.Active, &email, &rec)
 	if errors.Is(err, sql.ErrNoRows) {
 		return user{}, nil
 	}
 	if err != nil {
 		return user{}, err
 	}
-	u.Hash, u.Record, u.Existing = hash.String, rec, true
+	u.Hash, u.Email, u.Record, u.Existing = hash.String, email.String, rec, true
 	return u, nil
 }
 

@@ -28,6 +28,7 @@ var statusOf = map[string]int{
 	apierr.CodeUnauthorized:       http.StatusUnauthorized,
 	apierr.CodeInvalidCreds:       http.StatusUnauthorized,
 	apierr.CodeForbidden:          http.StatusForbidden,
+	apierr.CodeEmailNotVerified:   http.StatusForbidden,
 	apierr.CodePlanLimit:          http.StatusForbidden,
 	apierr.CodeNotFound:           http.StatusNotFound,
 	apierr.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,

@@ -16,6 +16,7 @@ func (s *Service) wireEndUsers() error {
 		Store:  s.Store,
 		Secret: s.endUserSecret(),
 		Now:    s.cfg.Now,
+		Mail:   s.Mail,
 		Logger: s.log,
 	})
 	s.apiDeps.Users = a

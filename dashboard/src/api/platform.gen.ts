@@ -936,6 +936,11 @@ export interface components {
             junction?: boolean;
             /** @description Capture the table's changes for the realtime stream (GET /v1/<project>/realtime). */
             realtime?: boolean;
+            /**
+             * @description The auth table's e-mail verification (docs/end-user-auth.md): off (the default), optional (register mails a link) or required (no session until the address is verified). Only on the auth table.
+             * @enum {string}
+             */
+            email_verification?: "off" | "optional" | "required";
             /** @description Lets shared caches (an edge Caddy with cache-handler) keep anonymous reads for max_age seconds; needs permissions.read public (docs/edge-cache.md). */
             cache?: {
                 max_age: number;

@@ -33,7 +33,10 @@ export interface BuilderState {
   nextKey: number;
 }
 
-export type TableOptions = Pick<SchemaTable, 'auth' | 'id_type' | 'owner_column' | 'description' | 'junction' | 'realtime' | 'cache'>;
+export type TableOptions = Pick<
+  SchemaTable,
+  'auth' | 'id_type' | 'owner_column' | 'description' | 'junction' | 'realtime' | 'cache' | 'email_verification'
+>;
 
 export type BuilderAction =
   | { type: 'load'; draft: SchemaDocument; published: SchemaDocument | null }

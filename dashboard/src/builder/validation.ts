@@ -5,6 +5,7 @@
 import {
   CACHE_MAX_AGE_MAX,
   CACHE_MAX_AGE_MIN,
+  EMAIL_VERIFICATION,
   COLUMN_TYPES,
   ID_TYPES,
   MAX_INDEXED_LENGTH,
@@ -96,6 +97,7 @@ export function validateDocument(doc: SchemaDocument): SchemaProblems {
     Object.assign(problems, junctionProblems(table, at));
     Object.assign(problems, permissionProblems(doc, table, at));
     Object.assign(problems, cacheProblems(table, at));
+    Object.assign(problems, emailVerificationProblems(table, at));
   });
   // Like the server, relation names are checked once everything else holds.
   if (Object.keys(problems).length === 0) Object.assign(problems, relationClashes(doc));
@@ -415,6 +417,17 @@ function junctionProblems(table: SchemaTable, at: string): SchemaProblems {
     (name === ext.primary_key || (name === 'created_at' && ext.has_created_at) || (name === 'updated_at' && ext.has_updated_at));
   const ends = table.columns.filter((c) => !maintained(c.name) && c.references && c.required);
   if (ends.length !== 2) return { [`${at}.junction`]: 'a junction needs exactly two required reference columns' };
+  return {};
+}
+
+/** E-mail verification is a setting of the auth table alone (schema.checkEmailVerification). */
+export function emailVerificationProblems(table: SchemaTable, at: string): SchemaProblems {
+  const setting = table.email_verification;
+  if (setting === undefined || setting === 'off') return {};
+  if (!(EMAIL_VERIFICATION as readonly string[]).includes(setting)) {
+    return { [`${at}.email_verification`]: 'must be off, optional or required' };
+  }
+  if (!table.auth) return { [`${at}.email_verification`]: 'is a setting of the auth table (the table with "auth": true)' };
   return {};
 }
 

@@ -181,6 +181,14 @@ describe('example bodies for operations', () => {
       password: 'correct-horse-battery',
     });
   });
+
+  it('the routes of mailed links get their own bodies', async () => {
+    const { exampleBody } = await import('./exampleBody');
+    expect(JSON.parse(exampleBody(op('POST', '/auth/password-reset'), schema, openapi))).toEqual({ email: 'user1@example.com' });
+    expect(JSON.parse(exampleBody(op('POST', '/auth/password-reset/confirm'), schema, openapi))).toEqual({ token: '', password: 'a-new-password' });
+    expect(JSON.parse(exampleBody(op('POST', '/auth/email-change/confirm'), schema, openapi))).toEqual({ token: '' });
+    expect(JSON.parse(exampleBody(op('POST', '/auth/email-change'), schema, openapi))).toEqual({ new_email: 'new.address@example.com' });
+  });
 });
 
 describe('console requests', () => {

@@ -12,6 +12,7 @@ describe('endpoint purposes', () => {
 
   it('name the auth routes, the stream and the description', () => {
     expect(endpointPurpose('POST', '/auth/login')).toBe('Sign an end user in; answers tokens');
+    expect(endpointPurpose('POST', '/auth/password-reset/confirm')).toBe('Set a new password with a reset token; answers tokens');
     expect(endpointPurpose('GET', '/realtime')).toContain('Server-Sent Events');
     expect(endpointPurpose('GET', '/openapi.json')).toContain('OpenAPI');
   });

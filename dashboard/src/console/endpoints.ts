@@ -7,6 +7,12 @@ const AUTH: Record<string, string> = {
   'POST /auth/refresh': 'Trade a refresh token for a new pair',
   'POST /auth/logout': 'Revoke a refresh token',
   'GET /auth/me': 'The signed-in end user',
+  'POST /auth/password-reset': 'Mail a password reset link (always 202)',
+  'POST /auth/password-reset/confirm': 'Set a new password with a reset token; answers tokens',
+  'POST /auth/verify-email': 'Verify an e-mail address with its token',
+  'POST /auth/verify-email/resend': 'Mail a new verification link (always 202)',
+  'POST /auth/email-change': "Mail a link to confirm the signed-in user's new address",
+  'POST /auth/email-change/confirm': 'Move the user to the new address with its token',
 };
 
 export function endpointPurpose(method: string, path: string): string {

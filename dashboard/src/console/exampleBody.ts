@@ -50,6 +50,8 @@ function fromSchema(operation: ConsoleOperation, schema: SchemaDocument | undefi
   }
   if (operation.path === '/auth/login') return plain(exampleAuthBody(schema, 'login'));
   if (operation.path === '/auth/refresh' || operation.path === '/auth/logout') return plain({ refresh_token: '' });
+  const mailed = mailedLinkBody(operation.path, schema);
+  if (mailed) return plain(mailed);
   const tableName = tableOfPath(operation.path);
   const table = schema.tables.find((t) => t.name === tableName);
   if (!table) return undefined;
@@ -60,6 +62,24 @@ function fromSchema(operation: ConsoleOperation, schema: SchemaDocument | undefi
   const unfilled = new Set(hints.map((h) => h.field));
   const first = Object.keys(record).find((k) => !/password/.test(k) && !unfilled.has(k));
   return { value: first ? { [first]: record[first] } : {}, hints: [] };
+}
+
+/** The bodies of the auth routes that mail a link or take its token (the token is pasted from the link). */
+function mailedLinkBody(path: string, schema: SchemaDocument): Record<string, unknown> | undefined {
+  const email = () => exampleAuthBody(schema, 'login')?.email ?? 'user1@example.com';
+  switch (path) {
+    case '/auth/password-reset':
+    case '/auth/verify-email/resend':
+      return { email: email() };
+    case '/auth/password-reset/confirm':
+      return { token: '', password: 'a-new-password' };
+    case '/auth/verify-email':
+    case '/auth/email-change/confirm':
+      return { token: '' };
+    case '/auth/email-change':
+      return { new_email: 'new.address@example.com' };
+  }
+  return undefined;
 }
 
 function toBody(example: { record: Record<string, unknown>; hints: ExampleHint[] }) {

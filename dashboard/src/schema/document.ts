@@ -102,6 +102,10 @@ export interface TableCache {
 export const CACHE_MAX_AGE_MIN = 1;
 export const CACHE_MAX_AGE_MAX = 86400;
 
+/** The auth table's e-mail verification, as schema.EmailVerification*: absent is off. */
+export const EMAIL_VERIFICATION = ['off', 'optional', 'required'] as const;
+export type EmailVerification = (typeof EMAIL_VERIFICATION)[number];
+
 export interface SchemaTable {
   name: string;
   renamed_from?: string;
@@ -116,6 +120,8 @@ export interface SchemaTable {
   realtime?: boolean;
   /** Lets shared caches keep anonymous reads for max_age seconds (docs/edge-cache.md); needs public read. */
   cache?: TableCache;
+  /** The auth table's e-mail verification (docs/end-user-auth.md); only on the auth table. */
+  email_verification?: EmailVerification;
   columns: SchemaColumn[];
   position?: Position;
   external?: { primary_key: string; has_created_at?: boolean; has_updated_at?: boolean };

@@ -7,7 +7,7 @@ import { ColumnList } from './ColumnList';
 import { PermissionsEditor } from './PermissionsEditor';
 import { RelationshipAdder } from './RelationshipAdder';
 import { tones } from '../../../tones';
-import { CACHE_MAX_AGE_MAX, CACHE_MAX_AGE_MIN } from '../../../schema/document';
+import { CACHE_MAX_AGE_MAX, CACHE_MAX_AGE_MIN, type EmailVerification } from '../../../schema/document';
 
 interface TableEditorProps {
   table: DraftTable;
@@ -18,7 +18,7 @@ interface TableEditorProps {
   onDeleteRequest: () => void;
 }
 
-const TABLE_FIELDS = ['name', 'auth', 'junction', 'realtime', 'cache', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
+const TABLE_FIELDS = ['name', 'auth', 'email_verification', 'junction', 'realtime', 'cache', 'id_type', 'description', 'permissions', 'owner_column', 'columns'];
 
 /** Everything about one table: name, options, columns, relationships, permissions. */
 export function TableEditor({ table, tableIndex, tables, problems, dispatch, onDeleteRequest }: TableEditorProps) {
@@ -82,6 +82,24 @@ export function TableEditor({ table, tableIndex, tables, problems, dispatch, onD
             </Text>
           )}
         </Stack>
+        {/* Shown also on a table that lost its auth flag, so the setting can be removed. */}
+        {(table.auth || table.email_verification !== undefined) && (
+          <NativeSelect
+            label="E-mail verification"
+            description="Optional: register mails a link to confirm the address. Required: no sign-in until the address is confirmed"
+            data={[
+              { value: 'off', label: 'Off' },
+              { value: 'optional', label: 'Optional' },
+              { value: 'required', label: 'Required' },
+            ]}
+            value={table.email_verification ?? 'off'}
+            onChange={(e) => {
+              const v = e.currentTarget.value as EmailVerification;
+              dispatch({ type: 'setTableOptions', tableKey, options: { email_verification: v === 'off' ? undefined : v } });
+            }}
+            error={problemAt(problems, `${at}.email_verification`)}
+          />
+        )}
         <Stack gap={4}>
           <Switch
             label="Junction (many-to-many)"
