@@ -486,16 +486,18 @@ func TestMembersAnswersMatchTheDocument(t *testing.T) {
 		}
 		return res
 	}
+	// Addresses of its own: every test of the package shares the database.
+	docAddr, lateAddr := "doc-"+store.RandomID(6)+"@example.com", "late-"+store.RandomID(6)+"@example.com"
 	dev, devID := tm.join("developer")
 	check("GET", tm.path("/members"), dev, "", 200)
-	check("POST", tm.path("/members"), tm.owner, `{"email":"doc@example.com","role":"viewer"}`, 201)
-	token := inviteToken(t, tm.mail.Wait(t, "doc@example.com"))
+	check("POST", tm.path("/members"), tm.owner, `{"email":"`+docAddr+`","role":"viewer"}`, 201)
+	token := inviteToken(t, tm.mail.Wait(t, docAddr))
 	inv := check("GET", tm.path("/invitations"), tm.owner, "", 200).List()
 	check("POST", tm.path("/members"), dev, `{"email":"x@example.com","role":"viewer"}`, 403)
 	check("PATCH", tm.path(fmt.Sprintf("/members/%d", devID)), tm.owner, `{"role":"admin"}`, 200)
-	doc := s.Signup("doc@example.com")
+	doc := s.Signup(docAddr)
 	check("POST", "/api/invites/accept", doc, `{"token":"`+token+`"}`, 200)
-	check("POST", tm.path("/members"), tm.owner, `{"email":"late@example.com","role":"developer"}`, 201)
+	check("POST", tm.path("/members"), tm.owner, `{"email":"`+lateAddr+`","role":"developer"}`, 201)
 	inv = check("GET", tm.path("/invitations"), tm.owner, "", 200).List()
 	check("DELETE", tm.path("/invitations/"+inv[0]["id"].(string)), tm.owner, "", 200)
 	check("GET", tm.path("/audit?limit=2"), tm.owner, "", 200)
