@@ -186,6 +186,8 @@ var fixedComponentNames = []string{
 	opRegister, opLogin, opRefresh, opLogout, opMe, opRealtime,
 	schemaMailLink, schemaResetConfirm, schemaMailToken, schemaEmailChange, schemaEmailVerified, schemaEmailVerifResp,
 	opResetRequest, opResetConfirm, opVerifyEmail, opVerifyResend, opChangeRequest, opChangeConfirm,
+	schemaSignInProvider, schemaSignInProviderList, schemaSignInCode,
+	opSignInProviders, opSignInWithProvider, opSignInCallback, opSignInExchange,
 }
 
 // Auth operation ids.

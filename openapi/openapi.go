@@ -115,6 +115,8 @@ func build(sp *splicer, c *schema.Compiled, o Options) *v3.Document {
 		authPaths(paths, c.Auth, n)
 		authMailSchemas(schemas)
 		authMailPaths(paths, c.Auth, n)
+		providerSchemas(schemas)
+		providerPaths(paths)
 		tags = append(tags, &base.Tag{Name: authTag, Description: "End users of this project: register, sign in, refresh and sign out. " +
 			"The access token works as the Bearer credential on the table operations."})
 	}

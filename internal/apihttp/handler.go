@@ -339,9 +339,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt *Route) error
 		rt.Table = rt.Rest[0]
 		// A query string is read whole on every route; the routes that
 		// take parameters check which (realtime), the others take none
-		// but the API description's, which ignores them.
+		// but the API description's, which ignores them, and the provider
+		// sign-in's authorize and callback (endusers checks their own).
 		q, err := translate.ParseQueryString(r.URL.RawQuery)
-		if err == nil && rt.Rest[0] == "auth" {
+		if err == nil && rt.Rest[0] == "auth" && (len(rt.Rest) < 4 || rt.Rest[1] != "providers") {
 			err = translate.CheckParams(q, translate.NoParams, nil)
 		}
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablesmith/tablesmith/apierr"
+	"github.com/tablesmith/tablesmith/internal/authproviders"
 	"github.com/tablesmith/tablesmith/internal/loginthrottle"
 	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/registry"
@@ -76,6 +77,9 @@ type Auth struct {
 	// queries holds each project's auth-table statements for the
 	// published version they were built from.
 	queries map[string]*userQueries
+	// discovery caches the sign-in providers' discovery documents and
+	// keys (providers_flow.go).
+	discovery authproviders.Discovery
 }
 
 // New returns an Auth with the defaults filled in.
@@ -148,6 +152,9 @@ func (a *Auth) Prune(ctx context.Context) {
 		a.cfg.Logger.Warn("prune end-user mail tokens", "err", err)
 	}
 	a.status.Sweep(now)
+	if err := a.providerStore().Prune(ctx, now); err != nil && !errors.Is(err, context.Canceled) {
+		a.cfg.Logger.Warn("prune provider sign-ins", "err", err)
+	}
 }
 
 // Errors every refused access token shares: 401 without saying more than

@@ -7,6 +7,7 @@ import (
 	"github.com/tablesmith/tablesmith/access"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,10 +42,16 @@ var endpoints = map[string]endpoint{
 	"verify-email/resend":    {http.MethodPost, (*Auth).verifyEmailResend},
 	"email-change":           {http.MethodPost, (*Auth).emailChange},
 	"email-change/confirm":   {http.MethodPost, (*Auth).emailChangeConfirm},
+	// Sign in with providers (providers.go, providers_flow.go); {name}
+	// is a provider's name.
+	"providers":                  {http.MethodGet, (*Auth).listProviders},
+	"providers/exchange":         {http.MethodPost, (*Auth).exchangeProviderCode},
+	"providers/{name}/authorize": {http.MethodGet, (*Auth).authorizeProvider},
+	"providers/{name}/callback":  {"GET, POST", (*Auth).providerCallback},
 }
 
 const msgAuthRoutes = "Not found: the auth routes are register, login, refresh, logout, me, password-reset, " +
-	"password-reset/confirm, verify-email, verify-email/resend, email-change and email-change/confirm"
+	"password-reset/confirm, verify-email, verify-email/resend, email-change, email-change/confirm and providers"
 
 // Serve is the apihttp.RouteHandler of /v1/<project_id>/auth/...: 404
 // without an auth table or for an unknown route, 405 for a wrong method;
@@ -53,19 +60,17 @@ func (a *Auth) Serve(h *apihttp.Handler, w http.ResponseWriter, r *http.Request,
 	if rt.Entry.Published.Compiled.Auth == nil {
 		return apierr.New(apierr.CodeNotFound, "Not found: this project has no auth table (a table with \"auth\": true enables /auth)")
 	}
-	if len(rt.Rest) < 2 || len(rt.Rest) > 3 {
-		return apierr.New(apierr.CodeNotFound, msgAuthRoutes)
-	}
-	name := strings.Join(rt.Rest[1:], "/")
-	ep, ok := endpoints[name]
+	key := routeKey(rt.Rest)
+	ep, ok := endpoints[key]
 	if !ok {
 		return apierr.New(apierr.CodeNotFound, msgAuthRoutes)
 	}
-	if r.Method != ep.method {
+	if !slices.Contains(strings.Split(ep.method, ", "), r.Method) {
 		w.Header().Set("Allow", ep.method)
 		return apierr.New(apierr.CodeMethodNotAllowed, "Method %s is not allowed here; use %s", r.Method, ep.method)
 	}
-	rt.Operation = name
+	// Analytics shows the operation as the route: /auth/<key>.
+	rt.Operation = key
 	return ep.serve(a, h, w, r, rt, a.queriesFor(rt.Entry))
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/analytics"
 	"github.com/tablesmith/tablesmith/internal/auth"
+	"github.com/tablesmith/tablesmith/internal/authproviders"
 	"github.com/tablesmith/tablesmith/internal/clientaddr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/extdb"
@@ -76,6 +77,8 @@ type Deps struct {
 	// Outbox holds the e-mail the service queued: a project's Outbox page
 	// and its templates (mail.go); nil: 404.
 	Outbox *mail.Outbox
+	// Providers keeps the projects' end-user sign-in providers.
+	Providers *authproviders.Store
 }
 
 // Config is the part of the configuration that a reload may change.
@@ -163,6 +166,9 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/projects/{id}/mail-templates", h.owned(h.mailTemplates))
 	m.HandleFunc("PUT /api/projects/{id}/mail-templates/{kind}", h.owned(h.putMailTemplate))
 	m.HandleFunc("DELETE /api/projects/{id}/mail-templates/{kind}", h.owned(h.resetMailTemplate))
+	m.HandleFunc("GET /api/projects/{id}/auth/providers", h.owned(h.listProviders))
+	m.HandleFunc("PUT /api/projects/{id}/auth/providers/{name}", h.owned(h.putProvider))
+	m.HandleFunc("DELETE /api/projects/{id}/auth/providers/{name}", h.owned(h.deleteProvider))
 
 	m.HandleFunc("/", h.serve(h.notFound))
 }

@@ -68,6 +68,12 @@ var permissions = map[string]string{
 	"GET /api/projects/{id}/mail-templates":           store.RoleViewer,
 	"PUT /api/projects/{id}/mail-templates/{kind}":    store.RoleDeveloper,
 	"DELETE /api/projects/{id}/mail-templates/{kind}": store.RoleDeveloper,
+
+	// Sign-in providers: the client secret is write-only, so listing is
+	// safe; changing them changes how end users sign in.
+	"GET /api/projects/{id}/auth/providers":           store.RoleViewer,
+	"PUT /api/projects/{id}/auth/providers/{name}":    store.RoleDeveloper,
+	"DELETE /api/projects/{id}/auth/providers/{name}": store.RoleDeveloper,
 }
 
 // requiredRole is the least role that the route of pattern admits.

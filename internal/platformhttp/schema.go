@@ -249,6 +249,15 @@ func endpoints(projectID string, doc schema.Document) []endpoint {
 			add("POST", "/auth/"+p)
 		}
 		add("GET", "/auth/me")
+		// Mailed links (docs/end-user-auth.md).
+		for _, p := range []string{"password-reset", "password-reset/confirm", "verify-email", "verify-email/resend", "email-change", "email-change/confirm"} {
+			add("POST", "/auth/"+p)
+		}
+		// Sign in with providers (docs/end-user-auth.md).
+		add("GET", "/auth/providers")
+		add("GET", "/auth/providers/{name}/authorize")
+		add("GET", "/auth/providers/{name}/callback")
+		add("POST", "/auth/providers/exchange")
 	}
 	if realtime {
 		add("GET", "/realtime")

@@ -293,7 +293,7 @@ func New(cfg Config) (*Service, error) {
 			st := s.settings.Load()
 			return platformhttp.Config{Plans: st.Plans, DefaultPlan: st.DefaultPlan}
 		}}
-	for _, wire := range []func() error{s.wireMail, s.wireFiles, s.wireDocs, s.wireEndUsers, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
+	for _, wire := range []func() error{s.wireMail, s.wireFiles, s.wireDocs, s.wireEndUsers, s.wireAuthProviders, s.wireLimits, s.wireDataServers, s.wireExternal, s.wireFairShare, s.wireIdempotency, s.wireIndexes, s.wireReplicas, s.wireRealtime, s.wireWebhooks, s.wireEdgeCache, s.wireDrain} {
 		if err := wire(); err != nil {
 			db.Close()
 			dataDB.Close()

@@ -596,6 +596,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        /** The project's end-user sign-in providers, by name (docs/end-user-auth.md, "Sign in with providers") */
+        get: operations["listAuthProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/auth/providers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                /** @description A lower-case slug (a segment of the callback URL). */
+                name: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or replace a provider; an omitted client_secret keeps the stored one
+         * @description An oidc issuer's discovery document must be reachable when saving (400 naming issuer with the reason otherwise). The presets fill the issuer: google, microsoft (from tenant, default common) and apple.
+         */
+        put: operations["putAuthProvider"];
+        post?: never;
+        /** Delete a provider; the identities linked through it are forgotten, their users stay */
+        delete: operations["deleteAuthProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/members": {
         parameters: {
             query?: never;
@@ -1401,6 +1445,63 @@ export interface components {
             message?: string;
             data: {
                 id: string;
+                deleted: boolean;
+            };
+        };
+        AuthProviderSpec: {
+            /** @enum {string} */
+            kind: "oidc" | "google" | "microsoft" | "apple" | "github";
+            /**
+             * Format: uri
+             * @description Required for oidc (https; http only for localhost); the presets set it.
+             */
+            issuer?: string;
+            /** @description Microsoft only; a directory id or domain, or common (default), organizations or consumers. */
+            tenant?: string;
+            client_id: string;
+            /** @description Required when creating; omitted on update keeps the stored one. Never shown again. */
+            client_secret?: string;
+            /** @description Default openid email profile (apple openid email name, github read:user user:email). */
+            scopes?: string[];
+            /** @default true */
+            enabled: boolean;
+        };
+        AuthProvider: {
+            name: string;
+            /** @enum {string} */
+            kind: "oidc" | "google" | "microsoft" | "apple" | "github";
+            /** @description Empty for github. */
+            issuer: string;
+            tenant?: string;
+            client_id: string;
+            client_secret_set: boolean;
+            scopes: string[];
+            enabled: boolean;
+            /** @description The callback URL to register at the provider. */
+            redirect_uri: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AuthProviderEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: components["schemas"]["AuthProvider"];
+        };
+        AuthProviderListEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: components["schemas"]["AuthProvider"][];
+        };
+        AuthProviderDeletedEnvelope: {
+            /** @constant */
+            success: true;
+            message?: string;
+            data: {
+                name: string;
                 deleted: boolean;
             };
         };
@@ -2520,6 +2621,87 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    listAuthProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers; never their client secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthProviderListEnvelope"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    putAuthProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                /** @description A lower-case slug (a segment of the callback URL). */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthProviderSpec"];
+            };
+        };
+        responses: {
+            /** @description The provider, with the redirect_uri to register at the provider. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthProviderEnvelope"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+        };
+    };
+    deleteAuthProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ProjectID"];
+                /** @description A lower-case slug (a segment of the callback URL). */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthProviderDeletedEnvelope"];
+                };
+            };
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
         };

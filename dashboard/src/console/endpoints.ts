@@ -13,6 +13,10 @@ const AUTH: Record<string, string> = {
   'POST /auth/verify-email/resend': 'Mail a new verification link (always 202)',
   'POST /auth/email-change': "Mail a link to confirm the signed-in user's new address",
   'POST /auth/email-change/confirm': 'Move the user to the new address with its token',
+  'GET /auth/providers': 'The enabled sign-in providers (name, kind)',
+  'GET /auth/providers/{name}/authorize': 'Start a sign-in with a provider (open in the browser with ?redirect_to=)',
+  'GET /auth/providers/{name}/callback': 'Where the provider returns (register it at the provider)',
+  'POST /auth/providers/exchange': "Trade a provider sign-in's one-time code for tokens",
 };
 
 export function endpointPurpose(method: string, path: string): string {

@@ -10,6 +10,7 @@ import { DatabaseSection } from './DatabaseSection';
 import { DeleteProjectSection } from './DeleteProjectSection';
 import { ProjectSection } from './ProjectSection';
 import { RoleGate } from '../../../components/RoleGate';
+import { SignInProvidersSection } from './SignInProvidersSection';
 
 export function SettingsPage() {
   const project = useOutletContext<Project>();
@@ -32,6 +33,9 @@ export function SettingsPage() {
       <ApiKeysSection projectId={project.id} />
       <RoleGate need="developer">
         <CorsSection key={(project.cors?.allowed_origins ?? []).join(' ')} project={project} />
+      </RoleGate>
+      <RoleGate need="developer">
+        <SignInProvidersSection project={project} />
       </RoleGate>
       <RoleGate need="developer">
         <ProjectSection key={project.name} project={project} />
