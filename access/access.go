@@ -36,7 +36,9 @@ func (k Kind) String() string {
 // Principal is who makes a request. The zero value is an anonymous caller.
 type Principal struct {
 	Kind Kind
-	// ReadOnly is set for an API key whose scope allows no writes.
+	// ReadOnly is set for an API key whose scope allows no writes, and
+	// for the dashboard session of a member who writes no data (a viewer,
+	// docs/teams.md).
 	ReadOnly bool
 	// KeyPrefix is the API key's public prefix.
 	KeyPrefix string
@@ -49,8 +51,13 @@ func Key(prefix string, readOnly bool) Principal {
 	return Principal{Kind: APIKey, KeyPrefix: prefix, ReadOnly: readOnly}
 }
 
-// Owner is the principal of the project owner's dashboard session.
+// Owner is the principal of the project owner's dashboard session (and a
+// member's who may write data).
 func Owner() Principal { return Principal{Kind: Dashboard} }
+
+// Viewer is the principal of the dashboard session of a member who reads
+// only.
+func Viewer() Principal { return Principal{Kind: Dashboard, ReadOnly: true} }
 
 // User is the principal of an end user.
 func User(id any) Principal { return Principal{Kind: EndUser, UserID: id} }
@@ -112,6 +119,9 @@ const (
 func Decide(p Principal, t *schema.CTable, a Action) (Grant, error) {
 	if p.Kind == APIKey && p.ReadOnly && a.Writes() {
 		return Grant{}, &Denied{Message: "This API key is read-only"}
+	}
+	if p.Kind == Dashboard && p.ReadOnly && a.Writes() {
+		return Grant{}, &Denied{Message: "A viewer's dashboard session is read-only: writing data needs the developer role or higher in this project"}
 	}
 	level := t.Level(string(a))
 	switch level {

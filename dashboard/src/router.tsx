@@ -1,4 +1,4 @@
-import { lazy } from 'react';
+import { lazy, Suspense } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { RequireSession } from './components/RequireSession';
 import { ScrollReset } from './components/ScrollReset';
@@ -27,6 +27,9 @@ const LogsPage = lazy(() => import('./pages/project/logs/LogsPage').then((m) => 
 const WebhooksPage = lazy(() => import('./pages/project/webhooks/WebhooksPage').then((m) => ({ default: m.WebhooksPage })));
 const EmailPage = lazy(() => import('./pages/project/email/EmailPage').then((m) => ({ default: m.EmailPage })));
 const SettingsPage = lazy(() => import('./pages/project/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
+const MembersPage = lazy(() => import('./pages/project/members/MembersPage').then((m) => ({ default: m.MembersPage })));
+const AuditPage = lazy(() => import('./pages/project/audit/AuditPage').then((m) => ({ default: m.AuditPage })));
+const InvitePage = lazy(() => import('./pages/invites/InvitePage').then((m) => ({ default: m.InvitePage })));
 
 export const router = createBrowserRouter([
   {
@@ -38,6 +41,7 @@ export const router = createBrowserRouter([
   { path: '/forgot-password', element: <ForgotPasswordPage /> },
   { path: '/reset-password', element: <AccountResetPasswordPage /> },
   { path: '/verify-email', element: <AccountVerifyEmailPage /> },
+  { path: '/invites/:token', element: <Suspense><InvitePage /></Suspense> },
   // The pages of the links mailed to a project's end users: no dashboard session.
   { path: '/auth/reset-password', element: <ResetPasswordPage /> },
   { path: '/auth/verify-email', element: <VerifyEmailPage /> },
@@ -64,6 +68,8 @@ export const router = createBrowserRouter([
           { path: 'webhooks', element: <WebhooksPage /> },
           { path: 'email', element: <EmailPage /> },
           { path: 'settings', element: <SettingsPage /> },
+          { path: 'members', element: <MembersPage /> },
+          { path: 'audit', element: <AuditPage /> },
         ],
       },
     ],

@@ -131,17 +131,20 @@ func (h *Handler) authenticateOwner(r *http.Request, rt *Route, tok string) erro
 	if h.d.Owners == nil {
 		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: dashboard sessions are not accepted by this server")
 	}
-	timeout, err := h.d.Owners.VerifyOwner(r.Context(), rt.ProjectID, tok, rt.Start)
+	adm, err := h.d.Owners.VerifyOwner(r.Context(), rt.ProjectID, tok, rt.Start)
 	switch {
 	case errors.Is(err, auth.ErrInvalidToken):
 		return apierr.New(apierr.CodeUnauthorized, "This dashboard session is not valid (expired or signed by another server); log in again")
 	case errors.Is(err, ErrNotOwner):
-		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: the session is of an account that does not own it")
+		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: the session is of an account that is not its member")
 	case err != nil:
 		return err
 	}
 	rt.Principal = access.Owner()
-	rt.counted, rt.statementTimeout = true, timeout
+	if adm.ReadOnly {
+		rt.Principal = access.Viewer()
+	}
+	rt.counted, rt.statementTimeout = true, adm.StatementTimeout
 	return nil
 }
 
@@ -159,17 +162,20 @@ func (h *Handler) authenticateTicket(r *http.Request, rt *Route, tok string) err
 	if h.d.Owners == nil {
 		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: dashboard sessions are not accepted by this server")
 	}
-	timeout, err := h.d.Owners.VerifyTicket(r.Context(), rt.ProjectID, tok, !rt.Rechecking, rt.Start)
+	adm, err := h.d.Owners.VerifyTicket(r.Context(), rt.ProjectID, tok, !rt.Rechecking, rt.Start)
 	switch {
 	case errors.Is(err, auth.ErrInvalidToken):
 		return apierr.New(apierr.CodeUnauthorized, "This stream ticket is not valid for this project (expired, used for another project, or signed by another server); get a new one")
 	case errors.Is(err, ErrNotOwner):
-		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: the ticket is of an account that does not own it")
+		return apierr.New(apierr.CodeUnauthorized, "This credential is not valid for this project: the ticket is of an account that is not its member")
 	case err != nil:
 		return err
 	}
 	rt.Principal = access.Owner()
-	rt.counted, rt.statementTimeout = true, timeout
+	if adm.ReadOnly {
+		rt.Principal = access.Viewer()
+	}
+	rt.counted, rt.statementTimeout = true, adm.StatementTimeout
 	return nil
 }
 

@@ -159,18 +159,28 @@ type UserVerifier interface {
 }
 
 // OwnerVerifier checks that a platform session token is one of the
-// account that owns a project. Its answer carries the plan's statement
-// timeout, which a counted request learns from the limiter.
+// account that owns a project, or of one of its members (docs/teams.md).
+// Its answer carries the plan's statement timeout, which a counted
+// request learns from the limiter.
 type OwnerVerifier interface {
 	// VerifyOwner returns auth.ErrInvalidToken for an invalid or expired
-	// session and ErrNotOwner for a session of another account.
-	VerifyOwner(ctx context.Context, projectID, token string, now time.Time) (statementTimeout time.Duration, err error)
+	// session and ErrNotOwner for a session of an account that is neither
+	// the owner nor a member.
+	VerifyOwner(ctx context.Context, projectID, token string, now time.Time) (SessionAdmission, error)
 	// VerifyTicket is VerifyOwner for a stream ticket (auth.TicketPrefix);
 	// opening false accepts an expired one (a stream's re-check).
-	VerifyTicket(ctx context.Context, projectID, ticket string, opening bool, now time.Time) (statementTimeout time.Duration, err error)
+	VerifyTicket(ctx context.Context, projectID, ticket string, opening bool, now time.Time) (SessionAdmission, error)
 }
 
-// ErrNotOwner is a valid session of an account that does not own the project.
+// SessionAdmission is how a dashboard session is admitted.
+type SessionAdmission struct {
+	StatementTimeout time.Duration
+	// ReadOnly: the session's account is a member who writes no data.
+	ReadOnly bool
+}
+
+// ErrNotOwner is a valid session of an account that neither owns the
+// project nor is its member.
 var ErrNotOwner = errors.New("the session's account does not own the project")
 
 // RouteHandler serves one extension route; h gives access to the

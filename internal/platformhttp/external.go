@@ -141,6 +141,7 @@ func (h *Handler) createExternal(w http.ResponseWriter, r *http.Request, acc sto
 	if err != nil {
 		return err
 	}
+	h.audit(ctx, acc, p, "project.created", "", map[string]any{"name": p.Name, "engine": p.Engine})
 	w.Header().Set("Location", "/api/projects/"+p.ID)
 	envelope.Write(w, http.StatusCreated, envelope.Success{Data: h.projectView(r, acc, p),
 		Message: fmt.Sprintf("Connected: %s served, %d left out", countOf(len(in.Document.Tables), "table"), len(in.Unsupported))})
@@ -312,7 +313,7 @@ func (h *Handler) checkRows(ctx context.Context, p store.Project, checks []schem
 // is recorded in the control schema (store.PublishExternal), and the
 // plan's after-commit statements (and only those) run afterwards. A plan
 // without changes touches the fronted database not at all.
-func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p store.Project, confirmDestructive bool) error {
+func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project, confirmDestructive bool) error {
 	ctx := r.Context()
 	raw, _, err := h.d.Store.Draft(ctx, p.ID)
 	if err != nil {
@@ -346,6 +347,7 @@ func (h *Handler) generateExternal(w http.ResponseWriter, r *http.Request, p sto
 		return publish.MigrationError(err)
 	}
 	h.d.Registry.Invalidate(p.ID)
+	h.audit(ctx, acc, p, "schema.generated", "", map[string]any{"version": version, "changes": len(plan.Changes)})
 	after := []store.FinishStep{}
 	if len(plan.After) > 0 {
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
@@ -384,7 +386,7 @@ type refreshResult struct {
 // and the draft gets the same changes while keeping its own unpublished
 // edits, so a later generate applies exactly those edits. It never
 // changes the fronted database.
-func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var in struct {
 		Apply bool `json:"apply"`
 	}
@@ -459,6 +461,7 @@ func (h *Handler) refreshSchema(w http.ResponseWriter, r *http.Request, _ store.
 		return err
 	}
 	res.Applied = true
+	h.audit(ctx, acc, p, "schema.refreshed", "", map[string]any{"version": res.Version, "changes": len(rec.Changes)})
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: res, Message: refreshMessage(rec.Changes, true)})
 	return nil
 }

@@ -71,8 +71,9 @@ type Deps struct {
 	Webhooks            *webhooks.Store
 	WebhookKey          func() []byte
 	WebhookAllowPrivate bool
-	// Mail queues the accounts' own mail (verification, reset); nil: none
-	// is sent (docs/accounts.md).
+	// Mail queues the platform's own mail: the accounts' verification and
+	// reset (docs/accounts.md) and invitations (docs/teams.md); nil: none
+	// is sent, and inviting answers 503.
 	Mail mail.Sender
 	// TOTPKey seals the accounts' TOTP secrets (auth.DeriveKey of the
 	// master secret, "totp").
@@ -165,6 +166,16 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/rotate-secret", h.owned(h.rotateWebhookSecret))
 	m.HandleFunc("POST /api/projects/{id}/webhooks/{wid}/replay", h.owned(h.replayWebhook))
 	m.HandleFunc("GET /api/projects/{id}/webhooks/{wid}/deliveries", h.owned(h.webhookDeliveries))
+
+	m.HandleFunc("GET /api/projects/{id}/members", h.owned(h.listMembers))
+	m.HandleFunc("POST /api/projects/{id}/members", h.owned(h.inviteMember))
+	m.HandleFunc("PATCH /api/projects/{id}/members/{account_id}", h.owned(h.updateMember))
+	m.HandleFunc("DELETE /api/projects/{id}/members/{account_id}", h.owned(h.removeMember))
+	m.HandleFunc("GET /api/projects/{id}/invitations", h.owned(h.listInvitations))
+	m.HandleFunc("DELETE /api/projects/{id}/invitations/{iid}", h.owned(h.deleteInvitation))
+	m.HandleFunc("POST /api/invites/accept", h.authed(h.acceptInvite))
+	m.HandleFunc("POST /api/projects/{id}/transfer", h.owned(h.transferProject))
+	m.HandleFunc("GET /api/projects/{id}/audit", h.owned(h.getAudit))
 
 	m.HandleFunc("GET /api/projects/{id}/outbox", h.owned(h.outbox))
 	m.HandleFunc("GET /api/projects/{id}/mail-templates", h.owned(h.mailTemplates))
@@ -264,18 +275,27 @@ func (h *Handler) sessionAccount(r *http.Request) (store.Account, error) {
 	return acc, err
 }
 
-// owned additionally loads the project in the path and makes sure the
-// account owns it; someone else's project is simply not found.
+// owned additionally loads the project in the path and admits its
+// members: someone else's project is simply not found, and a member
+// whose role is below the route's (roles.go) is refused with 403. The
+// caller's role reaches next in the request's context (roleOf).
 func (h *Handler) owned(next func(http.ResponseWriter, *http.Request, store.Account, store.Project) error) http.HandlerFunc {
 	return h.authed(func(w http.ResponseWriter, r *http.Request, acc store.Account) error {
 		p, err := h.d.Store.Project(r.Context(), r.PathValue("id"))
-		if errors.Is(err, store.ErrNotFound) || (err == nil && p.AccountID != acc.ID) {
+		role := ""
+		if err == nil {
+			role, err = h.d.Store.MemberRole(r.Context(), p, acc.ID)
+		}
+		if errors.Is(err, store.ErrNotFound) {
 			return apierr.New(apierr.CodeNotFound, "Project %q not found", r.PathValue("id"))
 		}
 		if err != nil {
 			return err
 		}
-		return next(w, r, acc, p)
+		if need := requiredRole(r.Pattern); !atLeast(role, need) {
+			return forbidden(need, role)
+		}
+		return next(w, r.WithContext(withRole(r.Context(), role)), acc, p)
 	})
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
-func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var in struct {
 		Name  string `json:"name"`
 		Scope string `json:"scope"`
@@ -47,6 +47,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ store.Acco
 	// This node forgets the prefix if it was unknown before answering;
 	// the others when the creation's notification reaches them.
 	h.d.Keys.Forget(prefix)
+	h.audit(r.Context(), acc, p, "key.created", k.ID, map[string]any{"name": k.Name, "scope": k.Scope, "prefix": k.Prefix})
 	envelope.Write(w, http.StatusCreated, envelope.Success{
 		Message: "Copy the key now: it is shown only once",
 		Data: map[string]any{"id": k.ID, "name": k.Name, "scope": k.Scope, "prefix": k.Prefix,
@@ -63,7 +64,7 @@ func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, _ store.Accou
 	return nil
 }
 
-func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	err := h.d.Store.RevokeKey(r.Context(), p.ID, r.PathValue("key_id"))
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.New(apierr.CodeNotFound, "API key %q not found", r.PathValue("key_id"))
@@ -73,6 +74,7 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, _ store.Acco
 	}
 	ks, _ := h.d.Store.KeyByID(r.Context(), r.PathValue("key_id"))
 	h.d.Keys.Forget(ks.Prefix)
+	h.audit(r.Context(), acc, p, "key.revoked", ks.ID, map[string]any{"name": ks.Name, "prefix": ks.Prefix})
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: map[string]any{"id": r.PathValue("key_id"), "revoked": true}, Message: "API key revoked"})
 	return nil
 }
@@ -87,8 +89,10 @@ func (h *Handler) analytics(w http.ResponseWriter, r *http.Request, acc store.Ac
 	if problems != nil {
 		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid analytics range", problems)
 	}
-	cfg := h.d.Config()
-	plan := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan)
+	plan, _, err := h.projectPlan(r.Context(), acc, p)
+	if err != nil {
+		return err
+	}
 	rep, err := h.d.Analytics(r.Context(), p.ID, win, plan)
 	if err != nil {
 		return fmt.Errorf("analytics of %s: %w", p.ID, err)

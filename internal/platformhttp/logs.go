@@ -40,8 +40,11 @@ func (h *Handler) logs(w http.ResponseWriter, r *http.Request, acc store.Account
 	if err != nil {
 		return fmt.Errorf("request log of %s: %w", p.ID, err)
 	}
-	cfg := h.d.Config()
-	meta := LogsMeta{RetentionHours: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).LogRetention.Hours()}
+	plan, _, err := h.projectPlan(r.Context(), acc, p)
+	if err != nil {
+		return err
+	}
+	meta := LogsMeta{RetentionHours: plan.LogRetention.Hours()}
 	if next != "" {
 		meta.NextCursor = &next
 	}

@@ -55,6 +55,8 @@ func (h *Handler) engines(w http.ResponseWriter, r *http.Request) error {
 // projectView is a project as the API shows it.
 type projectView struct {
 	store.Project
+	// Role is the caller's role in the project (docs/teams.md).
+	Role       string     `json:"role"`
 	APIBaseURL string     `json:"api_base_url"`
 	DocsURL    string     `json:"docs_url"`
 	Usage      *usageView `json:"usage,omitempty"`
@@ -75,16 +77,19 @@ type usageView struct {
 
 func (h *Handler) projectView(r *http.Request, acc store.Account, p store.Project) projectView {
 	base := baseURL(r) + "/v1/" + p.ID
-	v := projectView{Project: p, APIBaseURL: base, DocsURL: base + "/docs"}
-	if h.d.Usage != nil {
-		cfg := h.d.Config()
-		used, resets := h.d.Usage(r.Context(), p.ID)
-		v.Usage = &usageView{Used: used, Limit: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).RatePerHour, ResetsAt: resets}
+	v := projectView{Project: p, Role: roleOf(r.Context()), APIBaseURL: base, DocsURL: base + "/docs"}
+	if v.Role == "" && p.AccountID == acc.ID {
+		v.Role = store.RoleOwner // just created
 	}
-	if h.d.FileUsage != nil {
+	// The limits are the owner's plan's, whoever asks.
+	plan, _, err := h.projectPlan(r.Context(), acc, p)
+	if err == nil && h.d.Usage != nil {
+		used, resets := h.d.Usage(r.Context(), p.ID)
+		v.Usage = &usageView{Used: used, Limit: plan.RatePerHour, ResetsAt: resets}
+	}
+	if err == nil && h.d.FileUsage != nil {
 		if used, err := h.d.FileUsage(r.Context(), p.ID); err == nil {
-			cfg := h.d.Config()
-			v.Files = &analytics.FileStorage{UsedBytes: used, LimitBytes: cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).FileStorage}
+			v.Files = &analytics.FileStorage{UsedBytes: used, LimitBytes: plan.FileStorage}
 		}
 	}
 	if p.Engine == store.EngineExternal {
@@ -164,19 +169,22 @@ func (h *Handler) createProject(w http.ResponseWriter, r *http.Request, acc stor
 	if err != nil {
 		return err
 	}
+	h.audit(r.Context(), acc, p, "project.created", "", map[string]any{"name": p.Name, "engine": p.Engine})
 	w.Header().Set("Location", "/api/projects/"+p.ID)
 	created(w, h.projectView(r, acc, p))
 	return nil
 }
 
+// listProjects lists the projects the account owns or is a member of,
+// each with the caller's role.
 func (h *Handler) listProjects(w http.ResponseWriter, r *http.Request, acc store.Account) error {
-	ps, err := h.d.Store.Projects(r.Context(), acc.ID)
+	ps, err := h.d.Store.MemberProjects(r.Context(), acc.ID)
 	if err != nil {
 		return err
 	}
 	out := make([]projectView, len(ps))
 	for i, p := range ps {
-		out[i] = h.projectView(r, acc, p)
+		out[i] = h.projectView(r.WithContext(withRole(r.Context(), p.Role)), acc, p.Project)
 	}
 	envelope.OK(w, out)
 	return nil
@@ -231,16 +239,25 @@ func (h *Handler) updateProject(w http.ResponseWriter, r *http.Request, acc stor
 	if len(problems) > 0 {
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
+	// The connection decides which database the API serves: admin's.
+	if hasConnection {
+		if err := require(r.Context(), store.RoleAdmin); err != nil {
+			return err
+		}
+	}
+	changed := map[string]any{}
 	if hasConnection {
 		if err := h.updateConnection(w, r, p, in.Connection); err != nil {
 			return err
 		}
+		changed["connection"] = "replaced" // never its URL: it holds a password
 	}
 	var err error
 	if in.Name != nil {
 		if p, err = h.d.Store.RenameProject(r.Context(), p.ID, name); err != nil {
 			return err
 		}
+		changed["name"] = name
 	}
 	if in.CORS != nil {
 		if len(origins) == 0 || (len(origins) == 1 && origins[0] == cors.Any) {
@@ -250,7 +267,9 @@ func (h *Handler) updateProject(w http.ResponseWriter, r *http.Request, acc stor
 			return err
 		}
 		h.d.Registry.Invalidate(p.ID) // this node at once; others by the event
+		changed["cors.allowed_origins"] = p.CORS.AllowedOrigins
 	}
+	h.audit(r.Context(), acc, p, "project.updated", "", changed)
 	if p, err = h.d.Store.Project(r.Context(), p.ID); err != nil {
 		return err
 	}

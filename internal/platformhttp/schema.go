@@ -95,7 +95,7 @@ func (h *Handler) readDocument(w http.ResponseWriter, r *http.Request) (schema.D
 // putSchema saves the draft, valid or not: the builder saves work in
 // progress; meta.valid and meta.problems say whether it can be generated.
 // Only a draft over the schema limits (tables, columns, size) is refused.
-func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	doc, err := h.readDocument(w, r)
 	if err != nil {
 		return err
@@ -103,16 +103,19 @@ func (h *Handler) putSchema(w http.ResponseWriter, r *http.Request, _ store.Acco
 	if problems := schema.CheckLimits(doc); len(problems) > 0 {
 		return apierr.Fields(apierr.CodeValidation, "The schema is over the limits of a project", problems)
 	}
-	return h.saveDraft(w, r, p, doc, "Draft saved")
+	return h.saveDraft(w, r, p, doc, "Draft saved", func() {
+		h.audit(r.Context(), acc, p, "schema.saved", "", map[string]any{"tables": len(doc.Tables)})
+	})
 }
 
 // saveDraft stores doc as the project's draft and answers with it and its
 // meta (valid or not, unpublished changes).
-func (h *Handler) saveDraft(w http.ResponseWriter, r *http.Request, p store.Project, doc schema.Document, message string) error {
+func (h *Handler) saveDraft(w http.ResponseWriter, r *http.Request, p store.Project, doc schema.Document, message string, saved func()) error {
 	raw, _ := json.Marshal(doc)
 	if err := h.d.Store.PutDraft(r.Context(), p.ID, raw); err != nil {
 		return err
 	}
+	saved() // the audit log's entry
 	_, at, err := h.d.Store.Draft(r.Context(), p.ID)
 	if err != nil {
 		return err
@@ -183,7 +186,7 @@ type endpoint struct {
 	Path   string `json:"path"`
 }
 
-func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) generate(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var in struct {
 		ConfirmDestructive bool `json:"confirm_destructive"`
 	}
@@ -193,7 +196,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Accou
 		}
 	}
 	if p.Engine == store.EngineExternal {
-		return h.generateExternal(w, r, p, in.ConfirmDestructive)
+		return h.generateExternal(w, r, acc, p, in.ConfirmDestructive)
 	}
 	res, err := publish.Generate(r.Context(), h.d.Store, p.ID, publish.Options{ConfirmDestructive: in.ConfirmDestructive, Trigram: h.d.Trigram,
 		Committed: func(int) { h.d.Registry.Invalidate(p.ID) }})
@@ -203,6 +206,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, _ store.Accou
 	if h.d.BuildIndexes != nil {
 		h.d.BuildIndexes()
 	}
+	h.audit(r.Context(), acc, p, "schema.generated", "", map[string]any{"version": res.Version, "changes": len(res.Applied)})
 	for _, step := range res.Pending() {
 		h.d.Logger.Warn("generate left work for later", "project", p.ID, "statement", step.Statement, "err", step.Error)
 	}

@@ -41,7 +41,7 @@ func (h *Handler) getVersion(w http.ResponseWriter, r *http.Request, _ store.Acc
 // draft becomes that published version's document. Nothing is generated;
 // generating it afterwards migrates the database back to that shape (its
 // own plan, prechecks and confirmations apply).
-func (h *Handler) resetSchema(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) resetSchema(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var in struct {
 		Version *int `json:"version"`
 	}
@@ -59,7 +59,9 @@ func (h *Handler) resetSchema(w http.ResponseWriter, r *http.Request, _ store.Ac
 	if err != nil {
 		return fmt.Errorf("version %d of %s: %w", v.Version, p.ID, err)
 	}
-	return h.saveDraft(w, r, p, doc, fmt.Sprintf("Draft reset to version %d", v.Version))
+	return h.saveDraft(w, r, p, doc, fmt.Sprintf("Draft reset to version %d", v.Version), func() {
+		h.audit(r.Context(), acc, p, "schema.reset", "", map[string]any{"version": v.Version})
+	})
 }
 
 // exportSchema answers GET /api/projects/{id}/schema/export: the draft

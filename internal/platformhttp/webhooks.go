@@ -50,15 +50,18 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, acc stor
 	if problems := cannotCapture(tables, *spec.Tables); problems != nil {
 		return apierr.Fields(apierr.CodeValidation, "Validation failed", problems)
 	}
-	cfg := h.d.Config()
-	limit := cfg.Plans.Get(acc.Plan, cfg.DefaultPlan).Webhooks
+	plan, planName, err := h.projectPlan(r.Context(), acc, p)
+	if err != nil {
+		return err
+	}
+	limit := plan.Webhooks
 	if limit != plans.Unlimited {
 		n, err := h.d.Webhooks.Count(r.Context(), p.ID)
 		if err != nil {
 			return err
 		}
 		if n >= limit {
-			return apierr.New(apierr.CodePlanLimit, "Your %s plan allows %d webhooks per project; delete one or upgrade", acc.Plan, limit)
+			return apierr.New(apierr.CodePlanLimit, "The %s plan of the project's owner allows %d webhooks per project; delete one or upgrade", planName, limit)
 		}
 	}
 	start, err := startCursor(r.Context(), entry)
@@ -70,6 +73,7 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, acc stor
 		return err
 	}
 	tables.Await(&hook)
+	h.audit(r.Context(), acc, p, "webhook.created", hook.ID, webhookDetails(spec))
 	envelope.Write(w, http.StatusCreated, envelope.Success{Message: "Copy the signing secret now: it is shown only once",
 		Data: WebhookCreated{Webhook: hook, Secret: webhooks.EncodeSecret(webhooks.Secret(h.d.WebhookKey(), hook.ID, 1))}})
 	return nil
@@ -153,7 +157,7 @@ func (h *Handler) getWebhook(w http.ResponseWriter, r *http.Request, _ store.Acc
 	return nil
 }
 
-func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var spec webhooks.Spec
 	if err := h.decode(w, r, &spec); err != nil {
 		return err
@@ -178,11 +182,12 @@ func (h *Handler) updateWebhook(w http.ResponseWriter, r *http.Request, _ store.
 		return err
 	}
 	tables.Await(&hook)
+	h.audit(r.Context(), acc, p, "webhook.updated", hook.ID, webhookDetails(spec))
 	envelope.OK(w, hook)
 	return nil
 }
 
-func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	err := h.d.Webhooks.Delete(r.Context(), p.ID, r.PathValue("wid"))
 	if errors.Is(err, webhooks.ErrNotFound) {
 		return apierr.New(apierr.CodeNotFound, "Webhook %q not found", r.PathValue("wid"))
@@ -190,11 +195,12 @@ func (h *Handler) deleteWebhook(w http.ResponseWriter, r *http.Request, _ store.
 	if err != nil {
 		return err
 	}
+	h.audit(r.Context(), acc, p, "webhook.deleted", r.PathValue("wid"), nil)
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: map[string]any{"id": r.PathValue("wid"), "deleted": true}, Message: "Webhook deleted"})
 	return nil
 }
 
-func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	if _, err := h.webhook(r, p); err != nil {
 		return err
 	}
@@ -205,6 +211,7 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, _ 
 	if err := h.awaiting(r.Context(), p, &hook); err != nil {
 		return err
 	}
+	h.audit(r.Context(), acc, p, "webhook.secret_rotated", hook.ID, nil)
 	envelope.Write(w, http.StatusOK, envelope.Success{
 		Message: "Copy the new signing secret now: it is shown only once. Deliveries carry both signatures until previous_secret_until",
 		Data:    WebhookCreated{Webhook: hook, Secret: webhooks.EncodeSecret(webhooks.Secret(h.d.WebhookKey(), hook.ID, hook.SecretGen()))}})
@@ -213,7 +220,7 @@ func (h *Handler) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, _ 
 
 // replayWebhook sets a webhook's cursor back to a change id or a time:
 // it delivers again every change after it that the log still holds.
-func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
+func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, acc store.Account, p store.Project) error {
 	var in struct {
 		FromChangeID *int64     `json:"from_change_id"`
 		Since        *time.Time `json:"since"`
@@ -276,6 +283,7 @@ func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, _ store.
 		return err
 	}
 	webhooks.PublishedTables{Published: entry.Published}.Await(&hook)
+	h.audit(r.Context(), acc, p, "webhook.replayed", hook.ID, map[string]any{"from_change_id": hook.Cursor + 1})
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: hook, Message: "The webhook delivers again every change after " + strconv.FormatInt(hook.Cursor, 10)})
 	return nil
 }

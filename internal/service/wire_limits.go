@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/tablesmith/tablesmith/internal/plans"
 	"github.com/tablesmith/tablesmith/internal/ratelimit"
 	"github.com/tablesmith/tablesmith/internal/requestlog"
+	"github.com/tablesmith/tablesmith/internal/store"
 )
 
 // limits joins the plans resolver, the rate limiter and the analytics
@@ -56,7 +58,7 @@ func (s *Service) wireLimits() error {
 	}
 	s.apiDeps.Limiter = l
 	s.apiDeps.Recorder = l
-	s.apiDeps.Owners = ownerSessions{sessions: &s.sessions, plans: resolver}
+	s.apiDeps.Owners = ownerSessions{sessions: &s.sessions, plans: resolver, roles: s.Store.AccountRole}
 	s.platformDeps.Analytics = l.report
 	s.platformDeps.Usage = l.usage
 	s.onReconnect = append(s.onReconnect, resolver.ForgetAll)
@@ -104,52 +106,65 @@ func (s *Service) projectOwner(ctx context.Context, projectID string) (plans.Own
 type ownerSessions struct {
 	sessions *atomic.Pointer[auth.Sessions] // swapped when the secret changes
 	plans    *plans.Resolver
+	// roles reads a member's role (docs/teams.md): read per request, so a
+	// removed member is refused at once.
+	roles func(ctx context.Context, projectID string, accountID int64) (string, error)
 }
 
 // VerifyOwner implements apihttp.OwnerVerifier.
-func (o ownerSessions) VerifyOwner(ctx context.Context, projectID, token string, now time.Time) (time.Duration, error) {
+func (o ownerSessions) VerifyOwner(ctx context.Context, projectID, token string, now time.Time) (apihttp.SessionAdmission, error) {
 	sess := o.sessions.Load()
 	if sess == nil {
-		return 0, auth.ErrInvalidToken // not started: no key to check with
+		return apihttp.SessionAdmission{}, auth.ErrInvalidToken // not started: no key to check with
 	}
 	session, err := sess.VerifySession(token)
 	if err != nil {
-		return 0, err
+		return apihttp.SessionAdmission{}, err
 	}
 	return o.ownerOf(ctx, projectID, session, now)
 }
 
 // VerifyTicket implements apihttp.OwnerVerifier.
-func (o ownerSessions) VerifyTicket(ctx context.Context, projectID, ticket string, opening bool, now time.Time) (time.Duration, error) {
+func (o ownerSessions) VerifyTicket(ctx context.Context, projectID, ticket string, opening bool, now time.Time) (apihttp.SessionAdmission, error) {
 	sess := o.sessions.Load()
 	if sess == nil {
-		return 0, auth.ErrInvalidToken
+		return apihttp.SessionAdmission{}, auth.ErrInvalidToken
 	}
 	accountID, err := sess.VerifyTicket(ticket, projectID, opening)
 	if err != nil {
-		return 0, err
+		return apihttp.SessionAdmission{}, err
 	}
 	// A ticket lives a minute and was issued to a live session.
 	return o.ownerOf(ctx, projectID, auth.Session{AccountID: accountID, Generation: -1}, now)
 }
 
-// ownerOf checks that the session's account owns the project, and
-// returns its plan's statement timeout. A session older than the
-// account's generation (its password changed since) is refused once the
-// cached owner shows the change (within the resolver's TTL); a newer one
-// passes a stale cache, so the session that made the change keeps working.
-func (o ownerSessions) ownerOf(ctx context.Context, projectID string, session auth.Session, now time.Time) (time.Duration, error) {
+// ownerOf checks that the session's account owns the project or is its
+// member (a viewer reads only), and returns its plan's statement timeout.
+// An owner's session older than the account's generation (its password
+// changed since) is refused once the cached owner shows the change
+// (within the resolver's TTL); a newer one passes a stale cache, so the
+// session that made the change keeps working.
+func (o ownerSessions) ownerOf(ctx context.Context, projectID string, session auth.Session, now time.Time) (apihttp.SessionAdmission, error) {
 	owner, plan, err := o.plans.Owner(ctx, projectID, now)
 	if err != nil {
-		return 0, err
+		return apihttp.SessionAdmission{}, err
 	}
-	if owner.AccountID != session.AccountID {
-		return 0, apihttp.ErrNotOwner
+	adm := apihttp.SessionAdmission{StatementTimeout: plan.StatementTimeout}
+	if owner.AccountID == session.AccountID {
+		if session.Generation >= 0 && session.Generation < owner.SessionGen {
+			return apihttp.SessionAdmission{}, auth.ErrInvalidToken
+		}
+		return adm, nil
 	}
-	if session.Generation >= 0 && session.Generation < owner.SessionGen {
-		return 0, auth.ErrInvalidToken
+	role, err := o.roles(ctx, projectID, session.AccountID)
+	if errors.Is(err, store.ErrNotFound) {
+		return apihttp.SessionAdmission{}, apihttp.ErrNotOwner
 	}
-	return plan.StatementTimeout, nil
+	if err != nil {
+		return apihttp.SessionAdmission{}, err
+	}
+	adm.ReadOnly = role == store.RoleViewer
+	return adm, nil
 }
 
 // Take implements apihttp.Limiter.

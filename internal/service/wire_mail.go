@@ -15,6 +15,7 @@ func (s *Service) wireMail() error {
 	o := mail.NewOutbox(s.DB, s.cfg.Now)
 	s.Mail, s.Outbox = o, o
 	s.platformDeps.Outbox = o
+	s.platformDeps.Mail = o // invitations (docs/teams.md)
 	d := &mail.Deliverer{Outbox: o, Logger: s.log}
 	if c := s.cfg.SMTP; c != nil {
 		if err := c.Check(); err != nil {

@@ -13,7 +13,8 @@ export function LoginPage() {
   const [mfaToken, setMfaToken] = useState<string | null>(null);
   const login = useLoginMutation();
   const navigate = useNavigate();
-  const from = (useLocation().state as { from?: string } | null)?.from ?? '/projects';
+  const state = useLocation().state as { from?: string } | null;
+  const from = state?.from ?? '/projects';
   const details = isApiError(login.error) ? login.error.details : {};
 
   const submit = (event: FormEvent) => {
@@ -34,7 +35,7 @@ export function LoginPage() {
       subtitle={
         <>
           New here?{' '}
-          <Anchor component={Link} to="/signup">
+          <Anchor component={Link} to="/signup" state={state}>
             Create an account
           </Anchor>
         </>

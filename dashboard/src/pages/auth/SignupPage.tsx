@@ -1,6 +1,6 @@
 import { Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { isApiError } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useSignupMutation } from '../../data/account/signup-mutation';
@@ -15,6 +15,9 @@ export function SignupPage() {
   const [touched, setTouched] = useState(false);
   const signup = useSignupMutation();
   const navigate = useNavigate();
+  // Where to return after signing up (an invitation link), as the log-in page does.
+  const state = useLocation().state as { from?: string } | null;
+  const from = state?.from ?? '/projects';
   const details = isApiError(signup.error) ? signup.error.details : {};
 
   const localErrors = {
@@ -30,7 +33,7 @@ export function SignupPage() {
     if (Object.values(localErrors).some(Boolean)) return;
     signup.mutate(
       { name: name.trim(), email: email.trim(), password },
-      { onSuccess: () => navigate('/projects', { replace: true }) },
+      { onSuccess: () => navigate(from, { replace: true }) },
     );
   };
 
@@ -40,7 +43,7 @@ export function SignupPage() {
       subtitle={
         <>
           Already have one?{' '}
-          <Anchor component={Link} to="/login">
+          <Anchor component={Link} to="/login" state={state}>
             Log in
           </Anchor>
         </>

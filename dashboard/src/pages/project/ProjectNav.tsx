@@ -9,7 +9,9 @@ import {
   IconMail,
   IconRocket,
   IconSettings,
+  IconUsers,
   IconWebhook,
+  IconHistory,
 } from '@tabler/icons-react';
 import { NavLink, useLocation } from 'react-router';
 
@@ -24,6 +26,8 @@ const SECTIONS = [
   { to: 'webhooks', label: 'Webhooks', icon: IconWebhook },
   { to: 'email', label: 'Email', icon: IconMail },
   { to: 'settings', label: 'Settings', icon: IconSettings },
+  { to: 'members', label: 'Members', icon: IconUsers },
+  { to: 'audit', label: 'Audit log', icon: IconHistory },
 ];
 
 export function ProjectNav({ projectId, onNavigate }: { projectId: string; onNavigate: () => void }) {

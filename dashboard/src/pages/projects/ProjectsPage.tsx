@@ -83,6 +83,12 @@ export function ProjectsPage() {
                         <Badge variant="outline" color="gray.8">
                           {project.engine}
                         </Badge>
+                        {project.role !== 'owner' && (
+                          // A project shared with you: your role in it (docs/teams.md).
+                          <Badge variant="light" color="indigo.8">
+                            {project.role}
+                          </Badge>
+                        )}
                         <Text size="xs" c="dimmed">
                           created {formatDate(project.created_at)}
                         </Text>

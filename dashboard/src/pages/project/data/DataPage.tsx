@@ -27,6 +27,7 @@ import { FilterBar } from './FilterBar';
 import { ImportModal } from './ImportModal';
 import { LiveIndicator } from './LiveIndicator';
 import { RecordFormModal } from './RecordFormModal';
+import { useCan } from '../useProjectRole';
 
 export function DataPage() {
   const projectId = useProjectId();
@@ -86,6 +87,7 @@ interface TableBrowserProps {
 function TableBrowser({ projectId, schema, tableName, initialFilters }: TableBrowserProps) {
   const table = schema.tables.find((t) => t.name === tableName)!;
   const { selected: key } = useKeyVault(projectId);
+  const roleWrites = useCan('developer');
   const [page, setPage] = useState(1);
   const [limit, setLimit] = useState(20);
   const [sort, setSort] = useState<SortKey | undefined>();
@@ -115,7 +117,8 @@ function TableBrowser({ projectId, schema, tableName, initialFilters }: TableBro
   );
   const records = useRecordsQuery(projectId, tableName, query, key?.secret);
   const live = useLiveRecords(projectId, tableName, key?.secret, Boolean(table.realtime));
-  const canWrite = key?.scope !== 'read';
+  // A viewer writes no data, whatever the key (docs/teams.md).
+  const canWrite = key?.scope !== 'read' && roleWrites;
   const meta = records.data?.meta;
 
   if (!key) {

@@ -20,6 +20,7 @@ import { ChangeList, terminated } from './ChangeList';
 import { DestructiveConfirm } from './DestructiveConfirm';
 import { GenerateResultPanel } from './GenerateResultPanel';
 import { IndexBuildsPanel } from './IndexBuildsPanel';
+import { RoleGate } from '../../../components/RoleGate';
 
 export function GeneratePage() {
   const projectId = useProjectId();
@@ -224,17 +225,19 @@ export function GeneratePage() {
             )}
             {generate.error && !refusal && !conflictShownAtChanges && <ErrorAlert error={generate.error} title="Generate failed; nothing was changed" />}
             <Group>
-              <Button
-                size="md"
-                leftSection={<IconRocket size={18} />}
-                onClick={run}
-                loading={generate.isPending}
-                disabled={blocked}
-                aria-describedby={blockedByRows ? 'generate-blocked-reason' : undefined}
-                color={destructive ? tones.danger : undefined}
-              >
-                {destructive ? 'Generate and delete data' : 'Generate API'}
-              </Button>
+              <RoleGate need="developer">
+                <Button
+                  size="md"
+                  leftSection={<IconRocket size={18} />}
+                  onClick={run}
+                  loading={generate.isPending}
+                  disabled={blocked}
+                  aria-describedby={blockedByRows ? 'generate-blocked-reason' : undefined}
+                  color={destructive ? tones.danger : undefined}
+                >
+                  {destructive ? 'Generate and delete data' : 'Generate API'}
+                </Button>
+              </RoleGate>
               {generate.isPending && (
                 <Text size="sm" c="dimmed" role="status">
                   Applying {count(plan.data.statements.length, 'statement')} and publishing…

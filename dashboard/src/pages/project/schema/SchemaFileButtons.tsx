@@ -12,6 +12,7 @@ import { MAX_SCHEMA_FILE_BYTES, parseSchemaFile } from '../../../evolution/schem
 import type { SchemaDocument } from '../../../schema/document';
 import { tones } from '../../../tones';
 import { DocumentDifferenceList } from './DocumentDifferenceList';
+import { RoleGate } from '../../../components/RoleGate';
 
 interface SchemaFileButtonsProps {
   projectId: string;
@@ -96,13 +97,15 @@ export function SchemaFileButtons({ projectId, current, dirty, onUploaded }: Sch
           Download schema
         </Button>
       </Tooltip>
-      <FileButton onChange={(file) => void pick(file)} accept="application/json,.json" resetRef={resetInput}>
-        {(props) => (
-          <Button variant="default" leftSection={<IconUpload size={16} />} {...props}>
-            Upload schema
-          </Button>
-        )}
-      </FileButton>
+      <RoleGate need="developer" mode="hide">
+        <FileButton onChange={(file) => void pick(file)} accept="application/json,.json" resetRef={resetInput}>
+          {(props) => (
+            <Button variant="default" leftSection={<IconUpload size={16} />} {...props}>
+              Upload schema
+            </Button>
+          )}
+        </FileButton>
+      </RoleGate>
       <Modal opened={Boolean(fileError)} onClose={() => setFileError(null)} title={`${fileError?.name ?? 'The file'} cannot be uploaded`}>
         <Stack gap="sm">
           <Text size="sm">{fileError?.message}</Text>

@@ -34,11 +34,15 @@ import { useSchemaBuilder } from './useSchemaBuilder';
 import { useServerValidation } from './useServerValidation';
 import { VersionHistoryDrawer } from './VersionHistoryDrawer';
 import { tones } from '../../../tones';
+import { useProjectRole } from '../useProjectRole';
+import { atLeast, roleNeeded } from '../../../lib/roles';
 
 export function SchemaPage() {
   const projectId = useProjectId();
   const project = useOutletContext<Project | undefined>();
   const builder = useSchemaBuilder(projectId);
+  const role = useProjectRole();
+  const canEdit = atLeast(role, 'developer');
   const { state, dispatch, document, documentJson, clientProblems, dirty } = builder;
   const save = useSchemaSaveMutation();
   const clientClean = Object.keys(clientProblems).length === 0;
@@ -167,23 +171,27 @@ export function SchemaPage() {
             <SaveStateBadges dirty={dirty} unpublished={unpublished} neverGenerated={state.published === null && !builder.publishedError} />
           </Group>
           <Group gap="xs">
-            <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable' })}>
-              Add table
-            </Button>
+            {canEdit && (
+              <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => dispatch({ type: 'addTable' })}>
+                Add table
+              </Button>
+            )}
             <Tooltip label="Ask the server to check the schema">
               <Button variant="default" leftSection={<IconShieldCheck size={16} />} onClick={server.checkNow} loading={server.checkingByHand}>
                 Validate
               </Button>
             </Tooltip>
-            <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
-              Save
-            </Button>
-            {!dirty && unpublished && generateBlockedBy === null && (
+            {canEdit && (
+              <Button leftSection={<IconDeviceFloppy size={16} />} onClick={saveDraft} loading={save.isPending} disabled={!dirty}>
+                Save
+              </Button>
+            )}
+            {canEdit && !dirty && unpublished && generateBlockedBy === null && (
               <Button component={Link} to="../generate" relative="path" leftSection={<IconRocket size={16} />}>
                 Generate
               </Button>
             )}
-            {!dirty && unpublished && generateBlockedBy !== null && (
+            {canEdit && !dirty && unpublished && generateBlockedBy !== null && (
               <Tooltip label={generateBlockedBy}>
                 {/* A disabled button gets no pointer events: the wrapper shows the reason. */}
                 <span tabIndex={0} aria-describedby="generate-blocked-reason">
@@ -226,6 +234,11 @@ export function SchemaPage() {
           </Text>
         </Group>
       </div>
+      {!canEdit && (
+        <Alert color="gray" variant="light" title="Read only">
+          You are a {role ?? 'member'} in this project: you can read the schema, not change it. {roleNeeded('developer')}.
+        </Alert>
+      )}
       {project?.engine === 'postgres_external' && <ExternalSourceBanner project={project} />}
       {replacement && (
         <DraftReplacedNotice
@@ -288,18 +301,27 @@ export function SchemaPage() {
             </Tabs>
           </Paper>
           <Paper withBorder className={classes.editorPane} component="section" aria-label="Table editor">
-            <ScrollArea className={classes.editorScroll} type="auto" offsetScrollbars>
+            <ScrollArea
+              className={classes.editorScroll}
+              type="auto"
+              offsetScrollbars
+              // Its controls are off for a viewer: the region itself takes the focus to scroll.
+              viewportProps={canEdit ? undefined : { tabIndex: 0, role: 'region', 'aria-label': 'Table settings, read only' }}
+            >
               <Box p="md">
                 {selected ? (
-                  <TableEditor
-                    key={selected.key}
-                    table={selected}
-                    tableIndex={selectedIndex}
-                    tables={state.tables}
-                    problems={problems}
-                    dispatch={dispatch}
-                    onDeleteRequest={() => setDeletingKey(selected.key)}
-                  />
+                  // A viewer reads the table's settings; every control is off.
+                  <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+                    <TableEditor
+                      key={selected.key}
+                      table={selected}
+                      tableIndex={selectedIndex}
+                      tables={state.tables}
+                      problems={problems}
+                      dispatch={dispatch}
+                      onDeleteRequest={() => setDeletingKey(selected.key)}
+                    />
+                  </fieldset>
                 ) : (
                   <Text c="dimmed">Select a table in the diagram to edit it.</Text>
                 )}

@@ -13,6 +13,7 @@ import { useApiKeysQuery } from '../../../data/keys/api-keys-query';
 import { formatDateTime } from '../../../lib/format';
 import { useKeyVault } from '../../../lib/keyVault';
 import { tones } from '../../../tones';
+import { RoleGate } from '../../../components/RoleGate';
 
 export function ApiKeysSection({ projectId }: { projectId: string }) {
   const keys = useApiKeysQuery(projectId);
@@ -32,7 +33,9 @@ export function ApiKeysSection({ projectId }: { projectId: string }) {
             Send a key as <span className="mono">Authorization: Bearer &lt;key&gt;</span>. A read key can only list and get.
           </Text>
         </div>
-        <CreateKeyForm projectId={projectId} onCreated={setCreated} />
+        <RoleGate need="developer" mode="hide">
+          <CreateKeyForm projectId={projectId} onCreated={setCreated} />
+        </RoleGate>
         {created && <CreatedKeyNotice created={created} onDismiss={() => setCreated(null)} />}
         {keys.isPending && <LoadingState label="Loading keys…" />}
         {keys.error ? <ErrorAlert error={keys.error} title="Could not load the keys" /> : null}
@@ -87,9 +90,11 @@ export function ApiKeysSection({ projectId }: { projectId: string }) {
                     <Table.Td>{formatDateTime(key.created_at)}</Table.Td>
                     <Table.Td>{key.last_used_at ? formatDateTime(key.last_used_at) : 'never'}</Table.Td>
                     <Table.Td>
-                      <Button size="xs" variant="subtle" color={tones.danger} onClick={() => setRevoking(key)} aria-label={`Revoke key ${key.name}`}>
-                        Revoke
-                      </Button>
+                      <RoleGate need="developer" mode="hide">
+                        <Button size="xs" variant="subtle" color={tones.danger} onClick={() => setRevoking(key)} aria-label={`Revoke key ${key.name}`}>
+                          Revoke
+                        </Button>
+                      </RoleGate>
                     </Table.Td>
                   </Table.Tr>
                 ))}

@@ -9,6 +9,7 @@ import { CorsSection } from './CorsSection';
 import { DatabaseSection } from './DatabaseSection';
 import { DeleteProjectSection } from './DeleteProjectSection';
 import { ProjectSection } from './ProjectSection';
+import { RoleGate } from '../../../components/RoleGate';
 import { SignInProvidersSection } from './SignInProvidersSection';
 
 export function SettingsPage() {
@@ -24,12 +25,24 @@ export function SettingsPage() {
   return (
     <Stack gap="md" maw={1000}>
       <PageHeader title="Settings" />
-      {external && <DatabaseSection project={project} />}
+      {external && (
+        <RoleGate need="admin">
+          <DatabaseSection project={project} />
+        </RoleGate>
+      )}
       <ApiKeysSection projectId={project.id} />
-      <CorsSection key={(project.cors?.allowed_origins ?? []).join(' ')} project={project} />
-      <SignInProvidersSection project={project} />
-      <ProjectSection key={project.name} project={project} />
-      <DeleteProjectSection project={project} />
+      <RoleGate need="developer">
+        <CorsSection key={(project.cors?.allowed_origins ?? []).join(' ')} project={project} />
+      </RoleGate>
+      <RoleGate need="developer">
+        <SignInProvidersSection project={project} />
+      </RoleGate>
+      <RoleGate need="developer">
+        <ProjectSection key={project.name} project={project} />
+      </RoleGate>
+      <RoleGate need="owner" mode="hide">
+        <DeleteProjectSection project={project} />
+      </RoleGate>
     </Stack>
   );
 }

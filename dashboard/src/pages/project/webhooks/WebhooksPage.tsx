@@ -55,6 +55,7 @@ import {
   type WebhookEvent,
   type WebhookForm,
 } from './webhookForm';
+import { RoleGate } from '../../../components/RoleGate';
 
 /** A secret the server shows once: after a create or a rotation. */
 interface ShownSecret {
@@ -79,9 +80,11 @@ export function WebhooksPage() {
         title="Webhooks"
         description="Each committed change of the chosen tables is sent, signed, to a URL of yours (docs/webhooks.md)."
         actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-            New webhook
-          </Button>
+          <RoleGate need="developer" mode="hide">
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+              New webhook
+            </Button>
+          </RoleGate>
         }
       />
       <Stack gap="md">
@@ -191,20 +194,24 @@ function WebhookCard(props: {
           <Button size="xs" variant="default" onClick={props.onToggleLog} aria-expanded={props.logOpen}>
             {props.logOpen ? 'Hide deliveries' : 'Deliveries'}
           </Button>
-          <Button size="xs" variant="default" onClick={props.onEdit}>
-            Edit
-          </Button>
-          <Button
-            size="xs"
-            variant="default"
-            loading={rotate.isPending}
-            onClick={() => rotate.mutate({ projectId, webhookId: hook.id }, { onSuccess: props.onRotated })}
-          >
-            Rotate secret
-          </Button>
-          <Button size="xs" variant="subtle" color={tones.danger} onClick={props.onDelete}>
-            Delete
-          </Button>
+          <RoleGate need="developer" mode="hide">
+            <Group gap="xs">
+              <Button size="xs" variant="default" onClick={props.onEdit}>
+                Edit
+              </Button>
+              <Button
+                size="xs"
+                variant="default"
+                loading={rotate.isPending}
+                onClick={() => rotate.mutate({ projectId, webhookId: hook.id }, { onSuccess: props.onRotated })}
+              >
+                Rotate secret
+              </Button>
+              <Button size="xs" variant="subtle" color={tones.danger} onClick={props.onDelete}>
+                Delete
+              </Button>
+            </Group>
+          </RoleGate>
         </Group>
         {update.error ? <ErrorAlert error={update.error} title="The webhook was not changed" /> : null}
         {rotate.error ? <ErrorAlert error={rotate.error} title="The secret was not rotated" /> : null}
