@@ -62,7 +62,7 @@ func TestPasswordResetSignsInWithTheNewPasswordAndEndsEverySession(t *testing.T)
 	link, token := e.link("ann@example.com")
 	host := strings.TrimPrefix(e.s.URL, "http://")
 	if link.Scheme != "http" || link.Host != host || link.Path != "/auth/reset-password" ||
-		link.Query().Get("project") != e.p.ID || !strings.HasPrefix(token, "tsp_") {
+		link.Query().Get("project") != e.p.ID || !strings.HasPrefix(token, "tspr_") {
 		t.Fatalf("link = %s", link)
 	}
 
@@ -188,7 +188,7 @@ func TestPasswordResetTokenExpiresAfterAnHourAndStaysInItsProject(t *testing.T) 
 	if foreign.Details()["token"] != "is not a valid token of this project" {
 		t.Fatalf("foreign: %s", foreign.Raw)
 	}
-	bogus := e.auth("POST", "password-reset/confirm", "", map[string]any{"token": "tsp_nothing", "password": newPassword})
+	bogus := e.auth("POST", "password-reset/confirm", "", map[string]any{"token": "tspr_nothing", "password": newPassword})
 	if bogus.Status != 400 || bogus.Details()["token"] != "is not a valid token of this project" {
 		t.Fatalf("bogus: %s", bogus.Raw)
 	}

@@ -37,7 +37,7 @@ type mailFlow struct {
 }
 
 var (
-	flowReset  = mailFlow{store.PurposePasswordReset, mail.KindPasswordReset, "tsp_", time.Hour, "1 hour", "/auth/reset-password"}
+	flowReset  = mailFlow{store.PurposePasswordReset, mail.KindPasswordReset, "tspr_", time.Hour, "1 hour", "/auth/reset-password"}
 	flowVerify = mailFlow{store.PurposeVerifyEmail, mail.KindVerifyEmail, "tsv_", 24 * time.Hour, "24 hours", "/auth/verify-email"}
 	flowChange = mailFlow{store.PurposeEmailChange, mail.KindEmailChange, "tse_", time.Hour, "1 hour", "/auth/confirm-email-change"}
 )

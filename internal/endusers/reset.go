@@ -1,6 +1,7 @@
 package endusers
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"net/http"
@@ -24,6 +25,17 @@ const msgResetSent = "If an account uses this address, a link to reset its passw
 // sent, for an address without an account). Over the throttle nothing is
 // stored or sent, whether or not the account exists.
 func (a *Auth) passwordReset(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
+	return a.mailLink(h, w, r, rt, q, flowReset, msgResetSent, func(context.Context, user) (bool, error) { return true, nil })
+}
+
+// mailLink is a public "mail me a link" request (reset, verification
+// resend): it answers 202 with the same body whether or not the address
+// has an account, after the same work: the throttle, the lookup and, within
+// the throttle, a stored token. The token names the user only where wants
+// says the user needs the link; otherwise it is a stand-in that is never
+// sent.
+func (a *Auth) mailLink(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries,
+	f mailFlow, sent string, wants func(context.Context, user) (bool, error)) error {
 	if _, err := h.Admit(w, r, rt, apihttp.Admission{}); err != nil {
 		return err
 	}
@@ -32,7 +44,7 @@ func (a *Auth) passwordReset(h *apihttp.Handler, w http.ResponseWriter, r *http.
 		return err
 	}
 	ctx := r.Context()
-	allowed, err := a.allowMail(ctx, rt, flowReset, email)
+	allowed, err := a.allowMail(ctx, rt, f, email)
 	if err != nil {
 		return err
 	}
@@ -43,13 +55,19 @@ func (a *Auth) passwordReset(h *apihttp.Handler, w http.ResponseWriter, r *http.
 	if allowed {
 		t := store.EndUserToken{Email: email}
 		if u.Existing {
-			t.UserID = u.ID
+			need, err := wants(ctx, u)
+			if err != nil {
+				return err
+			}
+			if need {
+				t.UserID = u.ID
+			}
 		}
-		if err := a.issue(ctx, r, rt, flowReset, t, email, redirect, map[string]string{"Email": email}); err != nil {
+		if err := a.issue(ctx, r, rt, f, t, email, redirect, map[string]string{"Email": email}); err != nil {
 			return err
 		}
 	}
-	envelope.Write(w, http.StatusAccepted, envelope.Success{Message: msgResetSent})
+	envelope.Write(w, http.StatusAccepted, envelope.Success{Message: sent})
 	return nil
 }
 

@@ -52,37 +52,8 @@ func (a *Auth) verifyEmail(h *apihttp.Handler, w http.ResponseWriter, r *http.Re
 // the address has an account that needs one (the stand-in token is
 // stored for the others).
 func (a *Auth) verifyEmailResend(h *apihttp.Handler, w http.ResponseWriter, r *http.Request, rt *apihttp.Route, q *userQueries) error {
-	if _, err := h.Admit(w, r, rt, apihttp.Admission{}); err != nil {
-		return err
-	}
-	email, redirect, err := readMailRequest(h, w, r, rt, q, "email")
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	allowed, err := a.allowMail(ctx, rt, flowVerify, email)
-	if err != nil {
-		return err
-	}
-	u, err := a.userByEmail(ctx, q, email)
-	if err != nil {
-		return err
-	}
-	verified := false
-	if u.Existing {
-		if verified, err = a.emailVerified(ctx, rt.ProjectID, u); err != nil {
-			return err
-		}
-	}
-	if allowed {
-		t := store.EndUserToken{Email: email}
-		if u.Existing && !verified {
-			t.UserID = u.ID
-		}
-		if err := a.issue(ctx, r, rt, flowVerify, t, email, redirect, map[string]string{"Email": email}); err != nil {
-			return err
-		}
-	}
-	envelope.Write(w, http.StatusAccepted, envelope.Success{Message: msgVerifySent})
-	return nil
+	return a.mailLink(h, w, r, rt, q, flowVerify, msgVerifySent, func(ctx context.Context, u user) (bool, error) {
+		verified, err := a.emailVerified(ctx, rt.ProjectID, u)
+		return !verified, err
+	})
 }

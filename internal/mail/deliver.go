@@ -91,9 +91,9 @@ func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
 	now := d.Outbox.Now()
 	rows, err := d.Outbox.DB.QueryContext(ctx, `UPDATE tablesmith.mail_outbox
 		SET attempts = attempts + 1, next_attempt_at = $2
-		WHERE id IN (SELECT id FROM tablesmith.mail_outbox WHERE status = 'queued' AND next_attempt_at <= $1
+		WHERE id IN (SELECT id FROM tablesmith.mail_outbox WHERE status = 'queued' AND scope = $4 AND next_attempt_at <= $1
 		             ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING id, to_address, subject, text_body, html_body, attempts`, now, now.Add(leaseFor), claimBatch)
+		RETURNING id, to_address, subject, text_body, html_body, attempts`, now, now.Add(leaseFor), claimBatch, d.Outbox.Scope)
 	if err != nil {
 		return 0, err
 	}

@@ -14,9 +14,14 @@ import (
 // Outbox is the queue of messages in the control schema. Its Send renders
 // a message and stores it; a Deliverer sends what it holds.
 type Outbox struct {
-	DB   *sql.DB
-	Now  func() time.Time
-	wake chan struct{}
+	DB  *sql.DB
+	Now func() time.Time
+	// Scope tags the messages this outbox queues; only a Deliverer of the
+	// same scope sends them. Deployments leave it empty; test servers,
+	// which share a database but each have their own mail server, set
+	// their own.
+	Scope string
+	wake  chan struct{}
 }
 
 // NewOutbox returns an outbox on the control database.
@@ -77,9 +82,9 @@ func (o *Outbox) Send(ctx context.Context, m Message) error {
 	}
 	now := o.Now()
 	if _, err := o.DB.ExecContext(ctx, `INSERT INTO tablesmith.mail_outbox
-		(project_id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-		project, account, string(m.Kind), m.To, r.Subject, r.Text, r.HTML, now); err != nil {
+		(project_id, account_id, kind, to_address, subject, text_body, html_body, next_attempt_at, created_at, scope)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+		project, account, string(m.Kind), m.To, r.Subject, r.Text, r.HTML, now, o.Scope); err != nil {
 		return fmt.Errorf("mail: queue: %w", err)
 	}
 	select {

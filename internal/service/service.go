@@ -139,6 +139,9 @@ type Config struct {
 	// SMTP delivers the service's e-mail (wire_mail.go); nil: messages go
 	// to the log and stay readable in the dashboard's Outbox.
 	SMTP *mail.SMTPConfig
+	// MailScope keeps this service's mail to itself among services that
+	// share a database (mail.Outbox.Scope): tests set one per server.
+	MailScope string
 }
 
 // Settings are the parts of Config a reload may change in a running service.

@@ -13,6 +13,7 @@ import (
 // take s.Mail in their own wiring.
 func (s *Service) wireMail() error {
 	o := mail.NewOutbox(s.DB, s.cfg.Now)
+	o.Scope = s.cfg.MailScope
 	s.Mail, s.Outbox = o, o
 	s.platformDeps.Outbox = o
 	s.platformDeps.Mail = o // invitations (docs/teams.md)

@@ -71,7 +71,10 @@ func WithConfig(f func(*service.Config)) Option { return Option(f) }
 // plan is the default so tests are not rate limited unless they ask.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	cfg := service.Config{DefaultPlan: "unlimited", Secret: "test-secret", MaxOpenConns: 8, FilesDir: t.TempDir()}
+	// Each server delivers only its own mail: the package's servers share
+	// one database (so one outbox) but not one SMTP server.
+	cfg := service.Config{DefaultPlan: "unlimited", Secret: "test-secret", MaxOpenConns: 8, FilesDir: t.TempDir(),
+		MailScope: "test-" + store.RandomID(8)}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -19,9 +19,13 @@ CREATE TABLE tablesmith.mail_outbox (
     next_attempt_at timestamptz NOT NULL,
     last_error      text        NOT NULL DEFAULT '',
     created_at      timestamptz NOT NULL,
-    sent_at         timestamptz
+    sent_at         timestamptz,
+    -- The services that may deliver the message: those configured with
+    -- the same mail_scope ('' in every deployment; each test server has
+    -- its own, as tests share one database but not one mail server).
+    scope           text        NOT NULL DEFAULT ''
 );
-CREATE INDEX mail_outbox_due ON tablesmith.mail_outbox (next_attempt_at) WHERE status = 'queued';
+CREATE INDEX mail_outbox_due ON tablesmith.mail_outbox (scope, next_attempt_at) WHERE status = 'queued';
 CREATE INDEX mail_outbox_project ON tablesmith.mail_outbox (project_id, id DESC);
 CREATE INDEX mail_outbox_created ON tablesmith.mail_outbox (created_at);
 
