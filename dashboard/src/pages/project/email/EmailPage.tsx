@@ -6,6 +6,7 @@ import { EmptyState } from '../../../components/EmptyState';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { LoadingState } from '../../../components/LoadingState';
 import { PageHeader } from '../../../components/PageHeader';
+import { RoleGate } from '../../../components/RoleGate';
 import {
   KIND_LABELS,
   type MailTemplate,
@@ -17,6 +18,8 @@ import {
   useOutboxQuery,
 } from '../../../data/email/email';
 import { formatDateTime } from '../../../lib/format';
+import { roleNeeded } from '../../../lib/roles';
+import { useCan } from '../useProjectRole';
 import { useProjectId } from '../useProjectId';
 
 const STATUS_COLORS: Record<string, string> = { queued: 'yellow', sent: 'green', logged: 'blue', failed: 'red' };
@@ -46,6 +49,12 @@ export function EmailPage() {
 }
 
 function Outbox({ projectId }: { projectId: string }) {
+  // The outbox holds single-use links: a viewer does not read it (the API answers 403).
+  if (!useCan('developer')) return <Text c="dimmed">{roleNeeded('developer')}</Text>;
+  return <OutboxList projectId={projectId} />;
+}
+
+function OutboxList({ projectId }: { projectId: string }) {
   const query = useOutboxQuery(projectId);
   const [open, setOpen] = useState<number | null>(null);
   if (query.isPending) return <LoadingState label="Loading the outbox" />;
@@ -192,16 +201,18 @@ function TemplateForm({ projectId, template }: { projectId: string; template: Ma
         </Text>
         {save.isError && !isApiError(save.error, 'VALIDATION_ERROR') && <ErrorAlert error={save.error} />}
         {save.isSuccess && <Text size="sm" c="green">Saved: new messages use it.</Text>}
-        <Group>
-          <Button type="submit" loading={save.isPending}>
-            Save
-          </Button>
-          {template.custom && (
-            <Button variant="default" loading={reset.isPending} onClick={() => reset.mutate({ projectId, kind: template.kind })}>
-              Back to the default
+        <RoleGate need="developer">
+          <Group>
+            <Button type="submit" loading={save.isPending}>
+              Save
             </Button>
-          )}
-        </Group>
+            {template.custom && (
+              <Button variant="default" loading={reset.isPending} onClick={() => reset.mutate({ projectId, kind: template.kind })}>
+                Back to the default
+              </Button>
+            )}
+          </Group>
+        </RoleGate>
       </Stack>
     </Paper>
   );
