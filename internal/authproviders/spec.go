@@ -57,6 +57,31 @@ func (s Spec) Check(old *Provider, projectID, name string) (Provider, map[string
 	if msg := CheckName(name); msg != "" {
 		problems["name"] = msg
 	}
+	k := s.checkKind(&p, problems)
+	s.checkClient(old, &p, problems)
+	p.Scopes = k.scopes
+	if s.Scopes != nil {
+		if msg := checkScopes(*s.Scopes, k.oidc); msg != "" {
+			problems["scopes"] = msg
+		} else {
+			p.Scopes = *s.Scopes
+		}
+	}
+	if s.Enabled != nil {
+		p.Enabled = *s.Enabled
+	}
+	if old != nil {
+		p.Sealed, p.CreatedAt = old.Sealed, old.CreatedAt
+	}
+	if len(problems) == 0 {
+		return p, nil
+	}
+	return p, problems
+}
+
+// checkKind reads kind, tenant and issuer into p: the provider's kind and
+// where its issuer is.
+func (s Spec) checkKind(p *Provider, problems map[string]string) kind {
 	var k kind
 	switch {
 	case s.Kind == nil:
@@ -94,6 +119,12 @@ func (s Spec) Check(old *Provider, projectID, name string) (Provider, map[string
 	case k.issuer != nil:
 		p.Issuer = k.issuer(p.Tenant)
 	}
+	return k
+}
+
+// checkClient reads the client id and secret (the secret only checked:
+// the caller seals it).
+func (s Spec) checkClient(old, p *Provider, problems map[string]string) {
 	switch {
 	case s.ClientID == nil || *s.ClientID == "":
 		problems["client_id"] = "is required: the client (application) id the provider gave you"
@@ -112,24 +143,6 @@ func (s Spec) Check(old *Provider, projectID, name string) (Provider, map[string
 	case len(*s.ClientSecret) > MaxSecretLength || hasControl(*s.ClientSecret):
 		problems["client_secret"] = fmt.Sprintf("must be at most %d printable characters", MaxSecretLength)
 	}
-	p.Scopes = k.scopes
-	if s.Scopes != nil {
-		if msg := checkScopes(*s.Scopes, k.oidc); msg != "" {
-			problems["scopes"] = msg
-		} else {
-			p.Scopes = *s.Scopes
-		}
-	}
-	if s.Enabled != nil {
-		p.Enabled = *s.Enabled
-	}
-	if old != nil {
-		p.Sealed, p.CreatedAt = old.Sealed, old.CreatedAt
-	}
-	if len(problems) == 0 {
-		return p, nil
-	}
-	return p, problems
 }
 
 // checkIssuer says what is wrong with an oidc issuer, or "": https (http
