@@ -48,7 +48,7 @@ func (tm *team) path(rest string) string { return "/api/projects/" + tm.id + res
 func (tm *team) invite(session, address, role string) string {
 	tm.t.Helper()
 	tm.s.Do("POST", tm.path("/members"), session, map[string]any{"email": address, "role": role}).Must(tm.t, 201)
-	return inviteToken(tm.t, tm.mail.Wait(tm.t, strings.ToLower(address)))
+	return inviteToken(tm.t, tm.mail.WaitSubject(tm.t, strings.ToLower(address), "invited you"))
 }
 
 // inviteToken reads the token from the invitation link of a message.
@@ -179,7 +179,7 @@ func TestInvitationsAreBoundToTheirAddressSingleUseAndExpire(t *testing.T) {
 	if d := time.Until(expires); d < 7*24*time.Hour-time.Minute || d > 7*24*time.Hour+time.Minute {
 		t.Errorf("expires in %s, want 7 days", d)
 	}
-	m := tm.mail.Wait(t, "kim@example.com")
+	m := tm.mail.WaitSubject(t, "kim@example.com", "invited you")
 	token := inviteToken(t, m)
 	if len(token) < 43 || !strings.Contains(m.Text, "Team project") || !strings.Contains(m.Text, "developer") || !strings.Contains(m.Text, "owner-") {
 		t.Errorf("invitation e-mail %q: %s (token %q)", m.Subject, m.Text, token)
@@ -491,7 +491,7 @@ func TestMembersAnswersMatchTheDocument(t *testing.T) {
 	dev, devID := tm.join("developer")
 	check("GET", tm.path("/members"), dev, "", 200)
 	check("POST", tm.path("/members"), tm.owner, `{"email":"`+docAddr+`","role":"viewer"}`, 201)
-	token := inviteToken(t, tm.mail.Wait(t, docAddr))
+	token := inviteToken(t, tm.mail.WaitSubject(t, docAddr, "invited you"))
 	check("GET", tm.path("/invitations"), tm.owner, "", 200)
 	check("POST", tm.path("/members"), dev, `{"email":"x@example.com","role":"viewer"}`, 403)
 	check("PATCH", tm.path(fmt.Sprintf("/members/%d", devID)), tm.owner, `{"role":"admin"}`, 200)

@@ -114,11 +114,19 @@ func (s *Server) Count(to string) int {
 // earlier Wait, failing the test after 15 s.
 func (s *Server) Wait(t testing.TB, to string) Message {
 	t.Helper()
+	return s.WaitSubject(t, to, "")
+}
+
+// WaitSubject is Wait for the first message whose subject contains
+// subject: an address may also get mail the test does not wait for (a
+// new account's verification beside its invitation).
+func (s *Server) WaitSubject(t testing.TB, to, subject string) Message {
+	t.Helper()
 	deadline := time.After(15 * time.Second)
 	for {
 		s.mu.Lock()
 		for i, m := range s.received {
-			if strings.EqualFold(m.To, to) {
+			if strings.EqualFold(m.To, to) && strings.Contains(m.Subject, subject) {
 				s.received = append(s.received[:i:i], s.received[i+1:]...)
 				s.mu.Unlock()
 				return m
@@ -129,7 +137,7 @@ func (s *Server) Wait(t testing.TB, to string) Message {
 		case <-s.arrived:
 		case <-time.After(50 * time.Millisecond):
 		case <-deadline:
-			t.Fatalf("no e-mail to %s arrived within 15 s", to)
+			t.Fatalf("no e-mail to %s (subject with %q) arrived within 15 s", to, subject)
 		}
 	}
 }
