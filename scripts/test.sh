@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
-# make test: every test, phase by phase, stopping at the first phase that
-# fails, and each phase's time at the end. TABLESMITH_PHASE_TIMES names a file
-# of "phase<TAB>seconds" lines that earlier phases already wrote (.ci/run's
-# install) and this appends to.
+# make test: every test, and each phase's time at the end.
+# TABLESMITH_PHASE_TIMES names a file of "phase<TAB>seconds<TAB>note" lines
+# that earlier phases already wrote (.ci/run's install) and this appends to.
 #
-# The Go tests keep both cores busy for only part of their run (much of it
-# is waiting on PostgreSQL, timers and Caddy), so the fuzzers and the
-# dashboard's checks and build run beside them; the browser tests run after
-# them, alone: beside the Go tests on a slower two-core CI machine a starved
-# renderer took over 30 s for single steps (docs/testing.md has the
-# measurements). The Go tests' output is kept in a file and shown when they
-# end; the phases beside them print as they go.
+# First the binaries every lane needs are built (the race-built Caddy that
+# the Go tests and the browser run, golangci-lint, the S3 gateway, the OpenID
+# provider of the browser tests, the dashboard). Then three lanes run at
+# once, because none of them keeps two cores busy alone and the machine's
+# cores are the suite's whole budget (docs/testing.md has the measurements):
+#
+#   browser   the Playwright journeys, at normal priority: a renderer
+#             starved of CPU took over 30 s for single steps on a slow CI
+#             machine, so this lane is the one that must not wait;
+#   Go        the Go tests, then lint (which then finds every package
+#             compiled and takes half a minute), at nice 10: they wait on
+#             PostgreSQL, timers and Caddy for much of their run, and their
+#             deadlines are written for a loaded machine (the flake hunt
+#             runs them beside stress-ng);
+#   side      the fuzzers and the dashboard's checks, at nice 10.
+#
+# The browser lane prints as it goes; the others' output is kept and printed
+# when they end. A failed lane's failures are printed again at the very end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,17 +32,11 @@ summary() {
 	echo
 	echo "Phase times:"
 	awk -F'\t' '{ printf "  %-10s %2d:%02d%s\n", $1, $2 / 60, $2 % 60, ($3 == "" ? "" : "  (" $3 ")") }' "$times"
-	# Phases that ran beside another overlap: the total is the wall clock.
+	# Lanes overlap: the total is the wall clock.
 	local install
 	install=$(awk -F'\t' '$1 == "install" { t += $2 } END { print t + 0 }' "$times")
 	local total=$((install + SECONDS))
 	printf '  %-10s %2d:%02d\n' total $((total / 60)) $((total % 60))
-}
-
-fail() { # phase, status
-	summary
-	echo "make test: the $1 phase failed (exit $2)" >&2
-	exit "$2"
 }
 
 timed() { # name, note, command...: runs it, records its time, returns its status
@@ -43,49 +47,60 @@ timed() { # name, note, command...: runs it, records its time, returns its statu
 	return "$status"
 }
 
-logged() { # command...: runs it, its output also kept for the end (side phases)
-	"$@" 2>&1 | tee -a "$logs/side"
+echo "== build: make -s test-binaries"
+timed build "" make -s test-binaries || {
+	summary
+	echo "make test: the build failed" >&2
+	exit 2
+}
+
+# A lane stops at its first failure (a phase after a failed one would only
+# repeat it), never the other lanes; it writes the failed phase's name and
+# status to $logs/failed.
+failed() { printf '%s\t%s\n' "$1" "$2" >>"$logs/failed"; }
+go_lane() {
+	timed "Go tests" "nice 10, beside browser" nice -n 10 make -s test-go || { failed "Go tests" $?; return; }
+	timed lint "nice 10, after Go tests" nice -n 10 make -s lint || failed lint $?
+}
+side_lane() {
+	timed fuzz "nice 10, beside browser" nice -n 10 make -s test-fuzz || { failed fuzz $?; return; }
+	timed dashboard "nice 10, beside browser" nice -n 10 make -s test-dashboard || failed dashboard $?
+}
+touch "$logs/failed"
+echo "== Go tests, then lint; fuzz, then the dashboard's checks (their output follows when they end)"
+go_lane >"$logs/go" 2>&1 </dev/null &
+go_pid=$!
+side_lane >"$logs/side" 2>&1 </dev/null &
+side_pid=$!
+
+browser() { # the browser lane, its output also kept for the end
+	make -s test-e2e 2>&1 | tee "$logs/browser"
 	return "${PIPESTATUS[0]}"
 }
-
-phase() { # name, command...
-	echo "== $1: ${*:2}"
-	timed "$1" "" "${@:2}" || fail "$1" $?
-}
-
-phase lint make -s lint
-
-# The Caddy binary both lanes below run (after lint it is only linked),
-# built once before they start so that they do not both build it.
-phase caddy make -s .bin/caddy-race
-
-echo "== Go tests: make -s test-go (its output follows when it ends; fuzz and dashboard run beside it)"
-timed "Go tests" "" make -s test-go >"$logs/go" 2>&1 &
-go_pid=$!
-side=""
-echo "== fuzz: make -s test-fuzz"
-timed fuzz "beside Go tests" logged make -s test-fuzz || side=${side:-fuzz}
-if [ -z "$side" ]; then
-	echo "== dashboard: make -s test-dashboard, then its build for the browser phase"
-	timed dashboard "beside Go tests" logged make -s test-dashboard dashboard || side=dashboard
-fi
-go_status=0
-wait "$go_pid" || go_status=$?
-echo "== Go tests: output"
-cat "$logs/go"
-if [ -n "$side" ]; then
-	# Its failures scrolled away above the Go tests' output: say them again.
-	echo "== $side failed beside the Go tests; the end of its output again:"
-	tail -n 120 "$logs/side"
-fi
-[ "$go_status" -eq 0 ] || fail "Go tests" "$go_status"
-[ -z "$side" ] || fail "$side" 2
 echo "== browser: make -s test-e2e"
-timed browser "" logged make -s test-e2e || {
-	# Playwright's failures (each test's title and error) scrolled away
-	# above the Caddy log: say them again, last.
-	echo "== browser failures:"
-	grep -E -A14 '^  [0-9]+\) ' "$logs/side" | head -n 150 || true
-	fail browser 2
-}
+timed browser "" browser || failed browser $?
+wait "$go_pid" "$side_pid"
+echo "== Go tests and lint: output"
+cat "$logs/go"
+echo "== fuzz and dashboard: output"
+cat "$logs/side"
+
+if [ -s "$logs/failed" ]; then
+	# The failures scrolled away above the other lanes' output: say them again.
+	if grep -q '^browser' "$logs/failed"; then
+		echo "== browser failures:"
+		grep -E -A14 '^  [0-9]+\) ' "$logs/browser" | head -n 150 || true
+	fi
+	if grep -q '^\(Go tests\|lint\)' "$logs/failed"; then
+		echo "== Go tests and lint failures:"
+		grep -E -B2 -A20 '^(--- FAIL|FAIL|panic:|[^ ]+\.go:[0-9]+:[0-9]+: )' "$logs/go" | head -n 200 || true
+	fi
+	if grep -q '^\(fuzz\|dashboard\)' "$logs/failed"; then
+		echo "== fuzz and dashboard: the end of their output again:"
+		tail -n 120 "$logs/side"
+	fi
+	summary
+	echo "make test: failed: $(awk -F'\t' '{ printf "%s%s (exit %s)", sep, $1, $2; sep = ", " }' "$logs/failed")" >&2
+	exit 2
+fi
 summary

@@ -6,11 +6,9 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/webhooks"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 // auditEntry is the audit log's entry of a change acc makes to p, for a
@@ -39,31 +37,13 @@ type AuditMeta struct {
 // getAudit answers GET /api/projects/{id}/audit: a page of the project's
 // audit log, newest first (limit 1–200, default 50; before=<cursor>).
 func (h *Handler) getAudit(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
-	q, err := translate.ParseQueryString(r.URL.RawQuery)
+	page, err := readNewestFirst(r, "the audit log", 200)
 	if err != nil {
-		return apierr.New(apierr.CodeInvalidQuery, "%s", err.Error())
+		return err
 	}
-	limit, before := 50, int64(0)
-	for name, vals := range q {
-		if len(vals) != 1 {
-			return apierr.Fields(apierr.CodeInvalidQuery, "Give each parameter once", map[string]string{name: "is given more than once"})
-		}
-		n, err := strconv.ParseInt(vals[0], 10, 64)
-		switch {
-		case name != "limit" && name != "before":
-			return apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+name, map[string]string{name: "is not a parameter of the audit log; use limit or before"})
-		case name == "before" && (err != nil || n < 1):
-			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter before", map[string]string{"before": "must be the next_cursor of a previous page"})
-		case name == "limit" && (err != nil || n < 1 || n > 200):
-			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter limit", map[string]string{"limit": "must be a whole number from 1 to 200"})
-		case name == "limit":
-			limit = int(n)
-		default:
-			before = n
-		}
-	}
+	limit := page.Limit
 	// One more than asked tells whether an older page exists.
-	entries, err := h.d.Store.AuditLog(r.Context(), p.ID, before, limit+1)
+	entries, err := h.d.Store.AuditLog(r.Context(), p.ID, page.Before, limit+1)
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,11 @@ package platformhttp
 import (
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/envelope"
 	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/store"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 // OutboxMeta is the meta of GET /api/projects/{id}/outbox.
@@ -24,41 +22,16 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request, _ store.Account
 	if h.d.Outbox == nil {
 		return apierr.New(apierr.CodeNotFound, "This server sends no e-mail")
 	}
-	q, err := translate.ParseQueryString(r.URL.RawQuery)
+	page, err := readNewestFirst(r, "the outbox", mail.MaxListed)
 	if err != nil {
-		return apierr.New(apierr.CodeInvalidQuery, "%s", err.Error())
+		return err
 	}
-	problems := map[string]string{}
-	var before int64
-	limit := 50
-	for name, vals := range q {
-		v := vals[0]
-		if len(vals) > 1 {
-			problems[name] = "is given more than once"
-			continue
-		}
-		switch name {
-		case "before":
-			if before, err = strconv.ParseInt(v, 10, 64); err != nil || before < 1 {
-				problems[name] = "must be a message id (a positive integer)"
-			}
-		case "limit":
-			if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > mail.MaxListed {
-				problems[name] = "must be an integer from 1 to " + strconv.Itoa(mail.MaxListed)
-			}
-		default:
-			problems[name] = "unknown parameter; the outbox takes before and limit"
-		}
-	}
-	if len(problems) > 0 {
-		return apierr.Fields(apierr.CodeInvalidQuery, "Invalid outbox query", problems)
-	}
-	list, err := h.d.Outbox.List(r.Context(), p.ID, before, limit)
+	list, err := h.d.Outbox.List(r.Context(), p.ID, page.Before, page.Limit)
 	if err != nil {
 		return err
 	}
 	var meta OutboxMeta
-	if len(list) == limit {
+	if len(list) == page.Limit {
 		meta.NextBefore = &list[len(list)-1].ID
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: list, Meta: meta})

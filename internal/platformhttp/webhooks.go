@@ -15,7 +15,6 @@ import (
 	"github.com/tablesmith/tablesmith/internal/registry"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/internal/webhooks"
-	"github.com/tablesmith/tablesmith/translate"
 )
 
 // WebhookCreated is a new webhook with its signing secret, shown once.
@@ -289,32 +288,15 @@ func (h *Handler) replayWebhook(w http.ResponseWriter, r *http.Request, acc stor
 }
 
 func (h *Handler) webhookDeliveries(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
-	q, err := translate.ParseQueryString(r.URL.RawQuery)
+	page, err := readNewestFirst(r, "deliveries", 200)
 	if err != nil {
-		return apierr.New(apierr.CodeInvalidQuery, "%s", err.Error())
-	}
-	limit, before := 50, int64(0)
-	for name, vals := range q {
-		if len(vals) != 1 {
-			return apierr.Fields(apierr.CodeInvalidQuery, "Give each parameter once", map[string]string{name: "is given more than once"})
-		}
-		n, err := strconv.ParseInt(vals[0], 10, 64)
-		switch {
-		case name != "limit" && name != "before":
-			return apierr.Fields(apierr.CodeInvalidQuery, "Unknown query parameter "+name, map[string]string{name: "is not a parameter of deliveries; use limit or before"})
-		case err != nil || n < 1 || (name == "limit" && n > 200):
-			return apierr.Fields(apierr.CodeInvalidQuery, "Invalid query parameter "+name, map[string]string{name: "must be a whole number from 1" + map[bool]string{true: " to 200", false: ""}[name == "limit"]})
-		case name == "limit":
-			limit = int(n)
-		default:
-			before = n
-		}
+		return err
 	}
 	hook, err := h.webhook(r, p)
 	if err != nil {
 		return err
 	}
-	ds, err := h.d.Webhooks.Deliveries(r.Context(), hook.ID, before, limit)
+	ds, err := h.d.Webhooks.Deliveries(r.Context(), hook.ID, page.Before, page.Limit)
 	if err != nil {
 		return err
 	}

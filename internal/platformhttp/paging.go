@@ -1,0 +1,57 @@
+package platformhttp
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/tablesmith/tablesmith/apierr"
+	"github.com/tablesmith/tablesmith/translate"
+)
+
+// newestFirst is a page request of a list read newest first: the audit
+// log, a webhook's deliveries, the outbox. They take the same two
+// parameters and refuse anything else, so each is read here once.
+type newestFirst struct {
+	Limit  int
+	Before int64 // 0: the newest page
+}
+
+// readNewestFirst reads ?limit=1..max (default 50, or max when smaller)
+// and ?before=<id of the last entry of the previous page>. Every problem
+// of the query is named, in the contract's INVALID_QUERY envelope; what
+// names the list in the messages ("the audit log").
+func readNewestFirst(r *http.Request, what string, max int) (newestFirst, error) {
+	page := newestFirst{Limit: min(50, max)}
+	q, err := translate.ParseQueryString(r.URL.RawQuery)
+	if err != nil {
+		return page, apierr.New(apierr.CodeInvalidQuery, "%s", err.Error())
+	}
+	problems := map[string]string{}
+	for name, vals := range q {
+		if len(vals) != 1 {
+			problems[name] = "is given more than once"
+			continue
+		}
+		n, err := strconv.ParseInt(vals[0], 10, 64)
+		switch name {
+		case "limit":
+			if err != nil || n < 1 || n > int64(max) {
+				problems[name] = "must be a whole number from 1 to " + strconv.Itoa(max)
+				continue
+			}
+			page.Limit = int(n)
+		case "before":
+			if err != nil || n < 1 {
+				problems[name] = "must be the id of the last entry of the previous page"
+				continue
+			}
+			page.Before = n
+		default:
+			problems[name] = "is not a parameter of " + what + "; use limit or before"
+		}
+	}
+	if len(problems) > 0 {
+		return page, apierr.Fields(apierr.CodeInvalidQuery, "Invalid query of "+what, problems)
+	}
+	return page, nil
+}
