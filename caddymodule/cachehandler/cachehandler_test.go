@@ -2,6 +2,7 @@ package cachehandler_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -323,12 +324,6 @@ func TestTheModulesCacheRevalidatesAndAnswersHeadFromWhatItHolds(t *testing.T) {
 	p := a.NewProject(edgeDoc)
 	a.API(p, "POST", "/books", map[string]any{"title": "First"}).Must(t, 201)
 	books := edge + "/v1/" + p.ID + "/books/1"
-	get(t, books, "")
-	hit, _ := untilHit(t, "the record", books)
-	etag := hit.header.Get("ETag")
-	if etag == "" || hit.header.Get("Age") == "" {
-		t.Fatalf("a hit without ETag or Age: %v", hit.header)
-	}
 	send := func(method string, header map[string]string) *http.Response {
 		req, _ := http.NewRequest(method, books, nil)
 		for k, v := range header {
@@ -341,16 +336,38 @@ func TestTheModulesCacheRevalidatesAndAnswersHeadFromWhatItHolds(t *testing.T) {
 		res.Body.Close()
 		return res
 	}
-	if res := send("GET", map[string]string{"If-None-Match": etag}); res.StatusCode != 304 || !strings.Contains(res.Header.Get("Cache-Status"), "; hit") {
-		t.Errorf("If-None-Match with the stored ETag: %d, Cache-Status %q, want a 304 hit", res.StatusCode, res.Header.Get("Cache-Status"))
+	// The create's purge announcement reaches the edge through
+	// PostgreSQL's NOTIFY, which a loaded machine can deliver after the
+	// record was cached: a late purge (safe, and allowed) then drops it
+	// between two checks. So the checks run on one stored answer, from the
+	// first hit on, and again on a fresh one (at most five times) if the
+	// answer went in between; a cache that never answers them fails.
+	var problems []string
+	for attempt := 1; attempt <= 5; attempt++ {
+		get(t, books, "")
+		hit, _ := untilHit(t, "the record", books)
+		etag := hit.header.Get("ETag")
+		if etag == "" || hit.header.Get("Age") == "" {
+			t.Fatalf("a hit without ETag or Age: %v", hit.header)
+		}
+		problems = nil
+		if res := send("GET", map[string]string{"If-None-Match": etag}); res.StatusCode != 304 || !strings.Contains(res.Header.Get("Cache-Status"), "; hit") {
+			problems = append(problems, fmt.Sprintf("If-None-Match with the stored ETag: %d, Cache-Status %q, want a 304 hit", res.StatusCode, res.Header.Get("Cache-Status")))
+		}
+		if res := send("GET", map[string]string{"If-None-Match": `"other"`}); res.StatusCode != 200 {
+			problems = append(problems, fmt.Sprintf("If-None-Match with another ETag: %d, want 200", res.StatusCode))
+		}
+		// Go's client asks GET for gzip itself; HEAD must ask the same to be
+		// the same variant.
+		if res := send("HEAD", map[string]string{"Accept-Encoding": "gzip"}); res.StatusCode != 200 || !strings.Contains(res.Header.Get("Cache-Status"), "; hit") || res.Header.Get("ETag") != etag {
+			problems = append(problems, fmt.Sprintf("HEAD: %d, Cache-Status %q, ETag %q", res.StatusCode, res.Header.Get("Cache-Status"), res.Header.Get("ETag")))
+		}
+		if len(problems) == 0 {
+			break
+		}
 	}
-	if res := send("GET", map[string]string{"If-None-Match": `"other"`}); res.StatusCode != 200 {
-		t.Errorf("If-None-Match with another ETag: %d, want 200", res.StatusCode)
-	}
-	// Go's client asks GET for gzip itself; HEAD must ask the same to be
-	// the same variant.
-	if res := send("HEAD", map[string]string{"Accept-Encoding": "gzip"}); res.StatusCode != 200 || !strings.Contains(res.Header.Get("Cache-Status"), "; hit") || res.Header.Get("ETag") != etag {
-		t.Errorf("HEAD: %d, Cache-Status %q, ETag %q", res.StatusCode, res.Header.Get("Cache-Status"), res.Header.Get("ETag"))
+	for _, p := range problems {
+		t.Error(p)
 	}
 	// A request that asks for a fresh answer goes to the module.
 	if res := send("GET", map[string]string{"Cache-Control": "no-cache"}); strings.Contains(res.Header.Get("Cache-Status"), "; hit") {

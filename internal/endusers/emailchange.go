@@ -1,6 +1,7 @@
 package endusers
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"github.com/tablesmith/tablesmith/apierr"
 	"github.com/tablesmith/tablesmith/internal/apihttp"
 	"github.com/tablesmith/tablesmith/internal/envelope"
+	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/pgexec"
 	"github.com/tablesmith/tablesmith/internal/store"
 	"github.com/tablesmith/tablesmith/schema"
@@ -77,7 +79,9 @@ func (a *Auth) emailChangeConfirm(h *apihttp.Handler, w http.ResponseWriter, r *
 	}
 	ctx, now := r.Context(), a.cfg.Now()
 	var rec []byte
+	var moved store.EndUserToken
 	_, err = a.useToken(ctx, rt, flowChange, in["token"], func(tx *sql.Tx, t store.EndUserToken) error {
+		moved = t
 		uid, ok := userIDValue(q.table, t.UserID)
 		if !ok {
 			return errTokenUnknown
@@ -113,6 +117,21 @@ func (a *Auth) emailChangeConfirm(h *apihttp.Handler, w http.ResponseWriter, r *
 	if err != nil {
 		return err
 	}
+	a.noticeOldAddress(ctx, rt, moved)
 	envelope.Write(w, http.StatusOK, envelope.Success{RawData: rec, Message: "E-mail address changed"})
 	return nil
+}
+
+// noticeOldAddress tells the address the user moved away from that the
+// change happened, once it has. The change stands if the notice cannot be
+// queued (it is logged): the user asked for it and proved the new address.
+func (a *Auth) noticeOldAddress(ctx context.Context, rt *apihttp.Route, t store.EndUserToken) {
+	if a.cfg.Mail == nil || t.Email == "" {
+		return
+	}
+	m := mail.Message{ProjectID: rt.ProjectID, Kind: mail.KindEmailChanged, To: t.Email,
+		Data: map[string]string{"Email": t.Email, "NewEmail": t.NewEmail}}
+	if err := a.cfg.Mail.Send(ctx, m); err != nil {
+		a.cfg.Logger.Error("email change: the notice to the old address was not queued", "project", rt.ProjectID, "err", err)
+	}
 }

@@ -333,6 +333,11 @@ func TestEmailChangeMovesTheUserToAConfirmedAddress(t *testing.T) {
 	}
 	wantError(t, e.auth("POST", "login", "", map[string]any{"email": "ann@example.com", "password": password}), 401, "INVALID_CREDENTIALS")
 	wantError(t, e.auth("POST", "email-change/confirm", "", map[string]any{"token": token}), 400, "VALIDATION_ERROR")
+	// The old address is told, once the change is made, with no link to follow.
+	notice := e.smtp.WaitSubject(t, "ann@example.com", "The e-mail of your")
+	if !strings.Contains(notice.Text, "ann@new.example") || len(notice.Links) != 0 {
+		t.Fatalf("notice to the old address = %q, links %v", notice.Text, notice.Links)
+	}
 
 	// An address taken between the request and the confirmation: 409,
 	// and the token stays usable once the address is free again.

@@ -12,6 +12,9 @@ var Defaults = map[Kind]Template{
 	KindEmailChange: page("Confirm your new e-mail for {{.ProjectName}}",
 		"Confirm {{.NewEmail}} as the new e-mail address of your {{.ProjectName}} account (now {{.Email}}).",
 		"Confirm new e-mail", "The link works once{{if .ExpiresIn}} and for {{.ExpiresIn}}{{end}}. If you did not ask for this change, ignore this message."),
+	KindEmailChanged: notice("The e-mail of your {{.ProjectName}} account was changed",
+		"The e-mail address of your {{.ProjectName}} account is now {{.NewEmail}}; it was {{.Email}}, where this message goes.",
+		"If you made this change, there is nothing to do. If you did not, someone else can sign in to your account: contact {{.ProjectName}} at once."),
 	KindAccountVerify: page("Confirm your Tablesmith e-mail",
 		"Confirm that {{.Email}} is the e-mail address of your Tablesmith account.",
 		"Confirm e-mail", "The link works once{{if .ExpiresIn}} and for {{.ExpiresIn}}{{end}}."),
@@ -21,6 +24,19 @@ var Defaults = map[Kind]Template{
 	KindInvite: page("{{.Inviter}} invited you to {{.ProjectName}} on Tablesmith",
 		"{{.Inviter}} invited you to join the project {{.ProjectName}} as {{.Role}}.",
 		"Accept the invitation", "The invitation works once{{if .ExpiresIn}} and for {{.ExpiresIn}}{{end}}, for the account with this e-mail address."),
+}
+
+// notice builds a template of the house layout without a link: a sentence
+// and a note.
+func notice(subject, lead, note string) Template {
+	return Template{
+		Subject: subject,
+		Text:    lead + "\n\n" + note + "\n",
+		HTML: `<!doctype html><html><body style="font-family: system-ui, sans-serif; line-height: 1.5; color: #1f2933">` +
+			`<p>` + lead + `</p>` +
+			`<p style="font-size: 13px; color: #52606d">` + note + `</p>` +
+			`</body></html>`,
+	}
 }
 
 // page builds a template of the house layout: a sentence, a link as a

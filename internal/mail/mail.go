@@ -13,13 +13,16 @@ import "context"
 // Kind names a message and its template.
 type Kind string
 
-// The kinds of message the service sends. The first three go to the end
+// The kinds of message the service sends. The first four go to the end
 // users of a project (and use the project's templates); the others are the
 // platform's own, to dashboard accounts.
 const (
 	KindVerifyEmail   Kind = "verify_email"
 	KindPasswordReset Kind = "password_reset"
 	KindEmailChange   Kind = "email_change"
+	// KindEmailChanged tells the old address that the account moved away
+	// from it, so that a stolen session cannot take an account quietly.
+	KindEmailChanged Kind = "email_changed"
 
 	KindAccountVerify Kind = "account_verify"
 	KindAccountReset  Kind = "account_reset"

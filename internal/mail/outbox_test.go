@@ -167,7 +167,7 @@ func TestAProjectsOwnTemplateIsCheckedStoredUsedAndReset(t *testing.T) {
 	path := "/api/projects/" + p.ID + "/mail-templates"
 
 	list := s.Do("GET", path, p.Session, nil).Must(t, 200).List()
-	if len(list) != 3 || list[0]["custom"] != false {
+	if len(list) != len(mail.ProjectKinds) || list[0]["custom"] != false || list[3]["kind"] != "email_changed" {
 		t.Fatalf("templates %v", list)
 	}
 	bad := s.Do("PUT", path+"/password_reset", p.Session, map[string]any{"subject": "x", "text": "{{range 10}}x{{end}}", "html": "{{.Nope}}"})

@@ -30,7 +30,7 @@ type Rendered struct {
 var Variables = []string{"ProjectName", "Link", "Email", "NewEmail", "ExpiresIn", "Inviter", "Role"}
 
 // ProjectKinds are the kinds a project may reword: its end users' mail.
-var ProjectKinds = []Kind{KindVerifyEmail, KindPasswordReset, KindEmailChange}
+var ProjectKinds = []Kind{KindVerifyEmail, KindPasswordReset, KindEmailChange, KindEmailChanged}
 
 // maxRendered bounds a rendered part; beyond it rendering fails (a
 // template that multiplies its text cannot fill the outbox).

@@ -1532,7 +1532,7 @@ export interface components {
         };
         OutboxMessage: {
             id: number;
-            /** @description verify_email, password_reset, email_change, account_verify, account_reset or invite */
+            /** @description verify_email, password_reset, email_change, email_changed, account_verify, account_reset or invite */
             kind: string;
             to: string;
             subject: string;
@@ -1549,7 +1549,7 @@ export interface components {
             sent_at: string | null;
         };
         /** @enum {string} */
-        MailTemplateKind: "verify_email" | "password_reset" | "email_change";
+        MailTemplateKind: "verify_email" | "password_reset" | "email_change" | "email_changed";
         MailTemplateInput: {
             subject: string;
             text: string;

@@ -75,6 +75,7 @@ export const KIND_LABELS: Record<string, string> = {
   verify_email: 'E-mail verification',
   password_reset: 'Password reset',
   email_change: 'E-mail change',
+  email_changed: 'E-mail changed (notice to the old address)',
   account_verify: 'Account verification',
   account_reset: 'Account password reset',
   invite: 'Invitation',
