@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
@@ -69,6 +70,31 @@ func TestEveryProjectRouteHasARole(t *testing.T) {
 	for _, pattern := range platformhttp.RoleTable() {
 		if !slices.Contains(routes, pattern) {
 			t.Errorf("roles.go decides %s, which handler.go does not register through owned", pattern)
+		}
+	}
+}
+
+// TestEveryProjectRouteDocumentsTheRefusalOfARoleTooLow: every route of a
+// project admits members by role, so each may answer 403 to a member whose
+// role is below the route's; a client generated from the document must
+// know that answer.
+func TestEveryProjectRouteDocumentsTheRefusalOfARoleTooLow(t *testing.T) {
+	doc, _ := platformDocument(t)
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidden := map[string]bool{}
+	for path, item := range model.Model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			if op.Responses != nil && op.Responses.Codes.GetOrZero("403") != nil {
+				forbidden[strings.ToUpper(method)+" "+path] = true
+			}
+		}
+	}
+	for _, route := range projectRoutes(t) {
+		if !forbidden[route] {
+			t.Errorf("%s: platform.yaml lists no 403 answer", route)
 		}
 	}
 }
