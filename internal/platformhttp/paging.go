@@ -16,12 +16,12 @@ type newestFirst struct {
 	Before int64 // 0: the newest page
 }
 
-// readNewestFirst reads ?limit=1..max (default 50, or max when smaller)
+// readNewestFirst reads ?limit=1..most (default 50, or most when smaller)
 // and ?before=<id of the last entry of the previous page>. Every problem
 // of the query is named, in the contract's INVALID_QUERY envelope; what
 // names the list in the messages ("the audit log").
-func readNewestFirst(r *http.Request, what string, max int) (newestFirst, error) {
-	page := newestFirst{Limit: min(50, max)}
+func readNewestFirst(r *http.Request, what string, most int) (newestFirst, error) {
+	page := newestFirst{Limit: min(50, most)}
 	q, err := translate.ParseQueryString(r.URL.RawQuery)
 	if err != nil {
 		return page, apierr.New(apierr.CodeInvalidQuery, "%s", err.Error())
@@ -35,8 +35,8 @@ func readNewestFirst(r *http.Request, what string, max int) (newestFirst, error)
 		n, err := strconv.ParseInt(vals[0], 10, 64)
 		switch name {
 		case "limit":
-			if err != nil || n < 1 || n > int64(max) {
-				problems[name] = "must be a whole number from 1 to " + strconv.Itoa(max)
+			if err != nil || n < 1 || n > int64(most) {
+				problems[name] = "must be a whole number from 1 to " + strconv.Itoa(most)
 				continue
 			}
 			page.Limit = int(n)
