@@ -29,6 +29,13 @@ func mailServer(t *testing.T, c *clock) (*testserver.Server, *testsmtp.Server) {
 // s, and returns the link's token.
 func waitLink(t *testing.T, s *testserver.Server, smtp *testsmtp.Server, to, page string) string {
 	t.Helper()
+	token, _ := waitMail(t, s, smtp, to, page)
+	return token
+}
+
+// waitMail is waitLink that also answers the message that carried the link.
+func waitMail(t *testing.T, s *testserver.Server, smtp *testsmtp.Server, to, page string) (string, testsmtp.Message) {
+	t.Helper()
 	for {
 		m := smtp.Wait(t, to)
 		for _, l := range m.Links {
@@ -39,7 +46,7 @@ func waitLink(t *testing.T, s *testserver.Server, smtp *testsmtp.Server, to, pag
 			if err != nil {
 				t.Fatal(err)
 			}
-			return u.Query().Get("token")
+			return u.Query().Get("token"), m
 		}
 	}
 }
