@@ -308,13 +308,25 @@ func TestTheModulesCacheKeepsAnswersThatDidNotReadTheWrittenTable(t *testing.T) 
 	untilHit(t, "books", books)
 	untilHit(t, "books with their authors", embedded)
 
-	// drafts is read by neither; authors only by the embedding list.
-	a.API(p, "POST", "/drafts", map[string]any{"title": "Sketch"}).Must(t, 201)
-	a.API(p, "PATCH", "/authors/1", map[string]any{"name": "Bea"}).Must(t, 200)
-	eventually(t, "the embedding list after authors changed", embedded, `"Bea"`)
-	if b := get(t, books, ""); !b.hit() {
-		t.Errorf("books alone after writes to drafts and authors: Cache-Status %q, want a hit", b.header.Get("Cache-Status"))
+	// drafts is read by neither; authors only by the embedding list. The
+	// books' create announced a purge through NOTIFY, which a loaded
+	// machine can deliver after books was cached (a late purge: allowed).
+	// It comes once, so a round whose books answer went is run again on a
+	// fresh one (at most three rounds); a cache that purges books for
+	// writes to other tables misses in every round.
+	var status string
+	for round := 1; round <= 3; round++ {
+		untilHit(t, "books", books)
+		a.API(p, "POST", "/drafts", map[string]any{"title": fmt.Sprintf("Sketch %d", round)}).Must(t, 201)
+		name := fmt.Sprintf("Bea %d", round)
+		a.API(p, "PATCH", "/authors/1", map[string]any{"name": name}).Must(t, 200)
+		eventually(t, "the embedding list after authors changed", embedded, `"`+name+`"`)
+		b := get(t, books, "")
+		if status = b.header.Get("Cache-Status"); b.hit() {
+			return
+		}
 	}
+	t.Errorf("books alone after writes to drafts and authors: Cache-Status %q, want a hit", status)
 }
 
 // A hit answers If-None-Match with 304, and HEAD from the stored GET.
