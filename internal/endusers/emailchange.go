@@ -125,10 +125,13 @@ func (a *Auth) emailChangeConfirm(h *apihttp.Handler, w http.ResponseWriter, r *
 // noticeOldAddress tells the address the user moved away from that the
 // change happened, once it has. The change stands if the notice cannot be
 // queued (it is logged): the user asked for it and proved the new address.
+// A client that hangs up once the change committed does not cancel the
+// notice: it is the old owner's only word of the change.
 func (a *Auth) noticeOldAddress(ctx context.Context, rt *apihttp.Route, t store.EndUserToken) {
 	if a.cfg.Mail == nil || t.Email == "" {
 		return
 	}
+	ctx = context.WithoutCancel(ctx)
 	m := mail.Message{ProjectID: rt.ProjectID, Kind: mail.KindEmailChanged, To: t.Email,
 		Data: map[string]string{"Email": t.Email, "NewEmail": t.NewEmail}}
 	if err := a.cfg.Mail.Send(ctx, m); err != nil {
