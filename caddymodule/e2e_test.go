@@ -2,16 +2,20 @@ package caddymodule
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -345,15 +349,37 @@ func TestReloadKeepsThePoolAndServesThroughout(t *testing.T) {
 
 // reads sends GETs of one URL in a loop until check stops it.
 type reads struct {
-	stop             chan struct{}
-	done             chan struct{}
-	failures, served atomic.Int64
-	first            atomic.Pointer[string]
+	stop                      chan struct{}
+	done                      chan struct{}
+	failures, served, dropped atomic.Int64
+	first                     atomic.Pointer[string]
 }
 
 // readsThroughout starts reading url with key, one request after another.
+//
+// Go's HTTP server closes, without an answer, a connection whose request
+// it reads after its shutdown began (net/http's conn.serve), and on a
+// reload the old config's server may have accepted a new connection just
+// before: the client sees a fresh connection end before any answer, for
+// a request nothing ran. Plain Caddy does it too (a static_response
+// reloaded 300 times under a read loop: 9 to 14 of about 20,000 reads;
+// docs/deployment.md). Go's client sends such a request again itself only
+// on a reused connection, so readsThroughout does it on a fresh one, once,
+// counts it as dropped, and the second try must be answered.
 func readsThroughout(url, key string) *reads {
 	r := &reads{stop: make(chan struct{}), done: make(chan struct{})}
+	read := func() (status int, fresh bool, err error) {
+		trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) { fresh = !c.Reused }}
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", url, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, fresh, err
+		}
+		_, _ = io.Copy(io.Discard, res.Body) // only the status counts here
+		res.Body.Close()
+		return res.StatusCode, fresh, nil
+	}
 	go func() {
 		defer close(r.done)
 		for {
@@ -362,18 +388,16 @@ func readsThroughout(url, key string) *reads {
 				return
 			default:
 			}
-			req, _ := http.NewRequest("GET", url, nil)
-			req.Header.Set("Authorization", "Bearer "+key)
-			res, err := http.DefaultClient.Do(req)
-			if err == nil {
-				_, _ = io.Copy(io.Discard, res.Body) // only the status counts here
-				res.Body.Close()
+			status, fresh, err := read()
+			if err != nil && fresh && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+				r.dropped.Add(1)
+				status, _, err = read()
 			}
-			if err != nil || res.StatusCode != 200 {
+			if err != nil || status != 200 {
 				r.failures.Add(1)
 				why := fmt.Sprint(err)
-				if res != nil {
-					why = res.Status
+				if err == nil {
+					why = http.StatusText(status)
 				}
 				r.first.CompareAndSwap(nil, &why)
 			} else {
@@ -395,6 +419,15 @@ func (r *reads) check(t *testing.T, what string) {
 	}
 	close(r.stop)
 	<-r.done
+	dropped := r.dropped.Load()
+	if dropped > 0 {
+		t.Logf("%d fresh connections were closed unanswered by the old server around %s and answered when sent again", dropped, what)
+	}
+	// One reload hands over once: more than a few dropped connections is
+	// not that race but connections being cut.
+	if dropped > 3 {
+		t.Errorf("%d fresh connections were closed unanswered around %s", dropped, what)
+	}
 	if n := r.failures.Load(); n > 0 || r.served.Load() < 10 {
 		why := ""
 		if f := r.first.Load(); f != nil {

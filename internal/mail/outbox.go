@@ -131,28 +131,32 @@ type Entry struct {
 const MaxListed = 100
 
 // List returns a project's messages, newest first, those with an id below
-// before (0: from the newest).
-func (o *Outbox) List(ctx context.Context, projectID string, before int64, limit int) ([]Entry, error) {
+// before (0: from the newest), at most limit of them, and whether older
+// ones remain (it reads one more than it returns to know).
+func (o *Outbox) List(ctx context.Context, projectID string, before int64, limit int) (entries []Entry, more bool, err error) {
 	if limit <= 0 || limit > MaxListed {
 		limit = MaxListed
 	}
 	rows, err := o.DB.QueryContext(ctx, `SELECT id, kind, to_address, subject, text_body, html_body, status,
 		attempts, last_error, created_at, sent_at FROM tablesmith.mail_outbox
-		WHERE project_id = $1 AND ($2 = 0 OR id < $2) ORDER BY id DESC LIMIT $3`, projectID, before, limit)
+		WHERE project_id = $1 AND ($2 = 0 OR id < $2) ORDER BY id DESC LIMIT $3`, projectID, before, limit+1)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rows.Close()
-	out := []Entry{}
+	entries = []Entry{}
 	for rows.Next() {
 		var e Entry
 		if err := rows.Scan(&e.ID, &e.Kind, &e.To, &e.Subject, &e.Text, &e.HTML, &e.Status,
 			&e.Attempts, &e.LastError, &e.CreatedAt, &e.SentAt); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		out = append(out, e)
+		entries = append(entries, e)
 	}
-	return out, rows.Err()
+	if len(entries) > limit {
+		return entries[:limit], true, rows.Err()
+	}
+	return entries, false, rows.Err()
 }
 
 // ProjectTemplates returns the templates a project replaced.

@@ -153,6 +153,15 @@ func TestTheOutboxPagesNewestFirstAndRefusesWhatItCannotRead(t *testing.T) {
 	if len(rest) != 1 || rest[0]["to"] != "a@example.com" {
 		t.Fatalf("second page %v", rest)
 	}
+	// A page that holds exactly what is left is the last: no next_before
+	// that would lead to an empty page.
+	last := s.Do("GET", "/api/projects/"+p.ID+"/outbox?limit=1&before="+strconv.FormatInt(int64(next), 10), p.Session, nil).Must(t, 200)
+	if len(last.List()) != 1 || last.Body["meta"].(map[string]any)["next_before"] != nil {
+		t.Fatalf("the last page, exactly full: %s", last.Raw)
+	}
+	if all := s.Do("GET", "/api/projects/"+p.ID+"/outbox?limit=3", p.Session, nil).Must(t, 200); all.Body["meta"].(map[string]any)["next_before"] != nil {
+		t.Fatalf("one page of everything: %s", all.Raw)
+	}
 	for _, q := range []string{"?limit=0", "?limit=101", "?before=x", "?status=sent", "?limit=1&limit=2", "?limit=1;x"} {
 		if r := s.Do("GET", "/api/projects/"+p.ID+"/outbox"+q, p.Session, nil); r.Status != 400 || r.ErrorCode() != "INVALID_QUERY" {
 			t.Errorf("%s: %d %s, want 400 INVALID_QUERY", q, r.Status, r.Raw)

@@ -26,12 +26,12 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request, _ store.Account
 	if err != nil {
 		return err
 	}
-	list, err := h.d.Outbox.List(r.Context(), p.ID, page.Before, page.Limit)
+	list, more, err := h.d.Outbox.List(r.Context(), p.ID, page.Before, page.Limit)
 	if err != nil {
 		return err
 	}
 	var meta OutboxMeta
-	if len(list) == page.Limit {
+	if more {
 		meta.NextBefore = &list[len(list)-1].ID
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: list, Meta: meta})
