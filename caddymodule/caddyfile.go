@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,20 +133,16 @@ func (a *App) unmarshalDataServer(d *caddyfile.Dispenser) error {
 		return d.Errf("data_server takes a name and a block: data_server <name> { url ... }")
 	}
 	ds := DataServerConfig{Name: name}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		key := d.Val()
-		var v string
-		if !d.AllArgs(&v) {
-			return d.Errf("data_server %s: %s takes exactly one URL", name, key)
-		}
-		switch key {
-		case "url":
+	err := blockOptions(d, "data_server "+name, []string{"url", "replica_url"}, func(key, v string) error {
+		if key == "url" {
 			ds.URL = v
-		case "replica_url":
+		} else {
 			ds.ReplicaURLs = append(ds.ReplicaURLs, v)
-		default:
-			return d.Errf("data_server %s: unknown option %q (known: url, replica_url)", name, key)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	a.DataServers = append(a.DataServers, ds)
 	return nil
@@ -162,12 +160,8 @@ func (a *App) unmarshalStorage(d *caddyfile.Dispenser) error {
 		return d.Errf("storage is given twice")
 	}
 	st := &StorageConfig{Kind: kind}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		key := d.Val()
-		var v string
-		if !d.AllArgs(&v) {
-			return d.Errf("storage s3: %s takes exactly one value", key)
-		}
+	known := []string{"endpoint", "bucket", "region", "access_key", "secret_key", "path_style"}
+	err := blockOptions(d, "storage s3", known, func(key, v string) error {
 		switch key {
 		case "endpoint":
 			st.Endpoint = v
@@ -181,12 +175,14 @@ func (a *App) unmarshalStorage(d *caddyfile.Dispenser) error {
 			st.SecretKey = v
 		case "path_style":
 			if v != "on" && v != "off" {
-				return d.Errf("storage s3: path_style takes on or off, not %q", v)
+				return fmt.Errorf("path_style takes on or off, not %q", v)
 			}
 			st.PathStyle = v == "on"
-		default:
-			return d.Errf("storage s3: unknown option %q (known: endpoint, bucket, region, access_key, secret_key, path_style)", key)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	a.Storage = st
 	return nil
@@ -202,19 +198,15 @@ func (a *App) unmarshalSMTP(d *caddyfile.Dispenser) error {
 		return d.Errf("smtp is given twice")
 	}
 	c := &SMTPConfig{}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		key := d.Val()
-		var v string
-		if !d.AllArgs(&v) {
-			return d.Errf("smtp: %s takes exactly one value", key)
-		}
+	known := []string{"host", "port", "user", "password", "from", "tls"}
+	err := blockOptions(d, "smtp", known, func(key, v string) error {
 		switch key {
 		case "host":
 			c.Host = v
 		case "port":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 65535 {
-				return d.Errf("smtp: port must be a number from 1 to 65535, not %q", v)
+				return fmt.Errorf("port must be a number from 1 to 65535, not %q", v)
 			}
 			c.Port = n
 		case "user":
@@ -225,14 +217,36 @@ func (a *App) unmarshalSMTP(d *caddyfile.Dispenser) error {
 			c.From = v
 		case "tls":
 			if v != "starttls" && v != "tls" && v != "none" {
-				return d.Errf("smtp: tls takes starttls, tls or none, not %q", v)
+				return fmt.Errorf("tls takes starttls, tls or none, not %q", v)
 			}
 			c.TLS = v
-		default:
-			return d.Errf("smtp: unknown option %q (known: host, port, user, password, from, tls)", key)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	a.SMTP = c
+	return nil
+}
+
+// blockOptions reads a block of `key value` lines, exactly one value each,
+// and hands each to set; what names the block in errors ("smtp"), known
+// lists the keys it takes, for the error on any other.
+func blockOptions(d *caddyfile.Dispenser, what string, known []string, set func(key, v string) error) error {
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		var v string
+		if !d.AllArgs(&v) {
+			return d.Errf("%s: %s takes exactly one value", what, key)
+		}
+		if !slices.Contains(known, key) {
+			return d.Errf("%s: unknown option %q (known: %s)", what, key, strings.Join(known, ", "))
+		}
+		if err := set(key, v); err != nil {
+			return d.Errf("%s: %v", what, err)
+		}
+	}
 	return nil
 }
 

@@ -172,7 +172,7 @@ func TestEachSubdirectiveReadsItsSyntaxAndRefusesBadSyntaxWithItsLine(t *testing
 		{block: "data_server east {\nreplica_url x\n}", json: `{"data_servers":[{"name":"east","url":"","replica_urls":["x"]}]}`}, // Validate's to refuse
 		{block: "data_server {\nurl x\n}", err: "data_server takes a name and a block"},
 		{block: "data_server east {\nhost x\n}", err: `data_server east: unknown option "host" (known: url, replica_url)`},
-		{block: "data_server east {\nurl a b\n}", err: "data_server east: url takes exactly one URL"},
+		{block: "data_server east {\nurl a b\n}", err: "data_server east: url takes exactly one value"},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.block, "\n", " "), func(t *testing.T) {
