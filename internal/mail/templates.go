@@ -32,6 +32,10 @@ var Variables = []string{"ProjectName", "Link", "Email", "NewEmail", "ExpiresIn"
 // ProjectKinds are the kinds a project may reword: its end users' mail.
 var ProjectKinds = []Kind{KindVerifyEmail, KindPasswordReset, KindEmailChange, KindEmailChanged}
 
+// OutboxKinds are the kinds a project's outbox lists: its end users' mail
+// and invitations to it (the platform's own mail to accounts has no project).
+var OutboxKinds = append(slices.Clone(ProjectKinds), KindInvite)
+
 // maxRendered bounds a rendered part; beyond it rendering fails (a
 // template that multiplies its text cannot fill the outbox).
 const maxRendered = 64 << 10

@@ -2,12 +2,14 @@ package platformhttp_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 
+	"github.com/tablesmith/tablesmith/internal/mail"
 	"github.com/tablesmith/tablesmith/internal/platformhttp"
 	"github.com/tablesmith/tablesmith/internal/testserver"
 )
@@ -218,3 +221,32 @@ func TestRealPlatformAnswersMatchTheDocument(t *testing.T) {
 type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// TestTheDocumentsMailKindsAreTheServicesOwn: the enums a typed client
+// (the dashboard's labels among them) is generated from list exactly the
+// kinds the service sends, so a new kind cannot go undescribed.
+func TestTheDocumentsMailKindsAreTheServicesOwn(t *testing.T) {
+	raw, err := platformhttp.PlatformOpenAPIJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for schema, kinds := range map[string][]mail.Kind{"MailTemplateKind": mail.ProjectKinds, "OutboxKind": mail.OutboxKinds} {
+		var want []string
+		for _, k := range kinds {
+			want = append(want, string(k))
+		}
+		if got := doc.Components.Schemas[schema].Enum; !slices.Equal(got, want) {
+			t.Errorf("%s lists %v; the service sends %v", schema, got, want)
+		}
+	}
+}

@@ -1532,8 +1532,7 @@ export interface components {
         };
         OutboxMessage: {
             id: number;
-            /** @description verify_email, password_reset, email_change, email_changed, account_verify, account_reset or invite */
-            kind: string;
+            kind: components["schemas"]["OutboxKind"];
             to: string;
             subject: string;
             /** @description Empty once an SMTP server took the message (it carried a single-use link). */
@@ -1550,6 +1549,11 @@ export interface components {
         };
         /** @enum {string} */
         MailTemplateKind: "verify_email" | "password_reset" | "email_change" | "email_changed";
+        /**
+         * @description What a message of a project's outbox is for; its end users' mail (the kinds of MailTemplateKind) and invitations to the project.
+         * @enum {string}
+         */
+        OutboxKind: "verify_email" | "password_reset" | "email_change" | "email_changed" | "invite";
         MailTemplateInput: {
             subject: string;
             text: string;

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { nextOutboxPage, OUTBOX_PAGE, outboxQuery, splitLinks, type OutboxMessage } from './email';
 
 describe('outbox paging', () => {
-  it('asks for the newest page first, then before the last id of a full page', () => {
+  it('asks for the newest page first, then before what the server named, and stops where it named none', () => {
     expect(outboxQuery(null)).toBe(`limit=${OUTBOX_PAGE}`);
     expect(outboxQuery(41)).toBe(`limit=${OUTBOX_PAGE}&before=41`);
     const full = Array.from({ length: OUTBOX_PAGE }, (_, i) => ({ id: 100 - i }) as OutboxMessage);
-    expect(nextOutboxPage(full)).toBe(100 - OUTBOX_PAGE + 1);
-    expect(nextOutboxPage(full.slice(0, 3))).toBeNull();
+    expect(nextOutboxPage({ messages: full, nextBefore: 51 })).toBe(51);
+    // A page exactly full that holds the oldest message is the last.
+    expect(nextOutboxPage({ messages: full, nextBefore: null })).toBeNull();
   });
 });
 

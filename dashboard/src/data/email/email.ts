@@ -1,10 +1,11 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiRequest } from '../../api/client';
+import { apiEnvelope, apiRequest } from '../../api/client';
 import type { components } from '../../api/platform.gen';
 
 export type OutboxMessage = components['schemas']['OutboxMessage'];
 export type MailTemplate = components['schemas']['MailTemplate'];
 export type MailTemplateKind = components['schemas']['MailTemplateKind'];
+export type OutboxKind = components['schemas']['OutboxKind'];
 export type MailTemplateInput = components['schemas']['MailTemplateInput'];
 
 export const emailKeys = {
@@ -23,18 +24,26 @@ export function outboxQuery(before: number | null): string {
   return before === null ? `limit=${OUTBOX_PAGE}` : `limit=${OUTBOX_PAGE}&before=${before}`;
 }
 
-/** The next (older) page's parameter: the last id of a full page, or none. */
-export function nextOutboxPage(last: OutboxMessage[]): number | null {
-  const oldest = last.at(-1);
-  return last.length === OUTBOX_PAGE && oldest ? oldest.id : null;
+/** One page of the outbox and the before= of the next (older) one, null on the last (the server's meta.next_before). */
+export interface OutboxPage {
+  messages: OutboxMessage[];
+  nextBefore: number | null;
+}
+
+/** The next (older) page's parameter, as the server gave it. */
+export function nextOutboxPage(last: OutboxPage): number | null {
+  return last.nextBefore;
 }
 
 /** The outbox, newest first, looked at again every few seconds: mail is queued by requests the page does not see. */
 export function useOutboxQuery(projectId: string) {
   return useInfiniteQuery({
     queryKey: emailKeys.outbox(projectId),
-    queryFn: ({ pageParam, signal }) =>
-      apiRequest<OutboxMessage[]>(`${base(projectId)}/outbox?${outboxQuery(pageParam)}`, { signal }),
+    queryFn: async ({ pageParam, signal }): Promise<OutboxPage> => {
+      const answer = await apiEnvelope<OutboxMessage[]>(`${base(projectId)}/outbox?${outboxQuery(pageParam)}`, { signal });
+      const next = answer.meta?.next_before;
+      return { messages: answer.data, nextBefore: typeof next === 'number' ? next : null };
+    },
     initialPageParam: null as number | null,
     getNextPageParam: nextOutboxPage,
     refetchInterval: 3000,
@@ -70,14 +79,12 @@ export function useMailTemplateResetMutation() {
   );
 }
 
-/** What each kind is for, as the page names it. */
-export const KIND_LABELS: Record<string, string> = {
+/** What each kind is for, as the page names it: typed by the document's enum, so a kind the server adds fails the type check until it has a label. */
+export const KIND_LABELS: Record<OutboxKind, string> = {
   verify_email: 'E-mail verification',
   password_reset: 'Password reset',
   email_change: 'E-mail change',
   email_changed: 'E-mail changed (notice to the old address)',
-  account_verify: 'Account verification',
-  account_reset: 'Account password reset',
   invite: 'Invitation',
 };
 
