@@ -127,36 +127,30 @@ type Entry struct {
 	SentAt    *time.Time `json:"sent_at"`
 }
 
-// MaxListed bounds a page of List.
+// MaxListed bounds a page of the outbox as the platform API lists it.
 const MaxListed = 100
 
 // List returns a project's messages, newest first, those with an id below
-// before (0: from the newest), at most limit of them, and whether older
-// ones remain (it reads one more than it returns to know).
-func (o *Outbox) List(ctx context.Context, projectID string, before int64, limit int) (entries []Entry, more bool, err error) {
-	if limit <= 0 || limit > MaxListed {
-		limit = MaxListed
-	}
+// before (0: from the newest), at most limit of them (the caller bounds it:
+// the platform API reads MaxListed plus one to know whether more remain).
+func (o *Outbox) List(ctx context.Context, projectID string, before int64, limit int) ([]Entry, error) {
 	rows, err := o.DB.QueryContext(ctx, `SELECT id, kind, to_address, subject, text_body, html_body, status,
 		attempts, last_error, created_at, sent_at FROM tablesmith.mail_outbox
-		WHERE project_id = $1 AND ($2 = 0 OR id < $2) ORDER BY id DESC LIMIT $3`, projectID, before, limit+1)
+		WHERE project_id = $1 AND ($2 = 0 OR id < $2) ORDER BY id DESC LIMIT $3`, projectID, before, limit)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	defer rows.Close()
-	entries = []Entry{}
+	out := []Entry{}
 	for rows.Next() {
 		var e Entry
 		if err := rows.Scan(&e.ID, &e.Kind, &e.To, &e.Subject, &e.Text, &e.HTML, &e.Status,
 			&e.Attempts, &e.LastError, &e.CreatedAt, &e.SentAt); err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		entries = append(entries, e)
+		out = append(out, e)
 	}
-	if len(entries) > limit {
-		return entries[:limit], true, rows.Err()
-	}
-	return entries, false, rows.Err()
+	return out, rows.Err()
 }
 
 // ProjectTemplates returns the templates a project replaced.

@@ -41,16 +41,14 @@ func (h *Handler) getAudit(w http.ResponseWriter, r *http.Request, _ store.Accou
 	if err != nil {
 		return err
 	}
-	limit := page.Limit
-	// One more than asked tells whether an older page exists.
-	entries, err := h.d.Store.AuditLog(r.Context(), p.ID, page.Before, limit+1)
+	entries, err := h.d.Store.AuditLog(r.Context(), p.ID, page.Before, page.Ask())
 	if err != nil {
 		return err
 	}
 	var meta AuditMeta
-	if len(entries) > limit {
-		entries = entries[:limit]
-		next := strconv.FormatInt(entries[limit-1].ID, 10)
+	entries, more := cutPage(page, entries)
+	if more {
+		next := strconv.FormatInt(entries[len(entries)-1].ID, 10)
 		meta.NextCursor = &next
 	}
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: entries, Meta: meta})

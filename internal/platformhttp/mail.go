@@ -26,11 +26,12 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request, _ store.Account
 	if err != nil {
 		return err
 	}
-	list, more, err := h.d.Outbox.List(r.Context(), p.ID, page.Before, page.Limit)
+	list, err := h.d.Outbox.List(r.Context(), p.ID, page.Before, page.Ask())
 	if err != nil {
 		return err
 	}
 	var meta OutboxMeta
+	list, more := cutPage(page, list)
 	if more {
 		meta.NextBefore = &list[len(list)-1].ID
 	}

@@ -55,3 +55,16 @@ func readNewestFirst(r *http.Request, what string, most int) (newestFirst, error
 	}
 	return page, nil
 }
+
+// Ask is how many entries to read for the page: one more than it holds,
+// so that cutPage can tell whether an older page exists.
+func (p newestFirst) Ask() int { return p.Limit + 1 }
+
+// cutPage cuts a list read with page.Ask() to the page and reports
+// whether an older page exists (the list had the extra entry).
+func cutPage[T any](page newestFirst, list []T) ([]T, bool) {
+	if len(list) > page.Limit {
+		return list[:page.Limit], true
+	}
+	return list, false
+}

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiEnvelope, apiRequest } from '../../api/client';
+import { apiEnvelope, apiRequest, type Envelope } from '../../api/client';
 import type { components } from '../../api/platform.gen';
 
 export type OutboxMessage = components['schemas']['OutboxMessage'];
@@ -30,22 +30,20 @@ export interface OutboxPage {
   nextBefore: number | null;
 }
 
-/** The next (older) page's parameter, as the server gave it. */
-export function nextOutboxPage(last: OutboxPage): number | null {
-  return last.nextBefore;
+/** A page of the outbox as the server answered it: its messages and meta.next_before. */
+export function outboxPage(answer: Envelope<OutboxMessage[]>): OutboxPage {
+  const next = answer.meta?.next_before;
+  return { messages: answer.data, nextBefore: typeof next === 'number' ? next : null };
 }
 
 /** The outbox, newest first, looked at again every few seconds: mail is queued by requests the page does not see. */
 export function useOutboxQuery(projectId: string) {
   return useInfiniteQuery({
     queryKey: emailKeys.outbox(projectId),
-    queryFn: async ({ pageParam, signal }): Promise<OutboxPage> => {
-      const answer = await apiEnvelope<OutboxMessage[]>(`${base(projectId)}/outbox?${outboxQuery(pageParam)}`, { signal });
-      const next = answer.meta?.next_before;
-      return { messages: answer.data, nextBefore: typeof next === 'number' ? next : null };
-    },
+    queryFn: async ({ pageParam, signal }) =>
+      outboxPage(await apiEnvelope<OutboxMessage[]>(`${base(projectId)}/outbox?${outboxQuery(pageParam)}`, { signal })),
     initialPageParam: null as number | null,
-    getNextPageParam: nextOutboxPage,
+    getNextPageParam: (last: OutboxPage) => last.nextBefore,
     refetchInterval: 3000,
   });
 }
