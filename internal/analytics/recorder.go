@@ -59,14 +59,10 @@ type Stats struct {
 // Recorder takes samples from request goroutines without blocking and
 // aggregates them on one goroutine of its own.
 type Recorder struct {
-	cfg      Config
-	queue    *batchqueue.Queue[Sample]
-	flushReq chan chan error
-	writes   chan *batch
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	running  atomic.Bool
-	stopOnce sync.Once
+	cfg                Config
+	*batchqueue.Runner // Start, Flush, Close
+	queue              *batchqueue.Queue[Sample]
+	writes             chan *batch
 
 	// drops counts dropped samples per project until the next flush.
 	drops sync.Map // project id → *atomic.Int64
@@ -123,11 +119,10 @@ func New(cfg Config) *Recorder {
 		cfg.Now = time.Now
 	}
 	return &Recorder{
-		cfg:      cfg,
-		queue:    batchqueue.New[Sample](cfg.Buffer),
-		flushReq: make(chan chan error),
-		writes:   make(chan *batch, 1),
-		stop:     make(chan struct{}),
+		cfg:    cfg,
+		Runner: batchqueue.NewRunner(),
+		queue:  batchqueue.New[Sample](cfg.Buffer),
+		writes: make(chan *batch, 1),
 	}
 }
 
@@ -158,49 +153,15 @@ func (r *Recorder) Stats() Stats {
 		FlushErrors: r.flushErrors.Load(), Lost: r.lost.Load()}
 }
 
-// Start runs the aggregator, the writer and the compactor until Close.
+// Start runs the aggregator, the writer and the compactor until Close;
+// Flush aggregates every sample recorded so far and returns when their
+// buckets are in PostgreSQL; Close writes what is pending and stops.
 func (r *Recorder) Start() {
-	if !r.running.CompareAndSwap(false, true) {
-		return
-	}
-	r.wg.Add(2)
-	go r.aggregate()
-	go r.write()
+	loops := []func(){r.aggregate, r.write}
 	if r.cfg.CompactEvery > 0 {
-		r.wg.Add(1)
-		go r.compactLoop()
+		loops = append(loops, r.compactLoop)
 	}
-}
-
-// Flush aggregates every sample recorded so far and writes all buckets
-// now; it returns when they are in PostgreSQL.
-func (r *Recorder) Flush(ctx context.Context) error {
-	if !r.running.Load() {
-		return nil
-	}
-	reply := make(chan error, 1)
-	select {
-	case r.flushReq <- reply:
-	case <-r.stop:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-reply:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Close writes what is pending and stops the goroutines.
-func (r *Recorder) Close() {
-	if !r.running.Load() {
-		return
-	}
-	r.stopOnce.Do(func() { close(r.stop) })
-	r.wg.Wait()
+	r.Runner.Start(loops...)
 }
 
 // aggregate owns the open buckets: it folds the queued samples into them
@@ -208,7 +169,6 @@ func (r *Recorder) Close() {
 // it takes them every FoldEvery; when a turn finds none it waits on the
 // buffer instead, so that an idle server does not wake up every FoldEvery.
 func (r *Recorder) aggregate() {
-	defer r.wg.Done()
 	defer close(r.writes)
 	open := map[bucketKey]*bucketAgg{}
 	fold := time.NewTimer(r.cfg.FoldEvery)
@@ -239,13 +199,13 @@ func (r *Recorder) aggregate() {
 				// aggregating into the same buckets and try next tick.
 				r.returnDrops(b.drops)
 			}
-		case reply := <-r.flushReq:
+		case reply := <-r.FlushRequests():
 			r.foldQueued(open, false)
 			b := r.takeBatch(open)
 			b.reply = reply
 			r.writes <- b
 			open = map[bucketKey]*bucketAgg{}
-		case <-r.stop:
+		case <-r.Stopping():
 			r.foldQueued(open, false)
 			b := r.takeBatch(open)
 			b.reply, b.final = make(chan error, 1), true
@@ -326,7 +286,6 @@ const maxCarriedRows = 200_000
 // write writes batches in order. A failed batch is merged into the next
 // one, so a short database outage loses nothing.
 func (r *Recorder) write() {
-	defer r.wg.Done()
 	var carry *batch
 	for b := range r.writes {
 		if carry != nil {
@@ -382,12 +341,11 @@ func mergeBatch(into, from *batch) {
 }
 
 func (r *Recorder) compactLoop() {
-	defer r.wg.Done()
 	t := time.NewTicker(r.cfg.CompactEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-r.stop:
+		case <-r.Stopping():
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -140,11 +140,7 @@ func (h *Handler) authenticateOwner(r *http.Request, rt *Route, tok string) erro
 	case err != nil:
 		return err
 	}
-	rt.Principal = access.Owner()
-	if adm.ReadOnly {
-		rt.Principal = access.Viewer()
-	}
-	rt.counted, rt.statementTimeout = true, adm.StatementTimeout
+	admitMember(rt, adm)
 	return nil
 }
 
@@ -171,12 +167,19 @@ func (h *Handler) authenticateTicket(r *http.Request, rt *Route, tok string) err
 	case err != nil:
 		return err
 	}
+	admitMember(rt, adm)
+	return nil
+}
+
+// admitMember makes rt a member's dashboard request, by session or
+// ticket: the owner's (a viewer's when read-only), never counted against
+// the plan, under the account's statement timeout.
+func admitMember(rt *Route, adm SessionAdmission) {
 	rt.Principal = access.Owner()
 	if adm.ReadOnly {
 		rt.Principal = access.Viewer()
 	}
 	rt.counted, rt.statementTimeout = true, adm.StatementTimeout
-	return nil
 }
 
 // countRequest applies the plan's rate limit and sets the X-RateLimit

@@ -10,12 +10,6 @@ import (
 	"github.com/tablesmith/tablesmith/internal/store"
 )
 
-// OutboxMeta is the meta of GET /api/projects/{id}/outbox.
-type OutboxMeta struct {
-	// NextBefore is the before= of the next (older) page; null on the last.
-	NextBefore *int64 `json:"next_before"`
-}
-
 // outbox answers GET /api/projects/{id}/outbox: the e-mail the project's
 // end users were sent, newest first (docs/email.md).
 func (h *Handler) outbox(w http.ResponseWriter, r *http.Request, _ store.Account, p store.Project) error {
@@ -30,11 +24,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request, _ store.Account
 	if err != nil {
 		return err
 	}
-	var meta OutboxMeta
-	list, more := cutPage(page, list)
-	if more {
-		meta.NextBefore = &list[len(list)-1].ID
-	}
+	list, meta := pageByID(page, list, func(m mail.Entry) int64 { return m.ID })
 	envelope.Write(w, http.StatusOK, envelope.Success{Data: list, Meta: meta})
 	return nil
 }

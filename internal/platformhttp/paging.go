@@ -68,3 +68,22 @@ func cutPage[T any](page newestFirst, list []T) ([]T, bool) {
 	}
 	return list, false
 }
+
+// BeforeMeta is the meta of a list paged by before=<id>: the outbox and a
+// webhook's deliveries.
+type BeforeMeta struct {
+	// NextBefore is the before= of the next (older) page; null on the last.
+	NextBefore *int64 `json:"next_before"`
+}
+
+// pageByID cuts a list read with page.Ask() to the page and names the
+// next page by the id of the page's last (oldest) entry.
+func pageByID[T any](page newestFirst, list []T, id func(T) int64) ([]T, BeforeMeta) {
+	list, more := cutPage(page, list)
+	var meta BeforeMeta
+	if more {
+		next := id(list[len(list)-1])
+		meta.NextBefore = &next
+	}
+	return list, meta
+}

@@ -296,10 +296,11 @@ func (h *Handler) webhookDeliveries(w http.ResponseWriter, r *http.Request, _ st
 	if err != nil {
 		return err
 	}
-	ds, err := h.d.Webhooks.Deliveries(r.Context(), hook.ID, page.Before, page.Limit)
+	ds, err := h.d.Webhooks.Deliveries(r.Context(), hook.ID, page.Before, page.Ask())
 	if err != nil {
 		return err
 	}
-	envelope.OK(w, ds)
+	ds, meta := pageByID(page, ds, func(d webhooks.Delivery) int64 { return d.ID })
+	envelope.Write(w, http.StatusOK, envelope.Success{Data: ds, Meta: meta})
 	return nil
 }

@@ -54,13 +54,9 @@ type Stats struct {
 
 // Log takes entries from request goroutines and writes them in batches.
 type Log struct {
-	cfg      Config
-	queue    *batchqueue.Queue[Entry]
-	flushReq chan chan error
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	running  atomic.Bool
-	stopOnce sync.Once
+	cfg                Config
+	*batchqueue.Runner // Start, Flush, Close
+	queue              *batchqueue.Queue[Entry]
 
 	dropped, written, lost atomic.Uint64
 
@@ -95,8 +91,8 @@ func New(cfg Config) *Log {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Log{cfg: cfg, queue: batchqueue.New[Entry](cfg.Buffer), flushReq: make(chan chan error),
-		stop: make(chan struct{}), sinceCap: map[string]int{}}
+	return &Log{cfg: cfg, Runner: batchqueue.NewRunner(), queue: batchqueue.New[Entry](cfg.Buffer),
+		sinceCap: map[string]int{}}
 }
 
 // Record queues an entry, or drops and counts it when the buffer is full.
@@ -112,64 +108,30 @@ func (l *Log) Stats() Stats {
 	return Stats{Recorded: l.queue.Accepted(), Dropped: l.dropped.Load(), Written: l.written.Load(), Lost: l.lost.Load()}
 }
 
-// Start runs the writer and the retention pass until Close.
-func (l *Log) Start() {
-	if !l.running.CompareAndSwap(false, true) {
-		return
-	}
-	l.wg.Add(1)
-	go l.writeLoop()
-	if l.cfg.PruneEvery > 0 {
-		l.wg.Add(1)
-		go l.pruneLoop()
-	}
-}
-
-// Flush writes every entry recorded so far; it returns when they are in
-// PostgreSQL.
-func (l *Log) Flush(ctx context.Context) error {
-	if !l.running.Load() {
-		return nil
-	}
-	reply := make(chan error, 1)
-	select {
-	case l.flushReq <- reply:
-	case <-l.stop:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-reply:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
+// Start runs the writer and the retention pass until Close; Flush writes
+// every entry recorded so far and returns when they are in PostgreSQL;
 // Close writes what is pending and stops.
-func (l *Log) Close() {
-	if !l.running.Load() {
-		return
+func (l *Log) Start() {
+	loops := []func(){l.writeLoop}
+	if l.cfg.PruneEvery > 0 {
+		loops = append(loops, l.pruneLoop)
 	}
-	l.stopOnce.Do(func() { close(l.stop) })
-	l.wg.Wait()
+	l.Runner.Start(loops...)
 }
 
 // writeLoop writes what waits every FlushEvery. A batch that fails is
 // given up and counted: a log is worth less than the memory of a node
 // whose database is away, and analytics keeps the counts.
 func (l *Log) writeLoop() {
-	defer l.wg.Done()
 	tick := time.NewTicker(l.cfg.FlushEvery)
 	defer tick.Stop()
 	for {
 		select {
 		case <-tick.C:
 			_ = l.writeQueued(30 * time.Second) // logged and counted there
-		case reply := <-l.flushReq:
+		case reply := <-l.FlushRequests():
 			reply <- l.writeQueued(30 * time.Second)
-		case <-l.stop:
+		case <-l.Stopping():
 			_ = l.writeQueued(5 * time.Second) // shutdown does not hang on a dead database
 			return
 		}
@@ -199,7 +161,6 @@ func (l *Log) writeQueued(timeout time.Duration) error {
 }
 
 func (l *Log) pruneLoop() {
-	defer l.wg.Done()
 	tick := time.NewTicker(l.cfg.PruneEvery)
 	defer tick.Stop()
 	for {
@@ -210,7 +171,7 @@ func (l *Log) pruneLoop() {
 				l.cfg.Logger.Warn("request log: retention pass failed", "err", err)
 			}
 			cancel()
-		case <-l.stop:
+		case <-l.Stopping():
 			return
 		}
 	}

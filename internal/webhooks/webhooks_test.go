@@ -284,6 +284,32 @@ func TestAFailingReceiverGetsTheSameChangeAgainUntilItAcceptsAndNothingIsSkipped
 		ds[3]["attempt"] != float64(2) || ds[2]["attempt"] != float64(3) || ds[2]["status"] != float64(204) {
 		t.Fatalf("deliveries = %v", ds)
 	}
+
+	// The log pages by meta.next_before, which names the next page only
+	// when there is one: pages of 2, 2 and 1 hold the five attempts in order.
+	var paged []map[string]any
+	query := "?limit=2"
+	for range 4 {
+		r := s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries%s", p.ID, hook["id"], query), p.Session, nil).Must(t, 200)
+		paged = append(paged, r.List()...)
+		next := r.Body["meta"].(map[string]any)["next_before"]
+		if next == nil {
+			break
+		}
+		query = fmt.Sprintf("?limit=2&before=%v", next)
+	}
+	if len(paged) != 5 {
+		t.Fatalf("paging by next_before read %d attempts, want the 5", len(paged))
+	}
+	for i := range paged {
+		if paged[i]["id"] != ds[i]["id"] {
+			t.Fatalf("attempt %d of the pages is %v, want %v", i, paged[i]["id"], ds[i]["id"])
+		}
+	}
+	// A page that holds exactly what is left is the last.
+	if r := s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries?limit=5", p.ID, hook["id"]), p.Session, nil).Must(t, 200); r.Body["meta"].(map[string]any)["next_before"] != nil {
+		t.Errorf("a page of all five names a next page: %v", r.Body["meta"])
+	}
 }
 
 func TestTheChangeLogKeepsWhatAWebhookHasNotDelivered(t *testing.T) {

@@ -730,7 +730,7 @@ export interface paths {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The id of the oldest attempt of the previous page. */
+                /** @description The previous page's meta.next_before (attempts with a smaller id). */
                 before?: number;
             };
             header?: never;
@@ -1526,9 +1526,12 @@ export interface components {
             /** @constant */
             success: true;
             data: components["schemas"]["OutboxMessage"][];
-            meta: {
-                next_before: number | null;
-            };
+            meta: components["schemas"]["BeforeMeta"];
+        };
+        /** @description The meta of a list paged by before=<id>, newest first. */
+        BeforeMeta: {
+            /** @description The before= of the next (older) page; null on the last. */
+            next_before: number | null;
         };
         OutboxMessage: {
             id: number;
@@ -1673,6 +1676,7 @@ export interface components {
             /** @constant */
             success: true;
             message?: string;
+            meta: components["schemas"]["BeforeMeta"];
             data: {
                 id: number;
                 change_id: number;
@@ -3120,7 +3124,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The id of the oldest attempt of the previous page. */
+                /** @description The previous page's meta.next_before (attempts with a smaller id). */
                 before?: number;
             };
             header?: never;

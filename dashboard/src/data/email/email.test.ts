@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OUTBOX_PAGE, outboxPage, outboxQuery, splitLinks, type OutboxMessage } from './email';
-
-describe('outbox paging', () => {
-  it('asks for the newest page first, then before what the server named, and stops where it named none', () => {
-    expect(outboxQuery(null)).toBe(`limit=${OUTBOX_PAGE}`);
-    expect(outboxQuery(41)).toBe(`limit=${OUTBOX_PAGE}&before=41`);
-    const full = Array.from({ length: OUTBOX_PAGE }, (_, i) => ({ id: 100 - i }) as OutboxMessage);
-    expect(outboxPage({ data: full, meta: { next_before: 51 } })).toEqual({ messages: full, nextBefore: 51 });
-    // A page exactly full that holds the oldest message is the last.
-    expect(outboxPage({ data: full, meta: { next_before: null } }).nextBefore).toBeNull();
-    expect(outboxPage({ data: [] }).nextBefore).toBeNull();
-  });
-});
+import { splitLinks } from './email';
 
 describe('splitLinks', () => {
   it('finds the links of a message and keeps the text around them', () => {

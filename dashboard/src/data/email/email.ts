@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiEnvelope, apiRequest, type Envelope } from '../../api/client';
+import { apiEnvelope, apiRequest } from '../../api/client';
+import { beforePage, beforeQuery, type BeforePage } from '../../api/pages';
 import type { components } from '../../api/platform.gen';
 
 export type OutboxMessage = components['schemas']['OutboxMessage'];
@@ -19,31 +20,14 @@ const base = (projectId: string) => `/api/projects/${encodeURIComponent(projectI
 /** How many messages one page of the outbox holds. */
 export const OUTBOX_PAGE = 50;
 
-/** The query string of the page before the message with id before (none: the newest). */
-export function outboxQuery(before: number | null): string {
-  return before === null ? `limit=${OUTBOX_PAGE}` : `limit=${OUTBOX_PAGE}&before=${before}`;
-}
-
-/** One page of the outbox and the before= of the next (older) one, null on the last (the server's meta.next_before). */
-export interface OutboxPage {
-  messages: OutboxMessage[];
-  nextBefore: number | null;
-}
-
-/** A page of the outbox as the server answered it: its messages and meta.next_before. */
-export function outboxPage(answer: Envelope<OutboxMessage[]>): OutboxPage {
-  const next = answer.meta?.next_before;
-  return { messages: answer.data, nextBefore: typeof next === 'number' ? next : null };
-}
-
 /** The outbox, newest first, looked at again every few seconds: mail is queued by requests the page does not see. */
 export function useOutboxQuery(projectId: string) {
   return useInfiniteQuery({
     queryKey: emailKeys.outbox(projectId),
     queryFn: async ({ pageParam, signal }) =>
-      outboxPage(await apiEnvelope<OutboxMessage[]>(`${base(projectId)}/outbox?${outboxQuery(pageParam)}`, { signal })),
+      beforePage(await apiEnvelope<OutboxMessage[]>(`${base(projectId)}/outbox?${beforeQuery(OUTBOX_PAGE, pageParam)}`, { signal })),
     initialPageParam: null as number | null,
-    getNextPageParam: (last: OutboxPage) => last.nextBefore,
+    getNextPageParam: (last: BeforePage<OutboxMessage>) => last.nextBefore,
     refetchInterval: 3000,
   });
 }

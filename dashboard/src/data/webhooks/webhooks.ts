@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiRequest } from '../../api/client';
+import { apiEnvelope, apiRequest } from '../../api/client';
+import { beforePage, beforeQuery, type BeforePage } from '../../api/pages';
 import type { components } from '../../api/platform.gen';
 import { webhookKeys } from './keys';
 
@@ -23,32 +24,19 @@ export function useWebhooksQuery(projectId: string) {
 /** How many attempts one page of the delivery log holds. */
 export const DELIVERIES_PAGE = 50;
 
-/**
- * The delivery log in pages of 50, newest first. The server has no cursor
- * of its own: a full page may have an older one, read with before=<its
- * last id>.
- */
+/** The delivery log in pages of 50, newest first, by the server's meta.next_before. */
 export function useDeliveriesQuery(projectId: string, webhookId: string) {
   return useInfiniteQuery({
     queryKey: webhookKeys.deliveries(projectId, webhookId),
-    queryFn: ({ pageParam, signal }) =>
-      apiRequest<Delivery[]>(`${one(projectId, webhookId)}/deliveries?${deliveriesQuery(pageParam)}`, { signal }),
+    queryFn: async ({ pageParam, signal }) =>
+      beforePage(
+        await apiEnvelope<Delivery[]>(`${one(projectId, webhookId)}/deliveries?${beforeQuery(DELIVERIES_PAGE, pageParam)}`, { signal }),
+      ),
     initialPageParam: null as number | null,
-    getNextPageParam: nextDeliveriesPage,
+    getNextPageParam: (last: BeforePage<Delivery>) => last.nextBefore,
     // New attempts arrive without the page doing anything: look again now and then.
     refetchInterval: 3000,
   });
-}
-
-/** The query string of the page before the attempt with id before (none: the newest). */
-export function deliveriesQuery(before: number | null): string {
-  return before === null ? `limit=${DELIVERIES_PAGE}` : `limit=${DELIVERIES_PAGE}&before=${before}`;
-}
-
-/** The next (older) page's parameter: the last id of a full page, or none. */
-export function nextDeliveriesPage(last: Delivery[]): number | null {
-  const oldest = last.at(-1);
-  return last.length === DELIVERIES_PAGE && oldest ? oldest.id : null;
 }
 
 /** Every mutation refreshes the project's list (and logs) when it succeeds. */

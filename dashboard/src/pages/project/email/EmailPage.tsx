@@ -59,7 +59,7 @@ function OutboxList({ projectId }: { projectId: string }) {
   const [open, setOpen] = useState<number | null>(null);
   if (query.isPending) return <LoadingState label="Loading the outbox" />;
   if (query.isError) return <ErrorAlert error={query.error} />;
-  const messages = query.data.pages.flatMap((page) => page.messages);
+  const messages = query.data.pages.flatMap((page) => page.items);
   if (messages.length === 0) {
     return (
       <EmptyState icon={<IconMail size={28} />} title="No e-mail yet">

@@ -223,7 +223,7 @@ function WebhookCard(props: {
 
 function DeliveryLog({ projectId, hook }: { projectId: string; hook: Webhook }) {
   const deliveries = useDeliveriesQuery(projectId, hook.id);
-  const rows = deliveries.data?.pages.flat() ?? [];
+  const rows = deliveries.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <Stack gap="xs">
       <ReplayForm projectId={projectId} hook={hook} />

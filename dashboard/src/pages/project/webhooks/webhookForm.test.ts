@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveriesQuery, nextDeliveriesPage, type Delivery, type Webhook } from '../../../data/webhooks/webhooks';
+import { type Delivery, type Webhook } from '../../../data/webhooks/webhooks';
 import { awaitingText, deliveryOutcome, emptyForm, fieldErrors, formOf, parseWhere, replayBodyOf, specOf, tableLabel } from './webhookForm';
 
 describe('parseWhere', () => {
@@ -90,19 +90,6 @@ describe('replayBodyOf', () => {
   it('refuses an empty or unreadable time', () => {
     expect(replayBodyOf('time', 3, '')).toEqual({ errors: { since: expect.any(String) } });
     expect(replayBodyOf('time', 3, 'yesterday')).toEqual({ errors: { since: expect.any(String) } });
-  });
-});
-
-describe('delivery log pages', () => {
-  const page = (n: number, first: number) => Array.from({ length: n }, (_, i) => ({ id: first - i }) as Delivery);
-  it('asks for the newest 50, then the 50 before the last id seen', () => {
-    expect(deliveriesQuery(null)).toBe('limit=50');
-    expect(nextDeliveriesPage(page(50, 120))).toBe(71);
-    expect(deliveriesQuery(71)).toBe('limit=50&before=71');
-  });
-  it('stops after a page that is not full', () => {
-    expect(nextDeliveriesPage(page(49, 120))).toBeNull();
-    expect(nextDeliveriesPage([])).toBeNull();
   });
 });
 
