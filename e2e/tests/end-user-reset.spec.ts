@@ -1,7 +1,8 @@
 // Password reset of a generated API's end user (issue 41, item 2): the app
 // asks for a reset through the API, the user opens the mailed link (read
 // here from the project's Outbox through the platform API), sets a new
-// password on Tablesmith's hosted page, and signs in with it.
+// password on Tablesmith's hosted page, and signs in with it; the owner
+// then finds the message on the project's Email page.
 import { expect, test } from '@playwright/test';
 import { checkPage, createApiProject } from './support';
 
@@ -69,4 +70,23 @@ test('an end user resets their password through the mailed link', async ({ page,
   expect(login.status()).toBe(200);
   expect(((await login.json()) as { data: { access_token: string } }).data.access_token).toBeTruthy();
   expect((await request.post(auth('login'), { data: { email, password: 'first password 1' } })).status()).toBe(401);
+
+  // The owner finds the message on the project's Email page, its link clickable; one
+  // message is one page, so the page offers no older ones.
+  await page.goto('/login');
+  await page.evaluate((session) => localStorage.setItem('tablesmith.session', session), p.session);
+  await page.goto(`/projects/${p.projectId}/email`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Email', exact: true })).toBeVisible();
+  const row = page
+    .getByRole('table', { name: 'Outbox' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell', { name: email, exact: true }) });
+  await expect(row).toContainText('Password reset');
+  const subject = row.getByRole('button', { name: /Reset your Reset journey password/ });
+  await expect(subject).toHaveAttribute('aria-expanded', 'false');
+  await subject.click();
+  await expect(subject).toHaveAttribute('aria-expanded', 'true');
+  await expect(page.getByTestId('outbox-text').getByRole('link')).toHaveAttribute('href', link);
+  await expect(page.getByRole('button', { name: 'Older messages' })).toHaveCount(0);
+  await checkPage(page, 'email-outbox');
 });

@@ -90,12 +90,12 @@ function OutboxList({ projectId }: { projectId: string }) {
           <Table.Tbody>
             {messages.map((m) => (
               <Fragment key={m.id}>
-                <Table.Tr onClick={() => setOpen(open === m.id ? null : m.id)} style={{ cursor: 'pointer' }} aria-expanded={open === m.id}>
+                <Table.Tr onClick={() => setOpen(open === m.id ? null : m.id)} style={{ cursor: 'pointer' }}>
                   <Table.Td>{formatDateTime(m.created_at)}</Table.Td>
                   <Table.Td>{m.to}</Table.Td>
                   <Table.Td>{KIND_LABELS[m.kind] ?? m.kind}</Table.Td>
                   <Table.Td>
-                    <Anchor component="button" type="button">
+                    <Anchor component="button" type="button" aria-expanded={open === m.id}>
                       {m.subject}
                     </Anchor>
                   </Table.Td>
