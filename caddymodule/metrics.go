@@ -133,6 +133,8 @@ func registerMetrics(ctx caddy.Context, svc *service.Service) error {
 			func() uint64 { return svc.FairShareStats().Rejected }),
 		counter("statement_timeouts_total", "Generated-API statements cancelled by their plan's statement_timeout.",
 			func() uint64 { return svc.FairShareStats().TimedOut }),
+		counter("export_pauses_total", "Pauses CSV and NDJSON exports made between their batches because other projects' statements started meanwhile.",
+			func() uint64 { return svc.FairShareStats().ExportPauses }),
 		counter("webhook_deliveries_total", "Webhook deliveries this node made that the receiver answered 2xx.",
 			func() uint64 { return svc.Webhooks.Stats().Delivered }),
 		counter("webhook_failures_total", "Webhook delivery attempts of this node that failed (another status, no answer, a refused target).",

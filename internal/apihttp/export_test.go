@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -440,5 +441,63 @@ func TestNoStatementOfASlowExportRunsLongerThanItsPlanAllows(t *testing.T) {
 	// plan's timeout would have failed the export instead.
 	if most > timeout {
 		t.Errorf("a statement of the export ran %v, longer than the %v its plan allows", most, timeout)
+	}
+}
+
+// An export gives way to other tenants (issue 35.9): after a batch during
+// which another project started a statement it pauses, so that on a node
+// with few cores the other project's requests find a CPU; alone on the
+// node it never pauses. Either way it sends every row.
+func TestAnExportGivesWayToAnotherProjectsRequestsAndRunsAloneAtFullSpeed(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	p := s.NewProject(cursorSchema)
+	other := s.NewProject(cursorSchema)
+	const rows = 20000 // about twenty batches
+	fillItems(t, s, p, rows)
+	fillItems(t, s, other, 10)
+	exportLines := func() int {
+		res := openExport(t, context.Background(), s, p)
+		defer res.Body.Close()
+		raw, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(raw, []byte("\n"))
+	}
+
+	if n := exportLines(); n != rows {
+		t.Fatalf("the export alone sent %d rows, want %d", n, rows)
+	}
+	if n := s.Svc.FairShareStats().ExportPauses; n != 0 {
+		t.Fatalf("the export alone on the node paused %d times, want none", n)
+	}
+
+	// Another project reads without a break while the same export runs.
+	stop := make(chan struct{})
+	var reads sync.WaitGroup
+	reads.Add(1)
+	go func() {
+		defer reads.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if a := get(s.URL+"/v1/"+other.ID+"/items?limit=5", other.Key, 10*time.Second); a.status != 200 {
+				t.Errorf("the other project's read: %d %s %v", a.status, a.msg, a.err)
+				return
+			}
+		}
+	}()
+	n := exportLines()
+	close(stop)
+	reads.Wait()
+	if n != rows {
+		t.Fatalf("the export beside another project's reads sent %d rows, want %d", n, rows)
+	}
+	if n := s.Svc.FairShareStats().ExportPauses; n == 0 {
+		t.Fatal("the export beside another project's reads never paused for them")
 	}
 }

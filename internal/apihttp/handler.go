@@ -189,10 +189,11 @@ type RouteHandler func(h *Handler, w http.ResponseWriter, r *http.Request, rt *R
 
 // Handler is the generated-API handler.
 type Handler struct {
-	d         Deps
-	estimates *cache.Cache[int64]    // remembered estimated totals (countmemo.go)
-	lists     *cache.Cache[listPlan] // built list statements (listplans.go)
-	timeouts  atomic.Uint64          // statements cut by their plan's timeout (fairshare.go)
+	d            Deps
+	estimates    *cache.Cache[int64]    // remembered estimated totals (countmemo.go)
+	lists        *cache.Cache[listPlan] // built list statements (listplans.go)
+	timeouts     atomic.Uint64          // statements cut by their plan's timeout (fairshare.go)
+	exportPauses atomic.Uint64          // pauses exports made for other projects (export.go, giveWay)
 }
 
 // New returns the handler.

@@ -44,7 +44,8 @@ type Gate struct {
 	// before no project takes more than its share: the pool minus one
 	// share; 0 means never beyond the share.
 	borrowUpTo int64
-	total      atomic.Int64 // statements in flight, all projects
+	total      atomic.Int64  // statements in flight, all projects
+	started    atomic.Uint64 // statements started, all projects (OthersStarted)
 	wait       time.Duration
 	sems       sync.Map // project id -> *sem
 	// rejected counts the ErrBusy answers (metrics).
@@ -58,6 +59,8 @@ type Gate struct {
 // sem is one project's slots.
 type sem struct {
 	taken atomic.Int64
+	// started counts the project's statements started (OthersStarted).
+	started atomic.Uint64
 	// startSum is the sum of the start times of the statements in
 	// flight, so their mean age is now - startSum/taken.
 	startSum atomic.Int64
@@ -162,6 +165,18 @@ func (g *Gate) HoldLimits() (project, node int) {
 		return 0, 0
 	}
 	return int(g.holds.limit), int(g.holdsAll.limit)
+}
+
+// OthersStarted counts the statements that projects other than project
+// have started on this node: long work of one project (an export's
+// batches) compares two readings to tell whether anybody else wanted the
+// node meanwhile, and gives way if so. A nil gate counts nothing.
+func (g *Gate) OthersStarted(project string) uint64 {
+	if g == nil {
+		return 0
+	}
+	own := g.sem(project).started.Load() // first: the total read after it is never smaller
+	return g.started.Load() - own
 }
 
 // clockBase turns times into monotonic nanoseconds for the age sums.
@@ -321,6 +336,8 @@ func (g *Gate) take(s *sem, now int64) (Slot, bool) {
 		}
 		if s.taken.CompareAndSwap(n, n+1) {
 			g.total.Add(1)
+			g.started.Add(1)
+			s.started.Add(1)
 			s.startSum.Add(now)
 			return Slot{g: g, s: s, start: now}, true
 		}

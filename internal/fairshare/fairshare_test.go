@@ -419,3 +419,37 @@ func TestHoldsAreBoundedPerProjectAndPerNodeAndCountAgainstBorrowing(t *testing.
 	var none *Gate
 	none.Hold(ctx, "a", time.Now()) //nolint:errcheck // a nil gate holds nothing
 }
+
+func TestOthersStartedCountsOtherProjectsStatementsOnly(t *testing.T) {
+	g := New(2, 0, time.Second)
+	ctx := context.Background()
+	run := func(project string) {
+		s, err := g.Acquire(ctx, project, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Release()
+	}
+	before := g.OthersStarted("a")
+	run("a")
+	run("a")
+	if n := g.OthersStarted("a"); n != before {
+		t.Fatalf("a's own statements moved its count of others from %d to %d", before, n)
+	}
+	run("b")
+	s, err := g.AcquireUntil(ctx, "c", time.Now()) // long work's statements count too
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Release()
+	if n := g.OthersStarted("a") - before; n != 2 {
+		t.Fatalf("others started %d statements beside a, want b's and c's 2", n)
+	}
+	if n := g.OthersStarted("b"); n != 3 {
+		t.Fatalf("beside b: %d, want a's two and c's one", n)
+	}
+	var off *Gate
+	if off.OthersStarted("a") != 0 {
+		t.Fatal("a nil gate counts statements")
+	}
+}

@@ -18,11 +18,11 @@ func (s *Service) wireFairShare() error {
 }
 
 // FairShareStats are the fair-share counters: statements turned away
-// because their project's slots stayed taken, and statements cut by
-// their plan's timeout.
-type FairShareStats struct{ Rejected, TimedOut uint64 }
+// because their project's slots stayed taken, statements cut by their
+// plan's timeout, and the pauses exports made for other projects.
+type FairShareStats struct{ Rejected, TimedOut, ExportPauses uint64 }
 
 // FairShareStats reads the counters.
 func (s *Service) FairShareStats() FairShareStats {
-	return FairShareStats{Rejected: s.apiDeps.Gate.Rejected(), TimedOut: s.api.StatementTimeouts()}
+	return FairShareStats{Rejected: s.apiDeps.Gate.Rejected(), TimedOut: s.api.StatementTimeouts(), ExportPauses: s.api.ExportPauses()}
 }
