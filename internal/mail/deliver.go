@@ -1,10 +1,12 @@
 package mail
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -110,6 +112,10 @@ func (d *Deliverer) DeliverDue(ctx context.Context) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
+	// RETURNING gives the claimed rows in no set order; one node's mail
+	// leaves in the order it was queued (a second reset link after the
+	// first, as the person asked for them).
+	slices.SortFunc(batch, func(a, b claimed) int { return cmp.Compare(a.id, b.id) })
 	for _, c := range batch {
 		if err := d.deliver(ctx, c); err != nil {
 			return len(batch), err

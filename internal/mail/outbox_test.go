@@ -123,6 +123,67 @@ func TestAFailedDeliveryIsRetriedLaterAndNotLost(t *testing.T) {
 	}
 }
 
+func TestMessagesDueTogetherLeaveInTheOrderTheyWereQueued(t *testing.T) {
+	smtp := testsmtp.Start(t)
+	c := &clock{now: time.Now().UTC()}
+	s := testserver.New(t, testserver.WithSMTP(smtp), testserver.WithNow(c.Now))
+	p := s.NewProject(noTables)
+	// The owner's own verification mail goes first, so that the
+	// refusals below meet only the test's messages.
+	for deadline := time.Now().Add(15 * time.Second); len(smtp.Received()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the owner's verification mail did not arrive")
+		}
+	}
+	// Every first attempt is refused, so that all the retries fall due
+	// at once and one claim takes them together.
+	const n = 15
+	smtp.Refuse(n)
+	var want []string
+	for i := range n {
+		to := "queued" + strconv.Itoa(i) + "@example.com"
+		want = append(want, to)
+		send(t, s, mail.Message{ProjectID: p.ID, Kind: mail.KindVerifyEmail, To: to, Data: map[string]string{"Link": "https://x.example/v"}})
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		tried := 0
+		for _, m := range outbox(t, s, p, "?limit=50") {
+			if m["attempts"].(float64) == 1 && m["last_error"] != "" {
+				tried++
+			}
+		}
+		if tried == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d messages were tried once", tried, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.Advance(time.Minute)
+	deadline = time.Now().Add(15 * time.Second)
+	queued := func() []string {
+		var to []string
+		for _, m := range smtp.Received() {
+			if strings.HasPrefix(m.To, "queued") {
+				to = append(to, m.To)
+			}
+		}
+		return to
+	}
+	for len(queued()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d retried messages arrived", len(queued()), n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	got := queued()
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("arrival order\n %v\nwant the order they were queued\n %v", got, want)
+	}
+}
+
 func TestWithoutSMTPMessagesAreLoggedAndReadableInTheOutbox(t *testing.T) {
 	s := testserver.New(t)
 	p := s.NewProject(noTables)

@@ -310,6 +310,13 @@ func TestAFailingReceiverGetsTheSameChangeAgainUntilItAcceptsAndNothingIsSkipped
 	if r := s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries?limit=5", p.ID, hook["id"]), p.Session, nil).Must(t, 200); r.Body["meta"].(map[string]any)["next_before"] != nil {
 		t.Errorf("a page of all five names a next page: %v", r.Body["meta"])
 	}
+	// What the list cannot read whole is refused, naming what is wrong.
+	for _, q := range []string{"?limit=0", "?limit=201", "?before=x", "?before=-1", "?status=failed", "?limit=1&limit=2", "?limit=1;x"} {
+		r := s.Do("GET", fmt.Sprintf("/api/projects/%s/webhooks/%s/deliveries%s", p.ID, hook["id"], q), p.Session, nil)
+		if r.Status != 400 || r.ErrorCode() != "INVALID_QUERY" {
+			t.Errorf("%s: %d %s, want 400 INVALID_QUERY", q, r.Status, r.Raw)
+		}
+	}
 }
 
 func TestTheChangeLogKeepsWhatAWebhookHasNotDelivered(t *testing.T) {
