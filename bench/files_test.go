@@ -23,7 +23,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,23 +61,9 @@ func TestFiles(t *testing.T) {
 
 	// Upload: a multipart create streamed from the block, through Caddy.
 	debug.FreeOSMemory()
-	before := rss(t)
-	var peak atomic.Int64
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-				if r := rss(t); r > peak.Load() {
-					peak.Store(r)
-				}
-			}
-		}
-	}()
+	sampler := startRSSSampler()
 	upload, answer, status := postMultipart(t, base+"/v1/"+p.ID+"/papers", p.Key, block, size)
-	close(stop)
+	before, peak := sampler.stop()
 	if status != 201 {
 		t.Fatalf("upload: %d %s", status, answer)
 	}
@@ -198,9 +183,9 @@ func TestFiles(t *testing.T) {
 	fmt.Fprintf(&b, "thumbnail 200x200 of a 3000x2000 JPEG: cold %.1f ms, cached p50 %.2f ms (of 50)\n",
 		float64(cold.Microseconds())/1000, float64(cached.Microseconds())/1000)
 	fmt.Fprintf(&b, "process RSS during the upload: %d MiB before, peak %d MiB, rise %d MiB (target ≤ 64)\n",
-		before>>20, peak.Load()>>20, (peak.Load()-before)>>20)
+		before>>20, peak>>20, (peak-before)>>20)
 	t.Log("\n" + b.String())
-	if rise := peak.Load() - before; rise > 64<<20 {
+	if rise := peak - before; rise > 64<<20 {
 		t.Errorf("the upload raised the process's RSS by %d MiB, more than 64", rise>>20)
 	}
 }
@@ -310,22 +295,6 @@ func repeat(block []byte) io.Reader {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
-
-// rss is the process's resident memory in bytes (/proc/self/status).
-func rss(t *testing.T) int64 {
-	raw, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range bytes.Split(raw, []byte("\n")) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(rest)), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmRSS")
-	return 0
-}
 
 // startFilesSite runs the module in this process with its file store in
 // dir, taking files up to maxFile bytes.

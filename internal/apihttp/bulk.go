@@ -321,9 +321,13 @@ func bulkInsertOn(ctx context.Context, w http.ResponseWriter, r *http.Request, q
 	if bc.up != nil && !bc.up.Rows.All() {
 		args = append(args, bc.up.Rows.Value)
 	}
+	// A minimal answer drops the records: the statement need not build
+	// them. A single create keeps its record for Location, and a keyed
+	// one for its stored answer.
+	withRecords := !c.req.ReturnMinimal || single || c.idem != nil
 	var data []byte
 	var flags string
-	if err := pgexec.Row(ctx, q, c.ts.BulkInsert(bc.cols, bc.up), args, &data, &flags); err != nil {
+	if err := pgexec.Row(ctx, q, c.ts.BulkInsert(bc.cols, bc.up, withRecords), args, &data, &flags); err != nil {
 		return pgexec.MapError(err, c.t, pgexec.OpWrite)
 	}
 	if len(flags) != bc.n {

@@ -115,6 +115,16 @@ func TestPreferReturnMinimalAnswersWithoutTheRecord(t *testing.T) {
 	if len(bulk.Raw) != 0 || countRows(t, s, p, "posts", "title IN ('a', 'b')") != 2 {
 		t.Fatalf("minimal bulk create = %q", bulk.Raw)
 	}
+	// A minimal bulk upsert builds no records; whether it created any
+	// still decides its status.
+	upsert := s.Do("POST", base+"?on_conflict=title", p.Key, []map[string]any{{"title": "a", "status": "archived"}, {"title": "b", "status": "archived"}}, minimal...).Must(t, 204)
+	if len(upsert.Raw) != 0 || countRows(t, s, p, "posts", "title IN ('a', 'b') AND status = 'archived'") != 2 {
+		t.Fatalf("minimal bulk upsert that only updated = %q", upsert.Raw)
+	}
+	s.Do("POST", base+"?on_conflict=title", p.Key, []map[string]any{{"title": "a"}, {"title": "c"}}, minimal...).Must(t, 201)
+	if countRows(t, s, p, "posts", "title IN ('a', 'b', 'c')") != 3 {
+		t.Fatal("a minimal bulk upsert that created one record")
+	}
 	// An error keeps its body; representation (the default) keeps the record.
 	bad := s.Do("POST", base, p.Key, map[string]any{"title": "a"}, minimal...).Must(t, 409)
 	if bad.ErrorCode() != "CONFLICT" || bad.Header.Get("Preference-Applied") != "" {

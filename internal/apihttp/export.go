@@ -3,9 +3,9 @@ package apihttp
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tablesmith/tablesmith/apierr"
@@ -142,14 +143,12 @@ func (h *Handler) streamExport(ctx context.Context, w http.ResponseWriter, r *ht
 	if dl, ok := ctx.Deadline(); ok && bound <= 0 {
 		bound = time.Until(dl)
 	}
-	var batch [][]byte
 	cursor := exportCursor(rt.ProjectID)
-	rows, size := exportFirstRows, 0
-	for first := true; ; first = false {
-		began, others := time.Now(), h.d.Gate.OthersStarted(rt.ProjectID)
-		batch, size = batch[:0], 0
-		// The first batch waits for a slot as any request does (503 before
-		// anything is sent); later ones as long as the export may last.
+	// fetch reads the next batch of n rows. The first waits for a slot as
+	// any request does (503 before anything is sent); later ones as long
+	// as the export may last.
+	fetch := func(ctx context.Context, n int, first bool) (exportBatch, error) {
+		b := exportBatch{began: time.Now(), others: h.d.Gate.OthersStarted(rt.ProjectID), want: n}
 		err := h.inSlot(ctx, rt, !first, func(ctx context.Context) error {
 			if first {
 				if bound > 0 {
@@ -161,44 +160,111 @@ func (h *Handler) streamExport(ctx context.Context, w http.ResponseWriter, r *ht
 					return err
 				}
 			}
-			res, err := tx.QueryContext(ctx, "FETCH FORWARD "+strconv.Itoa(rows)+" FROM "+cursor)
+			res, err := tx.QueryContext(ctx, "FETCH FORWARD "+strconv.Itoa(n)+" FROM "+cursor)
 			if err != nil {
 				return err
 			}
 			defer res.Close()
+			b.recs = make([][]byte, 0, n)
 			for res.Next() {
 				var rec []byte
 				if err := res.Scan(&rec); err != nil {
 					return err
 				}
-				batch = append(batch, rec)
-				size += len(rec)
+				b.recs = append(b.recs, rec)
+				b.size += len(rec)
 			}
 			return res.Err()
 		})
-		if err != nil {
-			return fail(err)
-		}
-		for _, rec := range batch {
+		return b, err
+	}
+	b, err := fetch(ctx, exportFirstRows, true)
+	if err != nil {
+		return fail(err)
+	}
+	// The next batches are read while this goroutine writes the one
+	// before: PostgreSQL and the encoding overlap instead of taking
+	// turns, and a batch is still read whole before it is written, so
+	// PostgreSQL never waits on the client. At most three batches are in
+	// memory: one written, one handed over, one read. The reader ends
+	// before the transaction does (deferred after its Rollback).
+	next := make(chan exportFetched, 1)
+	if !b.last() {
+		rctx, stopReading := context.WithCancel(ctx)
+		done := make(chan struct{})
+		defer func() { stopReading(); <-done }()
+		go func() {
+			defer close(done)
+			defer close(next)
+			for prev := b; ; {
+				if err := h.giveWay(rctx, rt.ProjectID, prev.others, prev.began); err != nil {
+					return // the request ended: the writer sees the channel close
+				}
+				b, err := fetch(rctx, prev.nextSize(), false)
+				select {
+				case next <- exportFetched{b, err}:
+				case <-rctx.Done():
+					return
+				}
+				if err != nil || b.last() {
+					return
+				}
+				prev = b
+			}
+		}()
+	}
+	for {
+		for _, rec := range b.recs {
 			if err := out.record(rec); err != nil {
 				return fail(err)
 			}
 		}
-		if len(batch) < rows {
+		if b.last() {
 			break
 		}
 		if err := out.flush(); err != nil {
 			return fail(err)
 		}
-		rows = min(max(exportBatchBytes/max(size/len(batch), 1), 1), exportBatchRows)
-		if err := h.giveWay(ctx, rt.ProjectID, others, began); err != nil {
-			return fail(err)
+		got, more := <-next
+		if !more { // the reader stopped without a last batch: the request ended
+			return fail(cmp.Or(context.Cause(ctx), errExportEnded))
 		}
+		if got.err != nil {
+			return fail(got.err)
+		}
+		b = got.batch
 	}
 	if err := out.finish(); err != nil {
 		return fail(err)
 	}
 	return nil
+}
+
+// exportBatch is one FETCH of an export: its rows, their bytes, how
+// many were asked for, and when it began with how many statements other
+// projects had started then (giveWay).
+type exportBatch struct {
+	recs   [][]byte
+	size   int
+	want   int
+	began  time.Time
+	others uint64
+}
+
+// last reports whether the cursor had no more rows than this batch.
+func (b exportBatch) last() bool { return len(b.recs) < b.want }
+
+// nextSize is how many rows the next batch reads: as many as fit
+// exportBatchBytes at this batch's row size, between 1 and
+// exportBatchRows.
+func (b exportBatch) nextSize() int {
+	return min(max(exportBatchBytes/max(b.size/max(len(b.recs), 1), 1), 1), exportBatchRows)
+}
+
+// exportFetched is a batch handed from the reader to the writer.
+type exportFetched struct {
+	batch exportBatch
+	err   error
 }
 
 // exportMostPause bounds one pause of giveWay: a batch that took longer
@@ -236,10 +302,10 @@ type exportWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	buf     *bufio.Writer
-	csv     *csv.Writer
-	header  []string
+	csv     bool
+	header  [][]byte
 	started bool
-	fields  []string
+	fields  [][]byte
 	// ended is set when the request ended (cut): no write may wait on the
 	// client any longer.
 	ended atomic.Bool
@@ -259,9 +325,10 @@ func newExportWriter(w http.ResponseWriter, format, table string, columns []stri
 	ew := &exportWriter{w: w, rc: http.NewResponseController(w)}
 	ew.buf = bufio.NewWriterSize(exportStarter{ew}, 32<<10)
 	if format == translate.FormatCSV {
-		ew.csv = csv.NewWriter(ew.buf)
-		ew.csv.UseCRLF = true // RFC 4180
-		ew.header = columns
+		ew.csv = true
+		for _, c := range columns {
+			ew.header = append(ew.header, []byte(c))
+		}
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8; header=present")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+table+`.csv"`)
 	} else {
@@ -298,14 +365,14 @@ func (ew *exportWriter) start() {
 // record writes one row: NDJSON as it came, CSV as its values, the
 // header before the first.
 func (ew *exportWriter) record(rec []byte) error {
-	if ew.csv == nil {
+	if !ew.csv {
 		if _, err := ew.buf.Write(rec); err != nil {
 			return err
 		}
 		return ew.buf.WriteByte('\n')
 	}
 	if ew.header != nil {
-		if err := ew.csv.Write(ew.header); err != nil {
+		if err := writeCSVRecord(ew.buf, ew.header); err != nil {
 			return err
 		}
 		ew.header = nil
@@ -315,7 +382,7 @@ func (ew *exportWriter) record(rec []byte) error {
 		return fmt.Errorf("export row: %w", err)
 	}
 	ew.fields = fields
-	return ew.csv.Write(ew.fields)
+	return writeCSVRecord(ew.buf, ew.fields)
 }
 
 // csvFields appends the CSV fields of one row, a JSON array as
@@ -325,7 +392,7 @@ func (ew *exportWriter) record(rec []byte) error {
 // "One tenant's streams and exports beside another's reads"): elements
 // are found by their brackets and quotes, and only strings with escapes
 // are decoded. The answers are encoding/json's (TestCSVFieldsAgreeWithEncodingJSON).
-func csvFields(rec []byte, dst []string) ([]string, error) {
+func csvFields(rec []byte, dst [][]byte) ([][]byte, error) {
 	i := skipJSONSpace(rec, 0)
 	if i >= len(rec) || rec[i] != '[' {
 		return nil, errors.New("not a JSON array")
@@ -447,29 +514,74 @@ func jsonStringEnd(b []byte, i int) (int, error) {
 
 // csvField is one value as CSV text: strings as they are, NULL empty,
 // numbers and booleans as JSON writes them, JSON values as compact JSON.
-func csvField(v json.RawMessage) string {
+// A string without escapes is a slice of v, not a copy.
+func csvField(v json.RawMessage) []byte {
 	switch {
 	case len(v) == 0 || string(v) == "null":
-		return ""
+		return nil
 	case v[0] == '"':
 		if len(v) >= 2 && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
-			return string(v[1 : len(v)-1]) // no escapes: the text as it is
+			return v[1 : len(v)-1] // no escapes: the text as it is
 		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
-			return s
+			return []byte(s)
 		}
 	}
-	return string(v)
+	return v
+}
+
+// writeCSVRecord writes one CSV line as encoding/csv's Writer with
+// UseCRLF writes it (TestCSVRecordsAgreeWithEncodingCSV), from bytes
+// rather than strings: a field is quoted when it holds a comma, quote or
+// line break, is \. or begins with a space; a quote inside is doubled,
+// a line feed written CRLF and a carriage return dropped.
+func writeCSVRecord(w *bufio.Writer, fields [][]byte) error {
+	for n, f := range fields {
+		if n > 0 {
+			_ = w.WriteByte(',')
+		}
+		if !csvNeedsQuotes(f) {
+			_, _ = w.Write(f)
+			continue
+		}
+		_ = w.WriteByte('"')
+		for len(f) > 0 {
+			i := bytes.IndexAny(f, "\"\r\n")
+			if i < 0 {
+				i = len(f)
+			}
+			_, _ = w.Write(f[:i])
+			f = f[i:]
+			if len(f) > 0 {
+				switch f[0] {
+				case '"':
+					_, _ = w.WriteString(`""`)
+				case '\n':
+					_, _ = w.WriteString("\r\n")
+				}
+				f = f[1:]
+			}
+		}
+		_ = w.WriteByte('"')
+	}
+	_, err := w.WriteString("\r\n")
+	return err
+}
+
+// csvNeedsQuotes is encoding/csv's rule for a comma-separated field.
+func csvNeedsQuotes(f []byte) bool {
+	if len(f) == 0 {
+		return false
+	}
+	if string(f) == `\.` || bytes.ContainsAny(f, ",\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRune(f)
+	return unicode.IsSpace(r)
 }
 
 func (ew *exportWriter) flush() error {
-	if ew.csv != nil {
-		ew.csv.Flush()
-		if err := ew.csv.Error(); err != nil {
-			return err
-		}
-	}
 	if err := ew.buf.Flush(); err != nil {
 		return err
 	}
@@ -482,8 +594,8 @@ func (ew *exportWriter) flush() error {
 // finish writes what is left; an export of no rows is its header alone
 // (CSV) or an empty body (NDJSON).
 func (ew *exportWriter) finish() error {
-	if ew.csv != nil && ew.header != nil {
-		if err := ew.csv.Write(ew.header); err != nil {
+	if ew.csv && ew.header != nil {
+		if err := writeCSVRecord(ew.buf, ew.header); err != nil {
 			return err
 		}
 		ew.header = nil
