@@ -271,13 +271,13 @@ type exportFetched struct {
 // (a slow client's write) does not stop its export for as long again.
 const exportMostPause = 250 * time.Millisecond
 
-// giveWay pauses an export for as long as its last batch took, read and
-// written, when another project started a statement meanwhile: an export
-// keeps a PostgreSQL backend and the handler busy for as long as it
-// lasts, and on a node with few cores those are the CPU the other
-// projects' requests wait for (issue 35.9: beside ten exports another
-// tenant's p99 was 38 ms, 25 to 31 ms with this; bench/RESULTS.md). Alone
-// on the node an export runs at full speed; beside others, at least half.
+// giveWay pauses an export's reader, before its next batch, for as long
+// as the last batch took from the start of its read (at most
+// exportMostPause), when another project started a statement meanwhile:
+// an export keeps a PostgreSQL backend and the handler busy for as long
+// as it lasts, and on a node with few cores those are the CPU the other
+// projects' requests wait for (issue 35.9; bench/RESULTS.md). Alone on
+// the node an export runs at full speed; beside others, at least half.
 func (h *Handler) giveWay(ctx context.Context, project string, others uint64, began time.Time) error {
 	if h.d.Gate.OthersStarted(project) == others {
 		return nil
