@@ -48,14 +48,18 @@ func (s *rssSampler) stop() (base, peak int64) {
 	return s.base, s.peak.Load()
 }
 
-// readRSS is VmRSS of /proc/self/status in bytes.
-func readRSS() int64 {
-	raw, err := os.ReadFile("/proc/self/status")
+// readRSS is this process's VmRSS in bytes.
+func readRSS() int64 { return statusBytes("self", "VmRSS:") }
+
+// statusBytes reads one of the memory lines of /proc/<pid>/status
+// (VmRSS:, VmHWM:, RssAnon:) in bytes; 0 when it cannot.
+func statusBytes(pid, field string) int64 {
+	raw, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			return kb << 10
 		}

@@ -11,6 +11,7 @@
 #   ./bench/run.sh -quick                     # small tables, short runs
 #   ./bench/run.sh -only compare,include      # some phases only
 #   ./bench/run.sh -pool 0 -rounds 1          # the module's default pool (20), one round
+#   ./bench/run.sh -only headline -prest /path/to/prestd   # pREST too (bench/RESULTS.md: how to build it)
 # The headline loads with wrk when it is on PATH (scripts in bench/wrk/)
 # and runs pgbench (scripts in bench/pgbench/) for the ceiling.
 # The Go micro-benchmarks of bench/list_test.go run with

@@ -29,6 +29,10 @@ import (
 // issue18List is the list of the issue: active users, oldest first.
 const issue18List = "filter%5Bis_active%5D=true&sort=-age&limit=20"
 
+// prestList is the same list in pREST's words: its where, order and
+// page parameters (the same tie-break as the hand-written statement).
+const prestList = "is_active=true&_order=-age,-id&_page_size=20&_page=1"
+
 // includeLimit is the page of the include scenario, as the issue asks;
 // the benchmark's Caddy sets max_page_size 1000 for it (the default
 // largest page is 100).
@@ -39,8 +43,9 @@ type headlineCase struct {
 	name  string
 	conns int
 	// module is the module's request; bare the bare servers' (lib/pq and
-	// pgx), nil when they have no equivalent.
-	module, bare *scenario
+	// pgx), nil when they have no equivalent; prest pREST's, nil when it
+	// has none (it counts no rows and nests no related records).
+	module, bare, prest *scenario
 	// pgbench is the script of bench/pgbench/ for the ceiling, or "".
 	pgbench string
 	// sameIDs compares the answers' ids rather than their whole data: the
@@ -51,6 +56,43 @@ type headlineCase struct {
 	// ceiling also loads the bare handler inside Caddy (bench/caddybare):
 	// what Caddy leaves of the bare server's pace.
 	ceiling bool
+}
+
+// The headline's targets, in the order of its columns.
+const (
+	targetModule = iota
+	targetBare
+	targetPgx
+	targetBareCaddy
+	targetPrest
+)
+
+// targets lists the targets a row loads, of the n started: the module,
+// the bare servers where the row has their request, bare in Caddy for
+// the ceiling rows, pREST where it has an equivalent and runs.
+func (hc headlineCase) targets(n int) []int {
+	run := []int{targetModule}
+	if hc.bare != nil {
+		run = append(run, targetBare, targetPgx)
+		if hc.ceiling {
+			run = append(run, targetBareCaddy)
+		}
+	}
+	if hc.prest != nil && n > targetPrest {
+		run = append(run, targetPrest)
+	}
+	return run
+}
+
+// scenario is the request of the row for target i.
+func (hc headlineCase) scenario(i int) *scenario {
+	switch i {
+	case targetModule:
+		return hc.module
+	case targetPrest:
+		return hc.prest
+	}
+	return hc.bare
 }
 
 func headlineCases(users int) []headlineCase {
@@ -64,22 +106,28 @@ func headlineCases(users int) []headlineCase {
 	unloaded := &scenario{}
 	*unloaded = *get
 	unloaded.name = "unloaded GET"
+	prestGet := &scenario{name: "GET one by id", method: "GET", status: 200, wrk: "get.lua", wrkArgs: []string{"/users?id="}, path: func(r *rand.Rand, _ int) string {
+		return "/users?id=" + strconv.Itoa(1+r.IntN(users))
+	}}
+	prestUnloaded := &scenario{}
+	*prestUnloaded = *prestGet
+	prestUnloaded.name = "unloaded GET"
 	get1 := func(name, path string) *scenario {
 		return &scenario{name: name, method: "GET", status: 200, path: fixed(path)}
 	}
 	include := get1("include", fmt.Sprintf("/posts?include=author&limit=%d&count=none", includeLimit))
 	return []headlineCase{
-		{name: "GET one by id", conns: 32, module: get, bare: get, pgbench: "get.sql", ceiling: true},
+		{name: "GET one by id", conns: 32, module: get, bare: get, prest: prestGet, pgbench: "get.sql", ceiling: true},
 		{name: "list: `filter[is_active]=true&sort=-age&limit=20&count=none` vs `WHERE is_active ORDER BY age DESC, id DESC LIMIT 20`", conns: 32,
 			module: get1("list count=none", "/users?"+issue18List+"&count=none"), bare: get1("list", "/users/"+fixture.HandWrittenPath),
-			pgbench: "list.sql", sameIDs: true, ceiling: true},
+			prest: get1("list", "/users?"+prestList), pgbench: "list.sql", sameIDs: true, ceiling: true},
 		{name: "same list with the default count", conns: 32, module: get1("list default count", "/users?"+issue18List)},
 		{name: "same list with `count=exact` vs a second `count(*)`", conns: 32,
 			module: get1("list count=exact", "/users?"+issue18List+"&count=exact"), bare: get1("list count", "/users/"+fixture.HandWrittenPath+"?count=exact"),
 			pgbench: "list-count.sql", sameIDs: true},
-		{name: "create (POST /posts vs a prepared INSERT … RETURNING)", conns: 32, module: create, bare: create, pgbench: "create.sql", ceiling: true},
+		{name: "create (POST /posts vs a prepared INSERT … RETURNING)", conns: 32, module: create, bare: create, prest: create, pgbench: "create.sql", ceiling: true},
 		{name: fmt.Sprintf("list of %d posts with `include=author` vs the same statement", includeLimit), conns: 32, module: include, bare: include},
-		{name: "unloaded GET latency (1 connection), p50 (p99)", conns: 1, module: unloaded, bare: unloaded, latency: true, ceiling: true},
+		{name: "unloaded GET latency (1 connection), p50 (p99)", conns: 1, module: unloaded, bare: unloaded, prest: prestUnloaded, latency: true, ceiling: true},
 	}
 }
 
@@ -173,46 +221,45 @@ func (bn *bench) headline() {
 	bn.printf("load: %s; %d round(s) of %s per target after %s of warm-up, targets rotating; pools of %d; %d users\n",
 		gen, bn.c.headlineRounds, bn.c.headlineMeasure, bn.c.warmup, bn.c.poolSize(), mp.sizes.Users)
 	targets := []target{bn.module("main"), bn.bareTarget("main", ""), bn.bareTarget("main", "pgx"), bn.bareCaddyTarget("main")}
+	if bn.prest != nil {
+		targets = append(targets, bn.prestTarget())
+	}
 	var notes []string
 	head := &table{}
-	head.add("| operation", "| Tablesmith", "| bare lib/pq, prepared", "| ratio", "| bare pgx", "| pgbench", "| bare lib/pq in Caddy (÷ bare)", "| Tablesmith ÷ it |")
-	head.add("|---", "|---:", "|---:", "|---:", "|---:", "|---:", "|---:", "|---: |")
+	head.add("| operation", "| Tablesmith", "| bare lib/pq, prepared", "| ratio", "| bare pgx", "| pgbench", "| bare lib/pq in Caddy (÷ bare)", "| Tablesmith ÷ it", "| pREST", "| Tablesmith ÷ pREST |")
+	head.add("|---", "|---:", "|---:", "|---:", "|---:", "|---:", "|---:", "|---:", "|---:", "|---: |")
 	lat := &table{}
-	lat.add("operation", "module p50 / p99 ms", "bare p50 / p99 ms", "bare-pgx p50 / p99 ms", "bare in Caddy p50 / p99 ms", "p99 ÷ bare", "ratio per round", "errors m/b/x/c")
+	lat.add("operation", "module p50 / p99 ms", "bare p50 / p99 ms", "bare-pgx p50 / p99 ms", "bare in Caddy p50 / p99 ms", "pREST p50 / p99 ms", "p99 ÷ bare", "ratio per round", "errors m/b/x/c/p")
 	cpu := &table{}
-	cpu.add("operation", "caddy", "bare", "bare-pgx", "bare in Caddy", "pg (module)", "pg (bare)", "pg (pgx)", "pg (bare in Caddy)", "driver", "other load")
+	cpu.add("operation", "caddy", "bare", "bare-pgx", "bare in Caddy", "pREST", "pg (module)", "pg (bare)", "pg (pgx)", "pg (bare in Caddy)", "pg (pREST)", "driver", "other load")
 	for _, hc := range headlineCases(mp.sizes.Users) {
 		if !bn.headlineRowWanted(hc.name) {
 			continue
 		}
-		run := targets[:3]
-		if hc.ceiling {
-			run = targets
+		run := hc.targets(len(targets))
+		for _, i := range run[1:] {
+			if i == targetPrest {
+				notes = append(notes, bn.checkPrest(hc, targets[0], targets[i])...)
+			} else {
+				notes = append(notes, bn.checkHeadline(hc, targets[0], targets[i])...)
+			}
 		}
-		if hc.bare == nil {
-			run = targets[:1]
-		}
-		for i := 1; i < len(run); i++ {
-			notes = append(notes, bn.checkHeadline(hc, run[0], run[i])...)
-		}
-		totals := make([]headlineTotal, len(run))
+		totals := make([]headlineTotal, len(targets))
 		for round := range bn.c.headlineRounds {
 			for k := range run {
-				i := (k + round) % len(run)
-				s := hc.module
-				if i > 0 {
-					s = hc.bare
-				}
-				r := bn.measureOne(run[i], s, hc.conns)
+				i := run[(k+round)%len(run)]
+				s := hc.scenario(i)
+				r := bn.measureOne(targets[i], s, hc.conns)
 				if r.errors > 0 {
-					bn.printf("   ! %s %s: %d errors of %d, first: %s\n", hc.module.name, run[i].name, r.errors, r.requests, r.firstErr)
+					bn.printf("   ! %s %s: %d errors of %d, first: %s\n", hc.module.name, targets[i].name, r.errors, r.requests, r.firstErr)
 				}
 				totals[i].rounds = append(totals[i].rounds, r)
 			}
 		}
-		sums := make([]headlineRun, len(run))
-		for i := range run {
-			sums[i] = totals[i].sum()
+		sums := make([]headlineRun, len(targets))
+		ran := make([]bool, len(targets))
+		for _, i := range run {
+			sums[i], ran[i] = totals[i].sum(), true
 		}
 		pg := ""
 		if hc.pgbench != "" {
@@ -224,7 +271,7 @@ func (bn *bench) headline() {
 			}
 		}
 		cell := func(i int) string {
-			if i >= len(sums) {
+			if !ran[i] {
 				return ""
 			}
 			if hc.latency {
@@ -232,55 +279,66 @@ func (bn *bench) headline() {
 			}
 			return thousands(sums[i].rps()) + "/s"
 		}
-		ratio, rounds, p99 := "", "", ""
-		if len(sums) > 1 {
+		// over is the module beside target i: the p50 difference for
+		// latency, else the ratio of throughputs.
+		over := func(i int) string {
+			if !ran[i] {
+				return ""
+			}
 			if hc.latency {
-				ratio = fmt.Sprintf("%+.0f µs", float64(sums[0].p50-sums[1].p50)/1e3)
-			} else {
-				ratio = fmt.Sprintf("**%.2f**", sums[0].rps()/sums[1].rps())
+				return fmt.Sprintf("%+.0f µs", float64(sums[0].p50-sums[i].p50)/1e3)
+			}
+			return fmt.Sprintf("%.2f", sums[0].rps()/sums[i].rps())
+		}
+		ratio, rounds, p99 := "", "", ""
+		if ran[targetBare] {
+			ratio = over(targetBare)
+			if !hc.latency {
+				ratio = "**" + ratio + "**"
 			}
 			var per []float64
 			for k := range totals[0].rounds {
-				per = append(per, totals[0].rounds[k].rps()/totals[1].rounds[k].rps())
+				per = append(per, totals[0].rounds[k].rps()/totals[targetBare].rounds[k].rps())
 			}
 			rounds = ratioRange(per)
-			p99 = fmt.Sprintf("%.2f", float64(sums[0].p99)/float64(sums[1].p99))
+			p99 = fmt.Sprintf("%.2f", float64(sums[0].p99)/float64(sums[targetBare].p99))
 		}
-		inCaddy, overIt := "", ""
+		inCaddy := ""
 		switch {
-		case len(sums) > 3 && hc.latency: // p50 differences: Caddy's over bare, the module's over Caddy's
-			inCaddy = fmt.Sprintf("%s (%+.0f µs)", cell(3), float64(sums[3].p50-sums[1].p50)/1e3)
-			overIt = fmt.Sprintf("%+.0f µs", float64(sums[0].p50-sums[3].p50)/1e3)
-		case len(sums) > 3:
-			inCaddy = fmt.Sprintf("%s (%.2f)", cell(3), sums[3].rps()/sums[1].rps())
-			overIt = fmt.Sprintf("%.2f", sums[0].rps()/sums[3].rps())
+		case ran[targetBareCaddy] && hc.latency: // Caddy's p50 over bare's
+			inCaddy = fmt.Sprintf("%s (%+.0f µs)", cell(targetBareCaddy), float64(sums[targetBareCaddy].p50-sums[targetBare].p50)/1e3)
+		case ran[targetBareCaddy]:
+			inCaddy = fmt.Sprintf("%s (%.2f)", cell(targetBareCaddy), sums[targetBareCaddy].rps()/sums[targetBare].rps())
 		}
-		head.add("| "+hc.name, "| "+cell(0), "| "+cell(1), "| "+ratio, "| "+cell(2), "| "+pg, "| "+inCaddy, "| "+overIt+" |")
+		head.add("| "+hc.name, "| "+cell(0), "| "+cell(targetBare), "| "+ratio, "| "+cell(targetPgx), "| "+pg,
+			"| "+inCaddy, "| "+over(targetBareCaddy), "| "+cell(targetPrest), "| "+over(targetPrest)+" |")
 		short := hc.module.name
-		lats, errs := make([]string, len(targets)), make([]string, len(targets))
-		cpus, pgs := make([]string, len(targets)), make([]string, len(targets))
-		for i := range targets {
+		cols := targetPrest + 1
+		lats, errs := make([]string, cols), make([]string, cols)
+		cpus, pgs := make([]string, cols), make([]string, cols)
+		for i := range cols {
 			lats[i], errs[i], cpus[i], pgs[i] = "", "-", "", ""
-			if i < len(sums) {
+			if ran[i] {
 				r := sums[i]
 				lats[i] = ms(r.p50) + " / " + ms(r.p99)
 				errs[i] = strconv.Itoa(r.errors)
 				cpus[i], pgs[i] = perRequest(r.cpu.server, r.requests), perRequest(r.cpu.postgres, r.requests)
 			}
 		}
-		lat.add(short, lats[0], lats[1], lats[2], lats[3], p99, rounds, strings.Join(errs, "/"))
+		lat.add(short, lats[0], lats[1], lats[2], lats[3], lats[4], p99, rounds, strings.Join(errs, "/"))
 		var driver time.Duration
 		var requests int
-		for _, r := range sums {
-			driver += r.cpu.driver
-			requests += r.requests
+		for _, i := range run {
+			driver += sums[i].cpu.driver
+			requests += sums[i].requests
 		}
-		cpu.add(short, cpus[0], cpus[1], cpus[2], cpus[3], pgs[0], pgs[1], pgs[2], pgs[3], perRequest(driver, requests), headlineOtherLoad(sums))
+		cpu.add(short, cpus[0], cpus[1], cpus[2], cpus[3], cpus[4], pgs[0], pgs[1], pgs[2], pgs[3], pgs[4], perRequest(driver, requests), headlineOtherLoad(sums, ran))
 		bn.printf("   %s done\n", short)
 	}
 	hwm, _ := memory(bn.caddy.pid())
 	bn.printf("\nratio: Tablesmith ÷ bare lib/pq (requests/s; for the unloaded latency, the p50 difference). pgbench: transactions/s, -M prepared, %d clients.\n"+
-		"bare lib/pq in Caddy: bare's handler as a Caddy module (bench/caddybare) in Caddyfile.example's place of tablesmith_api: what Caddy leaves of bare's pace, the most any handler under Caddy reaches.\n\n%s", 32, head)
+		"bare lib/pq in Caddy: bare's handler as a Caddy module (bench/caddybare) in Caddyfile.example's place of tablesmith_api: what Caddy leaves of bare's pace, the most any handler under Caddy reaches.\n"+
+		"pREST: %s\n\n%s", 32, bn.prestNote(), head)
 	bn.printf("\nlatency under load (median of the rounds' p50 and p99), p99 ratio module ÷ bare lib/pq, module ÷ bare per round:\n%s", lat)
 	bn.printf("\nCPU time per request in µs (server process, PostgreSQL backends, load generator; other load: cores other processes kept busy):\n%s", cpu)
 	bn.printf("\nCaddy peak resident memory so far (VmHWM): %.1f MB (target ≤ 150 MB)\n", float64(hwm)/1024)
@@ -291,9 +349,12 @@ func (bn *bench) headline() {
 
 // headlineOtherLoad is how many cores other processes kept busy over
 // the runs of one operation.
-func headlineOtherLoad(rs []headlineRun) string {
+func headlineOtherLoad(rs []headlineRun, ran []bool) string {
 	var busy, elapsed time.Duration
-	for _, r := range rs {
+	for i, r := range rs {
+		if !ran[i] {
+			continue
+		}
 		busy += r.cpu.others
 		elapsed += r.elapsed
 	}

@@ -46,23 +46,25 @@ import (
 
 type config struct {
 	caddy, bare, inproc string
-	caddyfile           string
-	serverURL           string
-	pool                int
-	conns               int
-	warmup, measure     time.Duration
-	rounds              int
-	headlineRounds      int
-	headlineMeasure     time.Duration
-	meteringRounds      int
-	meteringPairs       int
-	results             string
-	quick               bool
-	only                string
-	headlineOnly        string
-	keep                bool
-	hold                bool
-	url                 string
+	// prest is a prestd binary to load beside the others ("": none).
+	prest           string
+	caddyfile       string
+	serverURL       string
+	pool            int
+	conns           int
+	warmup, measure time.Duration
+	rounds          int
+	headlineRounds  int
+	headlineMeasure time.Duration
+	meteringRounds  int
+	meteringPairs   int
+	results         string
+	quick           bool
+	only            string
+	headlineOnly    string
+	keep            bool
+	hold            bool
+	url             string
 }
 
 func main() {
@@ -70,6 +72,7 @@ func main() {
 	flag.StringVar(&c.caddy, "caddy", "", "Caddy binary with the module (go build ./cmd/caddy)")
 	flag.StringVar(&c.bare, "bare", "", "bare server binary (go build ./bench/bare)")
 	flag.StringVar(&c.inproc, "inproc", "", "in-process handler binary (go build ./bench/inproc)")
+	flag.StringVar(&c.prest, "prest", "", "prestd binary (pREST, built from its source) loaded in the headline beside the others; empty: none")
 	flag.StringVar(&c.caddyfile, "caddyfile", "Caddyfile.example", "Caddyfile that Caddy runs")
 	flag.StringVar(&c.serverURL, "db", testpg.ServerURL(), "PostgreSQL server URL; a throwaway database is created on it")
 	// 8, not the module's default 20: issue 18 measured with a data pool
@@ -134,7 +137,10 @@ type bench struct {
 	bareCaddySite string
 	// barePprof serves the bare server's /debug/pprof.
 	barePprof string
-	projects  map[string]project // "main", "10k", "1m"
+	// prest is pREST (-prest) at prestAddr; prestToken is its JWT.
+	prest                 *process
+	prestAddr, prestToken string
+	projects              map[string]project // "main", "10k", "1m"
 	// rssPeak is the highest VmRSS seen by the sampler, in KiB.
 	rssPeak atomic.Int64
 	// useWrk: the headline loads with wrk (it is on PATH).
@@ -261,9 +267,16 @@ func run(c config) error {
 	if err := b.startBareCaddy(); err != nil {
 		return err
 	}
+	onCleanup(func() { b.prest.stop() })
+	if err := b.startPrest(); err != nil {
+		return err
+	}
 	if c.hold {
 		b.printf("database %s\ncaddy pid %d: site http://%s, admin http://%s\nbare pid %d: http://%s, pprof http://%s\nbare in Caddy pid %d: http://%s\n",
 			b.dbURL, b.caddy.pid(), b.site, b.admin, b.bare.pid(), b.bareAddr, b.barePprof, b.bareCaddy.pid(), b.bareCaddySite)
+		if b.prest != nil {
+			b.printf("prest pid %d: http://%s%s, Authorization: Bearer %s\n", b.prest.pid(), b.prestAddr, b.prestPrefix(), b.prestToken)
+		}
 		for name, p := range b.projects {
 			b.printf("project %s: /v1/%s key %s\n", name, p.id, p.key)
 		}
@@ -298,6 +311,7 @@ func run(c config) error {
 	b.caddy.stop()
 	b.bare.stop()
 	b.bareCaddy.stop()
+	b.prest.stop()
 	if b.phase("metering") {
 		if err := b.metering(); err != nil {
 			return err

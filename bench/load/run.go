@@ -24,6 +24,9 @@ type scenario struct {
 	// for wrk; "" when path is fixed (the script takes the prefix and
 	// the number of users).
 	wrk string
+	// wrkArgs follow the script's prefix and number of users (get.lua
+	// takes the path before the id, "/users/" when none is given).
+	wrkArgs []string
 }
 
 // target is a server and the prefix its generated-API paths take.

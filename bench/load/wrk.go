@@ -32,7 +32,8 @@ func wrkArgs(t target, s *scenario, users, conns int, d time.Duration) []string 
 		args = append(args, "-H", "Authorization: Bearer "+t.key)
 	}
 	if s.wrk != "" {
-		return append(args, "-s", "bench/wrk/"+s.wrk, "http://"+t.addr, "--", t.prefix, strconv.Itoa(users))
+		args = append(args, "-s", "bench/wrk/"+s.wrk, "http://"+t.addr, "--", t.prefix, strconv.Itoa(users))
+		return append(args, s.wrkArgs...)
 	}
 	return append(args, "http://"+t.addr+t.prefix+s.path(nil, 0))
 }

@@ -1,5 +1,6 @@
--- GET <prefix>/users/<random id in 1..n>, for wrk:
---   wrk -s bench/wrk/get.lua http://host:port -- <prefix> <n>
+-- GET <prefix><path><random id in 1..n>, for wrk; path is /users/ unless
+-- given (pREST's is /users?id=):
+--   wrk -s bench/wrk/get.lua http://host:port -- <prefix> <n> [path]
 local threads = 0
 
 function setup(thread)
@@ -8,10 +9,10 @@ function setup(thread)
 end
 
 function init(args)
-  prefix, users = args[1], tonumber(args[2])
+  prefix, users, path = args[1], tonumber(args[2]), args[3] or "/users/"
   math.randomseed(os.time() * 1000 + seed)
 end
 
 function request()
-  return wrk.format("GET", prefix .. "/users/" .. math.random(1, users))
+  return wrk.format("GET", prefix .. path .. math.random(1, users))
 end

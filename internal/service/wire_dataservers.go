@@ -63,6 +63,7 @@ func (s *Service) wireDataServers() error {
 		pool.SetMaxOpenConns(s.cfg.MaxOpenConns)
 		pool.SetMaxIdleConns(s.cfg.MaxOpenConns)
 		pool.SetConnMaxIdleTime(5 * time.Minute)
+		pool.SetConnMaxLifetime(dataConnLifetime)
 		srv := &dataServer{name: ds.Name, url: ds.URL, schemaDB: schemaDB, pool: pool,
 			stmts: pgexec.NewStatements(pool, s.cfg.PreparedStatements, s.log)}
 		s.servers[ds.Name] = srv

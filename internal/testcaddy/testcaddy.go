@@ -187,6 +187,9 @@ func StartNode(t testing.TB, bin, config, home, databaseURL string, port int, ex
 	return Start(t, bin, config, fmt.Sprintf("http://127.0.0.1:%d", port), env)
 }
 
+// Pid is the process id (for its memory and CPU in /proc).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Kill ends the process with SIGKILL, as a crash would: no shutdown work
 // runs, leases and connections are left as they were.
 func (p *Process) Kill(t testing.TB) {
