@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"testing"
@@ -44,20 +43,7 @@ func TestCursorPageTenThousandCostsWhatPageOneCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := func(query string) ([]byte, time.Duration) {
-		req, _ := http.NewRequest("GET", s.URL+"/v1/"+p.ID+"/events?"+query, nil)
-		req.Header.Set("Authorization", "Bearer "+p.Key)
-		start := time.Now()
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		took := time.Since(start)
-		if res.StatusCode != 200 {
-			t.Fatalf("%s: %d %s", query, res.StatusCode, body)
-		}
-		return body, took
+		return timedGet(t, http.DefaultClient, s.URL+"/v1/"+p.ID+"/events?"+query, p.Key)
 	}
 	median := func(query string, n int) time.Duration {
 		for i := 0; i < min(n/10+1, 20); i++ { // warm: prepared statements, generic plans, cache

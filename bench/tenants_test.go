@@ -113,19 +113,7 @@ func TestManyTenantsOnOneNode(t *testing.T) {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	order := rand.Perm(len(tenants))
 	get := func(p tenant) time.Duration {
-		req, _ := http.NewRequest("GET", node.Base+"/v1/"+p.id+tenantRequest, nil)
-		req.Header.Set("Authorization", "Bearer "+p.key)
-		start := time.Now()
-		res, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		took := time.Since(start)
-		if res.StatusCode != 200 {
-			t.Fatalf("GET %s of %s: %d %s", tenantRequest, p.id, res.StatusCode, body)
-		}
+		_, took := timedGet(t, hc, node.Base+"/v1/"+p.id+tenantRequest, p.key)
 		return took
 	}
 	// One connection, opened before the clock starts.
@@ -297,11 +285,7 @@ func waitReady(t *testing.T, base string) {
 func catalog(t *testing.T, dbURL string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgxConn(t, dbURL)
 	var rels, attrs int64
 	var size, catSize string
 	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_class), (SELECT count(*) FROM pg_attribute),
@@ -318,11 +302,7 @@ func catalog(t *testing.T, dbURL string) {
 func pgMemory(t *testing.T, dbURL string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgxConn(t, dbURL)
 	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
 	if err != nil {
 		t.Fatal(err)
